@@ -1,0 +1,243 @@
+//! JFEN, the position notation of RULES.md §7:
+//! `<board> <mode> <turn> <colours> <quiet> <ply>`.
+
+use crate::board::{Square, CAMPS, FILES, RANKS};
+use crate::piece::{Colour, Kind, Piece, Seat};
+use crate::position::Position;
+use crate::rules::{FirstPlayer, Mode, Rules};
+
+/// Why a JFEN string was rejected; every variant names the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JfenError {
+    #[error("JFEN needs 6 fields `<board> <mode> <turn> <colours> <quiet> <ply>`, found {0}")]
+    FieldCount(usize),
+    #[error("JFEN board: expected 12 ranks separated by `/`, found {0}")]
+    RankCount(usize),
+    #[error("JFEN board, rank {rank}: {problem}")]
+    Rank { rank: usize, problem: String },
+    #[error("JFEN board: {0}")]
+    Board(String),
+    #[error("JFEN mode: `{0}` is not anqi, mingqi or fanqi")]
+    Mode(String),
+    #[error("JFEN turn: `{0}` is not 1 or 2")]
+    Turn(String),
+    #[error("JFEN colours: `{found}` {problem}")]
+    Colours { found: String, problem: String },
+    #[error("JFEN {field}: `{found}` is not a non-negative integer")]
+    Counter { field: &'static str, found: String },
+    #[error("rules are for {rules} but the position is {position}")]
+    ModeMismatch { rules: Mode, position: Mode },
+    #[error("JFEN colours: seat 1 plays {seat1} but the rules say first_player = {first}; pass --set first_player={seat1}")]
+    FirstPlayerMismatch { seat1: &'static str, first: &'static str },
+}
+
+/// The mode field of a JFEN string, read without parsing the rest, so the
+/// caller can pick the mode's default rules.
+pub fn peek_mode(text: &str) -> Result<Mode, JfenError> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() != 6 {
+        return Err(JfenError::FieldCount(fields.len()));
+    }
+    fields[1].parse::<Mode>().map_err(|_| JfenError::Mode(fields[1].to_string()))
+}
+
+fn colour_name(c: Colour) -> &'static str {
+    match c {
+        Colour::Red => "red",
+        Colour::Black => "black",
+    }
+}
+
+/// Check that `rules` can govern `pos` (same mode; 暗棋/明棋 seat 1 colour
+/// agrees with `first_player`).
+pub(crate) fn check_rules_fit(pos: &Position, rules: &Rules) -> Result<(), JfenError> {
+    if rules.mode != pos.rules.mode {
+        return Err(JfenError::ModeMismatch { rules: rules.mode, position: pos.rules.mode });
+    }
+    if rules.mode != Mode::Fanqi {
+        let first = match rules.first_player {
+            FirstPlayer::Red => Colour::Red,
+            FirstPlayer::Black => Colour::Black,
+        };
+        if let Some(seat1) = pos.seat1 {
+            if seat1 != first {
+                return Err(JfenError::FirstPlayerMismatch { seat1: colour_name(seat1), first: colour_name(first) });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_counter(field: &'static str, text: &str) -> Result<u32, JfenError> {
+    let bad = || JfenError::Counter { field, found: text.to_string() };
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    text.parse::<u32>().map_err(|_| bad())
+}
+
+impl Position {
+    /// Parse a JFEN position to be played under `rules` (whose mode must match).
+    pub fn from_jfen(text: &str, rules: Rules) -> Result<Position, JfenError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(JfenError::FieldCount(fields.len()));
+        }
+        let mode: Mode = fields[1].parse().map_err(|_| JfenError::Mode(fields[1].to_string()))?;
+        let mut pos = Position::empty(rules);
+        pos.rules.mode = mode;
+        parse_board(&mut pos, fields[0], mode)?;
+        pos.turn = match fields[2] {
+            "1" => Seat::First,
+            "2" => Seat::Second,
+            other => return Err(JfenError::Turn(other.to_string())),
+        };
+        parse_colours(&mut pos, fields[3], mode)?;
+        pos.quiet = parse_counter("quiet", fields[4])?;
+        pos.ply = parse_counter("ply", fields[5])?;
+        check_counts(&pos)?;
+        check_rules_fit(&pos, &rules)?;
+        pos.rules = rules;
+        Ok(pos)
+    }
+
+    /// The position in JFEN. Pieces a view does not know print as `?`.
+    pub fn to_jfen(&self) -> String {
+        to_jfen(self)
+    }
+}
+
+fn parse_board(pos: &mut Position, board: &str, mode: Mode) -> Result<(), JfenError> {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != RANKS {
+        return Err(JfenError::RankCount(ranks.len()));
+    }
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = RANKS - i;
+        let err = |problem: String| JfenError::Rank { rank, problem };
+        let mut file = 0usize;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if let Some(d) = c.to_digit(10) {
+                if !(1..=5).contains(&d) {
+                    return Err(err(format!("`{c}` is not an empty-run digit 1-5")));
+                }
+                file += d as usize;
+                if file > FILES {
+                    return Err(err(format!("`{text}` describes more than 5 files")));
+                }
+                continue;
+            }
+            let face_down = c == '~';
+            let letter = if face_down {
+                chars.next().ok_or_else(|| err("`~` must be followed by a piece letter".into()))?
+            } else {
+                c
+            };
+            let piece = Piece::from_letter(letter)
+                .ok_or_else(|| err(format!("`{letter}` is not a piece letter (KGDROJCLEBMF, lower case for Black)")))?;
+            if file >= FILES {
+                return Err(err(format!("`{text}` describes more than 5 files")));
+            }
+            let sq = Square::from_coords(file, rank).expect("file and rank checked");
+            if face_down {
+                if mode != Mode::Fanqi {
+                    return Err(err(format!("face-down piece `~{letter}` on {sq}, but only fanqi has face-down pieces")));
+                }
+                if CAMPS & sq.bit() != 0 {
+                    return Err(err(format!("face-down piece on camp {sq}: camps start empty and face-down pieces never move")));
+                }
+            }
+            pos.put(sq, piece, face_down);
+            file += 1;
+        }
+        if file != FILES {
+            return Err(err(format!("`{text}` describes {file} files, not 5")));
+        }
+    }
+    Ok(())
+}
+
+fn parse_colours(pos: &mut Position, text: &str, mode: Mode) -> Result<(), JfenError> {
+    let err = |problem: &str| JfenError::Colours { found: text.to_string(), problem: problem.to_string() };
+    let colour = |c: &str| match c {
+        "r" => Some(Colour::Red),
+        "b" => Some(Colour::Black),
+        _ => None,
+    };
+    if let Some(rest) = text.strip_prefix('-') {
+        if mode != Mode::Fanqi {
+            return Err(err("must be `r` or `b` in anqi and mingqi (the colour of seat 1)"));
+        }
+        pos.seat1 = None;
+        pos.last_flip = match rest {
+            "" => None,
+            c => Some(colour(c).ok_or_else(|| err("must be -, -r or -b before colours are assigned"))?),
+        };
+    } else {
+        pos.seat1 = Some(colour(text).ok_or_else(|| err("must be r or b (seat 1's colour), or -, -r, -b in fanqi"))?);
+        pos.last_flip = None;
+    }
+    Ok(())
+}
+
+/// Piece counts must be possible: at most the §2 army per colour, and not both flags gone.
+fn check_counts(pos: &Position) -> Result<(), JfenError> {
+    for colour in Colour::ALL {
+        for kind in Kind::ALL {
+            let n = pos.count(colour, kind);
+            if n > kind.count() {
+                return Err(JfenError::Board(format!(
+                    "{} {} {} on the board, but a side has only {}",
+                    n,
+                    colour_name(colour),
+                    kind.english(),
+                    kind.count()
+                )));
+            }
+        }
+    }
+    let flags = pos.count(Colour::Red, Kind::Flag) + pos.count(Colour::Black, Kind::Flag);
+    if flags == 0 {
+        return Err(JfenError::Board("both flags are gone; a game ends when the first is captured".into()));
+    }
+    if pos.seat1.is_none() && flags < 2 {
+        return Err(JfenError::Board("a flag is gone but colours are unassigned; nothing can be captured before colours are assigned".into()));
+    }
+    Ok(())
+}
+
+/// Print `pos` as JFEN.
+pub fn to_jfen(pos: &Position) -> String {
+    let mut out = String::with_capacity(96);
+    for rank in (1..=RANKS).rev() {
+        let mut empty = 0;
+        for file in 0..FILES {
+            let sq = Square::from_coords(file, rank).unwrap();
+            if !pos.is_occupied(sq) {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                out.push(char::from_digit(empty, 10).unwrap());
+                empty = 0;
+            }
+            if pos.is_face_down(sq) {
+                out.push('~');
+            }
+            out.push(pos.piece_at(sq).map_or('?', Piece::letter));
+        }
+        if empty > 0 {
+            out.push(char::from_digit(empty, 10).unwrap());
+        }
+        if rank > 1 {
+            out.push('/');
+        }
+    }
+    let colours = match (pos.seat1, pos.last_flip) {
+        (Some(c), _) => c.letter().to_string(),
+        (None, None) => "-".to_string(),
+        (None, Some(c)) => format!("-{}", c.letter()),
+    };
+    format!("{} {} {} {} {} {}", out, pos.mode(), pos.turn.number(), colours, pos.quiet, pos.ply)
+}

@@ -1,0 +1,39 @@
+//! # junqi-core
+//!
+//! The rules of 军棋 (Junqi) as in `shared/RULES.md`: the board as bitboards
+//! and precomputed tables, pieces, every variant option, a [`Position`] for
+//! 翻棋, 暗棋 and 明棋 with legal-action generation into a caller-supplied
+//! [`MoveList`], combat, the end conditions, JFEN and move notation,
+//! deployments and deals from a seed, and the [`InfoSet`] a player is allowed
+//! to see.
+//!
+//! ```
+//! use junqi_core::{Position, Rules, Mode, MoveList};
+//! let mut pos = Position::new_game(Rules::preset(Mode::Fanqi), 7);
+//! let mut moves = MoveList::new();
+//! pos.legal_moves(&mut moves);
+//! assert_eq!(moves.len(), 50); // 50 face-down pieces to flip
+//! pos.play(moves[0]).unwrap();
+//! ```
+
+pub mod board;
+pub mod game;
+pub mod infoset;
+pub mod jfen;
+mod movegen;
+pub mod moves;
+pub mod piece;
+pub mod playout;
+pub mod position;
+pub mod rules;
+pub mod setup;
+
+pub use board::{Bitboard, Square};
+pub use game::Game;
+pub use infoset::{InfoSet, Observation, ObservedEvent};
+pub use jfen::JfenError;
+pub use moves::{Move, MoveList, ParseMoveError, ACTIONS};
+pub use piece::{Colour, Kind, Piece, Seat};
+pub use position::{CombatOutcome, Effect, Outcome, PlayError, Position, Termination};
+pub use rules::{Mode, Rules, RulesError};
+pub use setup::{rng_from_seed, Deployment, DeploymentError, GameRng};

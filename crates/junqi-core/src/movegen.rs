@@ -1,0 +1,98 @@
+//! Legal-action generation (RULES.md §3, §5.3) into a caller-supplied buffer.
+//!
+//! Destinations are built as bitboards: one-step neighbours, straight rail
+//! runs (ray + first blocker) or engineer flights (flood fill over empty
+//! railway nodes), intersected with the set of nodes that kind of piece may
+//! enter. A bitboard has no duplicates, so a node reached both by a step and
+//! by a rail run is emitted once.
+
+use crate::board::{flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, ALL, CAMPS, HEADQUARTERS, RAILWAY};
+use crate::moves::{Move, MoveList};
+use crate::piece::{Colour, Kind, KINDS};
+use crate::position::Position;
+use crate::rules::{Mode, RailTurns};
+
+impl Position {
+    /// Does a piece of `kind` fly along the railway like an engineer?
+    #[inline]
+    pub(crate) fn flies(&self, kind: Kind) -> bool {
+        match self.rules.rail_turns {
+            RailTurns::All => true,
+            RailTurns::Engineer => kind == Kind::Engineer || (kind == Kind::Bomb && self.rules.bomb_flies),
+            RailTurns::None => kind == Kind::Bomb && self.rules.bomb_flies,
+        }
+    }
+
+    /// Nodes a piece of `kind` on `from` can reach on an otherwise given board,
+    /// ignoring what stands on them (steps, rail runs or flights).
+    #[inline]
+    pub(crate) fn reach(&self, from: Square, kind: Kind) -> Bitboard {
+        let mut dest = ADJACENT[from.index()];
+        if from.bit() & RAILWAY != 0 {
+            dest |= if self.flies(kind) {
+                flight_targets(from, self.occupied)
+            } else {
+                rail_run_targets(from, self.occupied)
+            };
+        }
+        dest
+    }
+
+    /// For each kind of `colour`, the nodes it may move onto: empty nodes plus
+    /// the enemy pieces it may attack.
+    fn target_masks(&self, colour: Colour) -> [Bitboard; KINDS] {
+        let empty = ALL & !self.occupied;
+        // A piece in a camp cannot be attacked.
+        let enemy = self.by_colour[colour.other().index()] & !self.hidden & !CAMPS;
+        let mut masks = [0; KINDS];
+        if self.rules.mode != Mode::Fanqi {
+            // Hidden or not, any enemy piece outside a camp may be attacked:
+            // what happens is decided by combat (§4).
+            masks.fill(empty | enemy);
+            return masks;
+        }
+        let enemy_mines = enemy & self.mines;
+        let enemy_flag = if self.flag_unguarded(colour.other()) { enemy & self.flags } else { 0 };
+        let ordinary = (enemy & !self.mines & !self.flags) | empty;
+        let face_down = if self.rules.attack_hidden { self.hidden } else { 0 };
+        for kind in Kind::ALL {
+            if !kind.is_movable() {
+                continue;
+            }
+            let mut m = ordinary | face_down;
+            if matches!(kind, Kind::Engineer | Kind::Bomb) {
+                m |= enemy_mines;
+            }
+            if enemy_flag != 0 && self.may_capture_flag(colour, kind) {
+                m |= enemy_flag;
+            }
+            masks[kind.index()] = m;
+        }
+        masks
+    }
+
+    /// Every action of the seat to move, ignoring whether the game is over.
+    pub(crate) fn generate_actions(&self, out: &mut MoveList) {
+        out.clear();
+        // 翻棋: any face-down piece may be flipped.
+        for sq in squares(self.hidden) {
+            out.push(Move::flip(sq));
+        }
+        let Some(colour) = self.colour_of(self.turn) else {
+            return; // Colours unassigned: flips only.
+        };
+        let targets = self.target_masks(colour);
+        let mut movers = self.by_colour[colour.index()] & !self.hidden & !self.mines & !self.flags;
+        if self.rules.hq_locked {
+            movers &= !HEADQUARTERS;
+        }
+        for from in squares(movers) {
+            // Views may hold own pieces only, so a mover's kind is always known.
+            let Some(piece) = self.board[from.index()] else { continue };
+            let dest = self.reach(from, piece.kind) & targets[piece.kind.index()];
+            for to in squares(dest) {
+                out.push(Move::new(from, to));
+            }
+        }
+    }
+}

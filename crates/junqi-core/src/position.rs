@@ -1,0 +1,537 @@
+//! The game state of all three modes, applying actions with the combat rules
+//! of RULES.md §4–§5, and the end conditions of §8.
+
+use crate::board::{squares, Bitboard, Square, HEADQUARTERS, NODES};
+use crate::moves::{Move, MoveList};
+use crate::piece::{Colour, Kind, Piece, Seat, KINDS, MOVABLE, RANKED};
+use crate::rules::{ColorRule, FlagCapturer, MineRule, Mode, Rules};
+use std::fmt;
+
+/// A position: the board (the whole truth, including face-down kinds), whose
+/// turn it is, the colour assignment and the draw counters, plus the rules it
+/// is played under.
+///
+/// Positions built by [`crate::InfoSet`] are *views*: squares whose piece is
+/// unknown to the viewer are occupied but hold no piece ([`Position::piece_at`]
+/// is `None`), and the move generator never needs to look at them.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub(crate) rules: Rules,
+    pub(crate) board: [Option<Piece>; NODES],
+    pub(crate) occupied: Bitboard,
+    /// Pieces known to be of each colour.
+    pub(crate) by_colour: [Bitboard; 2],
+    /// Face-down pieces (翻棋).
+    pub(crate) hidden: Bitboard,
+    /// Known mines and flags.
+    pub(crate) mines: Bitboard,
+    pub(crate) flags: Bitboard,
+    /// Pieces on the board per colour and kind, face-up or face-down.
+    pub(crate) counts: [[u8; KINDS]; 2],
+    pub(crate) turn: Seat,
+    /// Colour of seat 1, once assigned.
+    pub(crate) seat1: Option<Colour>,
+    /// Colour of the previous flip while colours are unassigned (`two_in_a_row`).
+    pub(crate) last_flip: Option<Colour>,
+    pub(crate) quiet: u32,
+    pub(crate) ply: u32,
+}
+
+/// How an attack ended, as the referee announces it (RULES.md §5.1 Information).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CombatOutcome {
+    /// The defender was removed and the attacker moved in.
+    AttackerWon,
+    /// The attacker was removed; the defender stays.
+    DefenderWon,
+    /// Both were removed.
+    BothRemoved,
+    /// The flag was captured (a capturing bomb is removed too).
+    FlagCaptured,
+    /// `engineer_scout`: the engineer was removed and the defender's kind is public.
+    Scouted,
+    /// `attack_hidden`: the face-down defender was turned up but could not be
+    /// taken (own colour, or a flag not yet capturable); the attacker stays.
+    Bounced,
+}
+
+/// What an action did, with the true kinds involved. The referee turns this
+/// into what each seat may learn ([`crate::infoset::Observation`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// A face-down piece was turned up.
+    Flip { piece: Piece },
+    /// A move onto an empty node.
+    Move { piece: Piece },
+    /// A move onto an occupied node.
+    Attack { attacker: Piece, defender: Piece, outcome: CombatOutcome },
+}
+
+/// Why a game ended (RULES.md §8).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    FlagCaptured,
+    /// A side (or both, in one attack) lost its last movable piece.
+    NoMovablePieces,
+    NoLegalMove,
+    /// `quiet >= no_progress_plies`.
+    QuietPlies,
+    /// `ply >= max_plies`.
+    MaxPlies,
+}
+
+impl Termination {
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::FlagCaptured => "flag_captured",
+            Termination::NoMovablePieces => "no_movable_pieces",
+            Termination::NoLegalMove => "no_legal_move",
+            Termination::QuietPlies => "quiet_plies",
+            Termination::MaxPlies => "max_plies",
+        }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// `None` for a draw.
+    pub winner: Option<Seat>,
+    pub termination: Termination,
+}
+
+impl Outcome {
+    /// `1-0`, `0-1` or `1/2-1/2`, from seat 1's side.
+    pub fn result_str(&self) -> &'static str {
+        match self.winner {
+            Some(Seat::First) => "1-0",
+            Some(Seat::Second) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+    /// Score of `seat`: 1, ½ or 0.
+    pub fn score(&self, seat: Seat) -> f64 {
+        match self.winner {
+            Some(w) if w == seat => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+}
+
+/// Why an action could not be played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlayError {
+    #[error("illegal move {0}")]
+    Illegal(Move),
+    #[error("the game is over ({0})")]
+    GameOver(&'static str),
+}
+
+impl Position {
+    /// An empty board (no pieces), seat 1 to move, colours as the mode starts.
+    pub fn empty(rules: Rules) -> Position {
+        let seat1 = match rules.mode {
+            Mode::Fanqi => None,
+            _ => Some(match rules.first_player {
+                crate::rules::FirstPlayer::Red => Colour::Red,
+                crate::rules::FirstPlayer::Black => Colour::Black,
+            }),
+        };
+        Position {
+            rules,
+            board: [None; NODES],
+            occupied: 0,
+            by_colour: [0; 2],
+            hidden: 0,
+            mines: 0,
+            flags: 0,
+            counts: [[0; KINDS]; 2],
+            turn: Seat::First,
+            seat1,
+            last_flip: None,
+            quiet: 0,
+            ply: 0,
+        }
+    }
+
+    /// Put a piece on an empty node (face-down when `face_down`).
+    pub(crate) fn put(&mut self, sq: Square, piece: Piece, face_down: bool) {
+        debug_assert!(self.occupied & sq.bit() == 0);
+        self.board[sq.index()] = Some(piece);
+        self.occupied |= sq.bit();
+        self.by_colour[piece.colour.index()] |= sq.bit();
+        if face_down {
+            self.hidden |= sq.bit();
+        }
+        match piece.kind {
+            Kind::Mine => self.mines |= sq.bit(),
+            Kind::Flag => self.flags |= sq.bit(),
+            _ => {}
+        }
+        self.counts[piece.colour.index()][piece.kind.index()] += 1;
+    }
+
+    /// Take whatever stands on `sq` off the board.
+    pub(crate) fn remove(&mut self, sq: Square) {
+        if let Some(p) = self.board[sq.index()].take() {
+            self.counts[p.colour.index()][p.kind.index()] -= 1;
+        }
+        let keep = !sq.bit();
+        self.occupied &= keep;
+        self.by_colour[0] &= keep;
+        self.by_colour[1] &= keep;
+        self.hidden &= keep;
+        self.mines &= keep;
+        self.flags &= keep;
+    }
+
+    /// Move a face-up piece (known or not, in a view) to an empty node.
+    pub(crate) fn relocate(&mut self, from: Square, to: Square) {
+        debug_assert!(self.occupied & to.bit() == 0);
+        let (f, both) = (from.bit(), from.bit() | to.bit());
+        self.board[to.index()] = self.board[from.index()].take();
+        self.occupied ^= both;
+        let [red, black] = &mut self.by_colour;
+        for bb in [red, black, &mut self.mines, &mut self.flags] {
+            if *bb & f != 0 {
+                *bb ^= both;
+            }
+        }
+    }
+
+    // ---- accessors ----
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    pub fn mode(&self) -> Mode {
+        self.rules.mode
+    }
+    /// The seat to move.
+    pub fn turn(&self) -> Seat {
+        self.turn
+    }
+    /// Plies since the last attack or flip.
+    pub fn quiet(&self) -> u32 {
+        self.quiet
+    }
+    /// Plies played so far.
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+    /// The piece on `sq`, face-up or face-down; `None` when empty or unknown to a view.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+    pub fn is_face_down(&self, sq: Square) -> bool {
+        self.hidden & sq.bit() != 0
+    }
+    pub fn is_occupied(&self, sq: Square) -> bool {
+        self.occupied & sq.bit() != 0
+    }
+    pub fn occupied(&self) -> Bitboard {
+        self.occupied
+    }
+    /// Face-down pieces.
+    pub fn face_down(&self) -> Bitboard {
+        self.hidden
+    }
+    /// Pieces known to be of `colour` (face-up or face-down).
+    pub fn colour_bb(&self, colour: Colour) -> Bitboard {
+        self.by_colour[colour.index()]
+    }
+    /// The colour of `seat`, once assigned.
+    pub fn colour_of(&self, seat: Seat) -> Option<Colour> {
+        self.seat1.map(|c| if seat == Seat::First { c } else { c.other() })
+    }
+    /// The seat playing `colour`, once assigned.
+    pub fn seat_of(&self, colour: Colour) -> Option<Seat> {
+        self.seat1.map(|c| if c == colour { Seat::First } else { Seat::Second })
+    }
+    /// The colour of seat 1, once assigned.
+    pub fn seat1_colour(&self) -> Option<Colour> {
+        self.seat1
+    }
+    /// The previous flip's colour while colours are unassigned (for `two_in_a_row`).
+    pub fn last_flip(&self) -> Option<Colour> {
+        self.last_flip
+    }
+    /// Pieces of `kind` and `colour` on the board, face-up or face-down.
+    pub fn count(&self, colour: Colour, kind: Kind) -> u8 {
+        self.counts[colour.index()][kind.index()]
+    }
+    /// Pieces of `colour` whose kind is in `set`.
+    pub fn count_in(&self, colour: Colour, set: crate::piece::KindSet) -> u32 {
+        Kind::in_set(set).map(|k| self.counts[colour.index()][k.index()] as u32).sum()
+    }
+    /// Total pieces on the board.
+    pub fn piece_count(&self) -> u32 {
+        self.occupied.count_ones()
+    }
+
+    /// Replace the rules (e.g. a variant option); the mode must stay the same.
+    pub fn set_rules(&mut self, rules: Rules) -> Result<(), crate::jfen::JfenError> {
+        crate::jfen::check_rules_fit(self, &rules)?;
+        self.rules = rules;
+        Ok(())
+    }
+
+    // ---- flag-capture rules shared by move generation and combat ----
+
+    /// The weakest ranked kind `colour` still has on the board (face-up or not).
+    pub(crate) fn lowest_ranked(&self, colour: Colour) -> Option<Kind> {
+        let c = &self.counts[colour.index()];
+        (0..=Kind::Engineer as usize).rev().find(|&k| c[k] > 0).and_then(Kind::from_index)
+    }
+
+    /// May a `kind` of `colour` capture a flag, by `bomb_captures_flag` and
+    /// `flag_capturer`? (The 翻棋 "mines first" rule is checked separately.)
+    pub(crate) fn may_capture_flag(&self, colour: Colour, kind: Kind) -> bool {
+        match kind {
+            Kind::Bomb => {
+                self.rules.bomb_captures_flag
+                    && (self.rules.flag_capturer == FlagCapturer::Any || self.lowest_ranked(colour).is_none())
+            }
+            k if k.is_ranked() => {
+                self.rules.flag_capturer == FlagCapturer::Any || self.lowest_ranked(colour) == Some(k)
+            }
+            _ => false,
+        }
+    }
+
+    /// 翻棋: a flag may be attacked only once all its side's mines are gone.
+    pub(crate) fn flag_unguarded(&self, flag_colour: Colour) -> bool {
+        self.counts[flag_colour.index()][Kind::Mine.index()] == 0
+    }
+
+    // ---- playing ----
+
+    /// Play `mv` if it is legal.
+    pub fn play(&mut self, mv: Move) -> Result<Effect, PlayError> {
+        if let Some(o) = self.outcome() {
+            return Err(PlayError::GameOver(o.result_str()));
+        }
+        let mut list = MoveList::new();
+        self.legal_moves(&mut list);
+        if !list.contains(mv) {
+            return Err(PlayError::Illegal(mv));
+        }
+        Ok(self.play_unchecked(mv))
+    }
+
+    /// Play a move taken from [`Position::legal_moves`] of this position.
+    /// Playing anything else leaves the position meaningless (but is memory safe).
+    pub fn play_unchecked(&mut self, mv: Move) -> Effect {
+        let effect = if mv.is_flip() { self.do_flip(mv.from) } else { self.do_move(mv.from, mv.to) };
+        self.ply += 1;
+        self.turn = self.turn.other();
+        effect
+    }
+
+    fn do_flip(&mut self, sq: Square) -> Effect {
+        let piece = self.board[sq.index()].expect("flip of an empty node");
+        self.hidden &= !sq.bit();
+        self.quiet = 0;
+        if self.seat1.is_none() {
+            let flipper = piece.colour;
+            let assign = match self.rules.color_rule {
+                ColorRule::FirstFlip => true,
+                ColorRule::TwoInARow => self.last_flip == Some(flipper),
+            };
+            if assign {
+                // The flipper takes this colour.
+                self.seat1 = Some(if self.turn == Seat::First { flipper } else { flipper.other() });
+                self.last_flip = None;
+            } else {
+                self.last_flip = Some(flipper);
+            }
+        }
+        Effect::Flip { piece }
+    }
+
+    fn do_move(&mut self, from: Square, to: Square) -> Effect {
+        let attacker = self.board[from.index()].expect("move from an empty node");
+        if self.occupied & to.bit() == 0 {
+            self.relocate(from, to);
+            self.quiet += 1;
+            return Effect::Move { piece: attacker };
+        }
+        self.quiet = 0;
+        let defender = self.board[to.index()].expect("attack on an unknown piece");
+        let defender_was_hidden = self.hidden & to.bit() != 0;
+        if defender_was_hidden {
+            // attack_hidden: the defender is turned up first.
+            self.hidden &= !to.bit();
+            let capturable_flag = defender.kind != Kind::Flag
+                || (self.flag_unguarded(defender.colour) && self.may_capture_flag(attacker.colour, attacker.kind));
+            if defender.colour == attacker.colour || !capturable_flag {
+                return Effect::Attack { attacker, defender, outcome: CombatOutcome::Bounced };
+            }
+        }
+        let outcome = self.resolve_combat(attacker, defender);
+        match outcome {
+            CombatOutcome::AttackerWon => {
+                self.remove(to);
+                self.relocate(from, to);
+            }
+            CombatOutcome::DefenderWon | CombatOutcome::Scouted => self.remove(from),
+            CombatOutcome::BothRemoved => {
+                self.remove(from);
+                self.remove(to);
+            }
+            CombatOutcome::FlagCaptured => {
+                self.remove(to);
+                if attacker.kind == Kind::Bomb {
+                    self.remove(from);
+                } else {
+                    self.relocate(from, to);
+                }
+            }
+            CombatOutcome::Bounced => unreachable!("bounces return early"),
+        }
+        Effect::Attack { attacker, defender, outcome }
+    }
+
+    fn resolve_combat(&self, attacker: Piece, defender: Piece) -> CombatOutcome {
+        let may_take_flag = defender.kind == Kind::Flag && self.may_capture_flag(attacker.colour, attacker.kind);
+        combat(&self.rules, attacker.kind, defender.kind, may_take_flag)
+    }
+
+    // ---- end of game (§8) ----
+
+    /// The result when it is decided without looking at legal moves (§8 steps 1–2).
+    fn decided_by_material(&self) -> Option<Outcome> {
+        let seat1 = self.seat1?;
+        // 1. A flag was captured: flags only ever leave the board that way.
+        for colour in Colour::ALL {
+            if self.counts[colour.index()][Kind::Flag.index()] == 0 {
+                let winner = if colour == seat1 { Seat::Second } else { Seat::First };
+                return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
+            }
+        }
+        // 2. Movable pieces (officers, engineers, bombs; face-up or face-down).
+        let alive = |c: Colour| self.count_in(c, MOVABLE) > 0;
+        match (alive(seat1), alive(seat1.other())) {
+            (true, true) => None,
+            (false, false) => Some(Outcome { winner: None, termination: Termination::NoMovablePieces }),
+            (true, false) => Some(Outcome { winner: Some(Seat::First), termination: Termination::NoMovablePieces }),
+            (false, true) => Some(Outcome { winner: Some(Seat::Second), termination: Termination::NoMovablePieces }),
+        }
+    }
+
+    /// §8 step 4.
+    fn decided_by_counters(&self) -> Option<Outcome> {
+        if self.quiet >= self.rules.no_progress_plies {
+            Some(Outcome { winner: None, termination: Termination::QuietPlies })
+        } else if self.ply >= self.rules.max_plies {
+            Some(Outcome { winner: None, termination: Termination::MaxPlies })
+        } else {
+            None
+        }
+    }
+
+    /// The game's result given how many legal actions the seat to move has
+    /// (pass the count from [`Position::legal_moves`] to avoid generating twice).
+    pub fn outcome_given(&self, legal_action_count: usize) -> Option<Outcome> {
+        if let Some(o) = self.decided_by_material() {
+            return Some(o);
+        }
+        if legal_action_count == 0 {
+            return Some(Outcome { winner: Some(self.turn.other()), termination: Termination::NoLegalMove });
+        }
+        self.decided_by_counters()
+    }
+
+    /// The game's result, or `None` while it goes on (RULES.md §8, in order).
+    pub fn outcome(&self) -> Option<Outcome> {
+        if let Some(o) = self.decided_by_material() {
+            return Some(o);
+        }
+        let mut list = MoveList::new();
+        self.generate_actions(&mut list);
+        self.outcome_given(list.len())
+    }
+
+    pub fn is_game_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    /// Legal actions of the seat to move, written into `out` (cleared first).
+    /// Empty once the game is over.
+    pub fn legal_moves(&self, out: &mut MoveList) {
+        out.clear();
+        if self.decided_by_material().is_some() {
+            return;
+        }
+        self.generate_actions(out);
+        if !out.is_empty() && self.decided_by_counters().is_some() {
+            out.clear();
+        }
+    }
+
+    /// Squares of `colour`'s pieces in headquarters (used by `hq_locked`).
+    pub fn in_headquarters(&self, colour: Colour) -> Bitboard {
+        self.by_colour[colour.index()] & HEADQUARTERS
+    }
+
+    /// All (square, piece, face-down) triples, for drawing and encoding.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Option<Piece>, bool)> + '_ {
+        squares(self.occupied).map(move |sq| (sq, self.board[sq.index()], self.hidden & sq.bit() != 0))
+    }
+
+    /// The movable-kind pieces `colour` has left (for tests and reports).
+    pub fn movable_count(&self, colour: Colour) -> u32 {
+        self.count_in(colour, MOVABLE)
+    }
+    /// Ranked pieces `colour` has left.
+    pub fn ranked_count(&self, colour: Colour) -> u32 {
+        self.count_in(colour, RANKED)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::jfen::to_jfen(self))
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::jfen::to_jfen(self))
+    }
+}
+
+/// The outcome of `attacker` moving onto `defender` (RULES.md §4, plus
+/// `engineer_scout` of §5.1). `attacker_may_take_flag` says whether the rules
+/// let this attacker capture a flag (see `bomb_captures_flag`, `flag_capturer`).
+/// A pure function, shared by the referee and by information-set reasoning.
+pub fn combat(rules: &Rules, attacker: Kind, defender: Kind, attacker_may_take_flag: bool) -> CombatOutcome {
+    if rules.mode == Mode::Anqi && rules.engineer_scout && attacker == Kind::Engineer {
+        return CombatOutcome::Scouted;
+    }
+    if defender == Kind::Flag {
+        // In 暗棋/明棋 a flag attack the rules forbid costs the attacker (the
+        // referee cannot refuse it without revealing the flag); in 翻棋 move
+        // generation never offers one on a face-up flag.
+        return if attacker_may_take_flag { CombatOutcome::FlagCaptured } else { CombatOutcome::DefenderWon };
+    }
+    if attacker == Kind::Bomb || defender == Kind::Bomb {
+        return CombatOutcome::BothRemoved;
+    }
+    if defender == Kind::Mine {
+        return match (attacker, rules.mine_rule) {
+            (Kind::Engineer, _) => CombatOutcome::AttackerWon,
+            (_, MineRule::Spring) => CombatOutcome::DefenderWon,
+            (_, MineRule::Trade) => CombatOutcome::BothRemoved,
+        };
+    }
+    // Two ranked pieces: a lower kind index is the stronger piece.
+    use std::cmp::Ordering::*;
+    match attacker.cmp(&defender) {
+        Less => CombatOutcome::AttackerWon,
+        Greater => CombatOutcome::DefenderWon,
+        Equal => CombatOutcome::BothRemoved,
+    }
+}

@@ -1,0 +1,352 @@
+//! Game mode and every variant option of RULES.md §6, with the presets in
+//! `configs/rules/*.toml` and `option=value` overrides.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The three ways to play (RULES.md §5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// 暗棋: hidden deployment with a referee.
+    Anqi,
+    /// 明棋: open deployment.
+    Mingqi,
+    /// 翻棋: all pieces face-down, flip or move.
+    Fanqi,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Fanqi, Mode::Anqi, Mode::Mingqi];
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Anqi => "anqi",
+            Mode::Mingqi => "mingqi",
+            Mode::Fanqi => "fanqi",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = RulesError;
+    fn from_str(s: &str) -> Result<Mode, RulesError> {
+        match s {
+            "anqi" => Ok(Mode::Anqi),
+            "mingqi" => Ok(Mode::Mingqi),
+            "fanqi" => Ok(Mode::Fanqi),
+            _ => Err(RulesError::UnknownMode(s.to_string())),
+        }
+    }
+}
+
+/// Who may turn corners on the railway (`rail_turns`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RailTurns {
+    /// Only engineers fly (default).
+    Engineer,
+    /// Nobody turns: engineers run straight like everyone else.
+    None,
+    /// Every movable piece flies like an engineer.
+    All,
+}
+
+/// What happens to a non-engineer that attacks a mine (`mine_rule`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MineRule {
+    /// 弹簧雷: the attacker is removed, the mine stays.
+    Spring,
+    /// 炸弹雷: both are removed.
+    Trade,
+}
+
+/// Which colour moves first in 暗棋/明棋 (`first_player`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FirstPlayer {
+    Red,
+    Black,
+}
+
+/// How colours are assigned in 翻棋 (`color_rule`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorRule {
+    /// The colour of the first piece flipped goes to whoever flipped it.
+    FirstFlip,
+    /// A player gets a colour the first time it flips the same colour as the previous flip.
+    TwoInARow,
+}
+
+/// Which pieces may capture the flag (`flag_capturer`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlagCapturer {
+    Any,
+    /// 扛旗用最小的棋子: only a piece of the side's lowest rank still on the board.
+    Lowest,
+}
+
+/// A complete rule set: the mode plus every option of RULES.md §6.
+///
+/// Options that do not apply to the mode (the `—` cells of §6) keep their
+/// defaults and setting them is an error, so a rule set never silently
+/// carries a meaningless option.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    pub mode: Mode,
+    pub rail_turns: RailTurns,
+    pub bomb_flies: bool,
+    pub mine_rule: MineRule,
+    pub hq_locked: bool,
+    #[serde(default = "default_first_player")]
+    pub first_player: FirstPlayer,
+    pub no_progress_plies: u32,
+    pub max_plies: u32,
+    #[serde(default = "default_true")]
+    pub reveal_flag_on_commander_loss: bool,
+    #[serde(default)]
+    pub engineer_scout: bool,
+    pub bomb_captures_flag: bool,
+    #[serde(default = "default_color_rule")]
+    pub color_rule: ColorRule,
+    #[serde(default)]
+    pub attack_hidden: bool,
+    pub flag_capturer: FlagCapturer,
+}
+
+fn default_first_player() -> FirstPlayer {
+    FirstPlayer::Red
+}
+fn default_true() -> bool {
+    true
+}
+fn default_color_rule() -> ColorRule {
+    ColorRule::FirstFlip
+}
+
+/// Every option name of §6, in table order.
+pub const OPTION_NAMES: [&str; 13] = [
+    "rail_turns",
+    "bomb_flies",
+    "mine_rule",
+    "hq_locked",
+    "first_player",
+    "no_progress_plies",
+    "max_plies",
+    "reveal_flag_on_commander_loss",
+    "engineer_scout",
+    "bomb_captures_flag",
+    "color_rule",
+    "attack_hidden",
+    "flag_capturer",
+];
+
+/// Does `option` mean anything in `mode` (the `—` cells of §6)?
+pub fn option_applies(option: &str, mode: Mode) -> bool {
+    match option {
+        "first_player" | "reveal_flag_on_commander_loss" => mode != Mode::Fanqi,
+        "engineer_scout" => mode == Mode::Anqi,
+        "color_rule" | "attack_hidden" => mode == Mode::Fanqi,
+        _ => true,
+    }
+}
+
+const PRESET_ANQI: &str = include_str!("../../../configs/rules/anqi.toml");
+const PRESET_MINGQI: &str = include_str!("../../../configs/rules/mingqi.toml");
+const PRESET_FANQI: &str = include_str!("../../../configs/rules/fanqi.toml");
+
+/// Errors in rule sets, presets and overrides.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("unknown mode `{0}`: expected anqi, mingqi or fanqi")]
+    UnknownMode(String),
+    #[error("unknown rules preset `{0}`: expected anqi, mingqi, fanqi or a path to a .toml file")]
+    UnknownPreset(String),
+    #[error("unknown rule option `{name}`; options are: {}", OPTION_NAMES.join(", "))]
+    UnknownOption { name: String },
+    #[error("rule option `{name}` does not apply to {mode}")]
+    NotApplicable { name: String, mode: Mode },
+    #[error("bad value for rule option `{name}`: {message}")]
+    BadValue { name: String, message: String },
+    #[error("override `{0}` is not of the form option=value")]
+    BadOverride(String),
+    #[error("the mode cannot be overridden with --set; choose it with --rules or the position")]
+    ModeOverride,
+    #[error("rules file: {0}")]
+    Toml(String),
+    #[error("rules file has no `mode` (anqi, mingqi or fanqi)")]
+    MissingMode,
+}
+
+impl Rules {
+    /// The shipped preset for a mode (`configs/rules/<mode>.toml`).
+    pub fn preset(mode: Mode) -> Rules {
+        let text = match mode {
+            Mode::Anqi => PRESET_ANQI,
+            Mode::Mingqi => PRESET_MINGQI,
+            Mode::Fanqi => PRESET_FANQI,
+        };
+        toml::from_str(text).expect("shipped presets are valid (tested)")
+    }
+
+    /// A preset by name (`anqi`, `mingqi`, `fanqi`).
+    pub fn preset_named(name: &str) -> Result<Rules, RulesError> {
+        name.parse::<Mode>().map(Rules::preset).map_err(|_| RulesError::UnknownPreset(name.to_string()))
+    }
+
+    /// Parse a rules TOML document: `mode` is required; every other option
+    /// defaults to that mode's preset.
+    pub fn from_toml_str(text: &str) -> Result<Rules, RulesError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| RulesError::Toml(e.message().to_string()))?;
+        let mode = match table.get("mode") {
+            Some(toml::Value::String(s)) => s.parse::<Mode>()?,
+            Some(other) => return Err(RulesError::UnknownMode(other.to_string())),
+            None => return Err(RulesError::MissingMode),
+        };
+        let mut rules = Rules::preset(mode);
+        for (name, value) in &table {
+            if name != "mode" {
+                rules.set_value(name, value.clone())?;
+            }
+        }
+        Ok(rules)
+    }
+
+    /// Apply one `option=value` override, e.g. `mine_rule=trade` or `max_plies=500`.
+    pub fn apply_override(&mut self, assignment: &str) -> Result<(), RulesError> {
+        let (name, value) = assignment.split_once('=').ok_or_else(|| RulesError::BadOverride(assignment.to_string()))?;
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty() {
+            return Err(RulesError::BadOverride(assignment.to_string()));
+        }
+        // Numbers and booleans parse as TOML values; anything else is a bare string.
+        let parsed = format!("v = {value}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_string()));
+        self.set_value(name, parsed)
+    }
+
+    /// Set one option from a TOML value, checking the name, the mode and the value.
+    pub fn set_value(&mut self, name: &str, value: toml::Value) -> Result<(), RulesError> {
+        if name == "mode" {
+            return Err(RulesError::ModeOverride);
+        }
+        if !OPTION_NAMES.contains(&name) {
+            return Err(RulesError::UnknownOption { name: name.to_string() });
+        }
+        let mut table = toml::Table::try_from(*self).expect("rules serialize");
+        if !option_applies(name, self.mode) {
+            // A file may spell out an inapplicable option at its default (as
+            // `to_toml_string` does); any other value would be silently meaningless.
+            if table.get(name) == Some(&value) {
+                return Ok(());
+            }
+            return Err(RulesError::NotApplicable { name: name.to_string(), mode: self.mode });
+        }
+        table.insert(name.to_string(), value);
+        let updated: Rules = table
+            .try_into()
+            .map_err(|e: toml::de::Error| RulesError::BadValue { name: name.to_string(), message: e.message().to_string() })?;
+        updated.check_numbers().map_err(|message| RulesError::BadValue { name: name.to_string(), message })?;
+        *self = updated;
+        Ok(())
+    }
+
+    fn check_numbers(&self) -> Result<(), String> {
+        if self.no_progress_plies == 0 {
+            return Err("no_progress_plies must be at least 1".into());
+        }
+        if self.max_plies == 0 {
+            return Err("max_plies must be at least 1".into());
+        }
+        if self.max_plies > 1_000_000 {
+            return Err("max_plies must be at most 1000000".into());
+        }
+        Ok(())
+    }
+
+    /// The rules as a TOML document (every option under its own name).
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("rules serialize")
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::preset(Mode::Fanqi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_match_the_defaults_of_section_6() {
+        let anqi = Rules::preset(Mode::Anqi);
+        assert_eq!(anqi.rail_turns, RailTurns::Engineer);
+        assert!(!anqi.bomb_flies);
+        assert_eq!(anqi.mine_rule, MineRule::Spring);
+        assert!(anqi.hq_locked);
+        assert_eq!(anqi.first_player, FirstPlayer::Red);
+        assert_eq!(anqi.no_progress_plies, 70);
+        assert_eq!(anqi.max_plies, 2000);
+        assert!(anqi.reveal_flag_on_commander_loss);
+        assert!(!anqi.engineer_scout);
+        assert!(anqi.bomb_captures_flag);
+        assert_eq!(anqi.flag_capturer, FlagCapturer::Any);
+        let fanqi = Rules::preset(Mode::Fanqi);
+        assert!(!fanqi.hq_locked);
+        assert_eq!(fanqi.color_rule, ColorRule::FirstFlip);
+        assert!(!fanqi.attack_hidden);
+        assert_eq!(Rules::preset(Mode::Mingqi).mode, Mode::Mingqi);
+    }
+
+    #[test]
+    fn overrides_check_names_modes_and_values() {
+        let mut r = Rules::preset(Mode::Fanqi);
+        r.apply_override("mine_rule=trade").unwrap();
+        assert_eq!(r.mine_rule, MineRule::Trade);
+        r.apply_override("max_plies = 500").unwrap();
+        assert_eq!(r.max_plies, 500);
+        r.apply_override("attack_hidden=true").unwrap();
+        assert!(r.attack_hidden);
+        assert!(matches!(r.apply_override("mine_rul=trade"), Err(RulesError::UnknownOption { .. })));
+        assert!(matches!(r.apply_override("mine_rule=soft"), Err(RulesError::BadValue { .. })));
+        assert!(matches!(r.apply_override("max_plies=-3"), Err(RulesError::BadValue { .. })));
+        assert!(matches!(r.apply_override("max_plies=0"), Err(RulesError::BadValue { .. })));
+        assert!(matches!(r.apply_override("first_player=black"), Err(RulesError::NotApplicable { .. })));
+        assert!(matches!(r.apply_override("engineer_scout=true"), Err(RulesError::NotApplicable { .. })));
+        assert!(matches!(r.apply_override("mode=anqi"), Err(RulesError::ModeOverride)));
+        assert!(matches!(r.apply_override("novalue"), Err(RulesError::BadOverride(_))));
+        let mut a = Rules::preset(Mode::Anqi);
+        assert!(matches!(a.apply_override("color_rule=two_in_a_row"), Err(RulesError::NotApplicable { .. })));
+        a.apply_override("engineer_scout=true").unwrap();
+        assert!(a.engineer_scout);
+    }
+
+    #[test]
+    fn toml_files_default_to_the_mode_preset() {
+        let r = Rules::from_toml_str("mode = \"anqi\"\nmine_rule = \"trade\"\n").unwrap();
+        assert_eq!(r.mine_rule, MineRule::Trade);
+        assert!(r.hq_locked);
+        assert!(Rules::from_toml_str("mine_rule = \"trade\"").is_err());
+        assert!(Rules::from_toml_str("mode = \"anqi\"\nfoo = 1").is_err());
+        assert!(Rules::from_toml_str("mode = 3").is_err());
+        assert!(Rules::from_toml_str("mode = ").is_err());
+        let round = Rules::from_toml_str(&r.to_toml_string()).unwrap();
+        assert_eq!(round, r);
+    }
+}

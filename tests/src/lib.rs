@@ -1,0 +1,1 @@
+//! Test support shared by the integration tests in this folder.
