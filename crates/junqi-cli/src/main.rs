@@ -1,1 +1,62 @@
-fn main(){}
+//! `junqi`: the one command line of the project. Thin: it parses flags and
+//! calls the crates; every error is one line on stderr and exit code 2.
+
+mod commands;
+mod rules_arg;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "junqi", version, about = "军棋 (Junqi) rules engine, simulator and tools", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the legal moves of a position (or of each JFEN line on stdin).
+    Moves(commands::moves::Args),
+    /// Apply moves to a position and print the resulting JFEN and result.
+    Apply(commands::apply::Args),
+    /// Draw a position in the terminal.
+    Show(commands::show::Args),
+    /// Play a game of uniformly random legal moves from a seed.
+    RandomGame(commands::random_game::Args),
+    /// Count the leaf nodes of the action tree to a depth (flips count as actions).
+    Perft(commands::perft::Args),
+    /// Measure random-playout speed per mode on one thread and on all threads.
+    Bench(commands::bench::Args),
+}
+
+/// A failure that has already been reported line by line (stdin modes):
+/// exit 2 without printing anything more.
+#[derive(Debug)]
+pub struct AlreadyReported;
+impl std::fmt::Display for AlreadyReported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("some input lines had errors")
+    }
+}
+impl std::error::Error for AlreadyReported {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Moves(a) => commands::moves::run(a),
+        Command::Apply(a) => commands::apply::run(a),
+        Command::Show(a) => commands::show::run(a),
+        Command::RandomGame(a) => commands::random_game::run(a),
+        Command::Perft(a) => commands::perft::run(a),
+        Command::Bench(a) => commands::bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<AlreadyReported>() => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

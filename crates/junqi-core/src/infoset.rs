@@ -64,8 +64,10 @@ impl Observation {
                     if lost && piece.kind == Kind::Commander && rules.mode != Mode::Fanqi && rules.reveal_flag_on_commander_loss {
                         commander_lost[piece.colour.index()] = true;
                         let flag = after.flags & after.colour_bb(piece.colour);
+                        // One slot per colour: both 司令 can fall in one attack. (A scout
+                        // reveal never comes with a fallen 司令, so slot 0 is free then.)
                         if let Some(sq) = squares(flag).next() {
-                            revealed[1] = Some((sq, Piece::new(piece.colour, Kind::Flag)));
+                            revealed[piece.colour.index()] = Some((sq, Piece::new(piece.colour, Kind::Flag)));
                         }
                     }
                 }

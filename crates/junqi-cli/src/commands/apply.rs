@@ -1,0 +1,63 @@
+//! `junqi apply`: play moves from a position; print the resulting JFEN and result.
+
+use crate::rules_arg::RulesArgs;
+use crate::AlreadyReported;
+use anyhow::{anyhow, Result};
+use junqi_core::{Move, Position};
+use std::io::{BufRead, Write};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The position (JFEN). Without it, stdin lines `<JFEN> | <moves>` are read
+    /// and each gets the same two output lines.
+    #[arg(long)]
+    position: Option<String>,
+    /// Space-separated moves, e.g. "a6a7 c7c6" (a flip is written c6c6).
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
+    moves: String,
+    #[command(flatten)]
+    rules: RulesArgs,
+}
+
+/// `result: …` value of a position.
+pub fn result_word(pos: &Position) -> &'static str {
+    pos.outcome().map_or("ongoing", |o| o.result_str())
+}
+
+fn apply(rules: &RulesArgs, jfen: &str, moves: &str) -> Result<Position> {
+    let mut pos = rules.position(jfen.trim())?;
+    let list: Vec<&str> = moves.split_whitespace().collect();
+    for (i, text) in list.iter().enumerate() {
+        let which = format!("move {} of {} (`{}`)", i + 1, list.len(), text);
+        let mv: Move = text.parse().map_err(|e| anyhow!("{which}: {e}"))?;
+        pos.play(mv).map_err(|e| anyhow!("{which}: {e} in {pos}"))?;
+    }
+    Ok(pos)
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if let Some(text) = &args.position {
+        let pos = apply(&args.rules, text, &args.moves)?;
+        writeln!(out, "{pos}\nresult: {}", result_word(&pos))?;
+        return Ok(());
+    }
+    let mut failed = false;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let (jfen, moves) = line.split_once('|').unwrap_or((&line, ""));
+        match apply(&args.rules, jfen, moves) {
+            Ok(pos) => writeln!(out, "{pos}\nresult: {}", result_word(&pos))?,
+            Err(e) => {
+                failed = true;
+                writeln!(out, "error: {e:#}\nresult: error")?;
+            }
+        }
+    }
+    out.flush()?;
+    if failed {
+        return Err(AlreadyReported.into());
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! `junqi bench`: random-playout speed per mode (generate every legal action
+//! each ply, pick one uniformly), on one thread and on all threads.
+
+use crate::rules_arg::RulesArgs;
+use anyhow::{bail, Result};
+use junqi_core::{playout, rng_from_seed, Mode, MoveList, Position};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Threads for the parallel measurement (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Modes to measure (default: all three).
+    #[arg(long, value_delimiter = ',')]
+    modes: Vec<Mode>,
+    /// Base seed; thread i uses seed + i.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    rules: RulesArgs,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    games: u64,
+    plies: u64,
+}
+
+/// Play whole random games until `budget` has passed.
+fn run_games(rules: junqi_core::Rules, seed: u64, budget: Duration) -> Tally {
+    let mut rng = rng_from_seed(seed);
+    let mut list = MoveList::new();
+    let mut tally = Tally::default();
+    let start = Instant::now();
+    while start.elapsed() < budget {
+        let mut pos = Position::new_game_with(rules, &mut rng);
+        let (_, plies) = playout::random_playout(&mut pos, &mut rng, &mut list);
+        tally.games += 1;
+        tally.plies += plies as u64;
+    }
+    tally
+}
+
+fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration) -> (Tally, f64) {
+    let start = Instant::now();
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            (0..threads).map(|i| s.spawn(move || run_games(rules, seed + i as u64, budget))).collect();
+        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let total = tallies.iter().fold(Tally::default(), |a, t| Tally { games: a.games + t.games, plies: a.plies + t.plies });
+    (total, secs)
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
+        bail!("--seconds must be in (0, 3600]");
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let modes = if args.modes.is_empty() { Mode::ALL.to_vec() } else { args.modes.clone() };
+    let budget = Duration::from_secs_f64(args.seconds);
+    println!("random playouts, {:.1} s per measurement, {} thread(s) for the parallel run", args.seconds, threads);
+    println!("{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}", "mode", "threads", "games/s", "plies/s", "plies/game", "scaling");
+    for mode in modes {
+        let rules = args.rules.resolve(Some(mode))?;
+        let (one, one_s) = measure(rules, 1, args.seed, budget);
+        let one_rate = one.plies as f64 / one_s;
+        for (t, s, n) in [(one, one_s, 1), {
+            let (all, all_s) = measure(rules, threads, args.seed, budget);
+            (all, all_s, threads)
+        }] {
+            let rate = t.plies as f64 / s;
+            println!(
+                "{:<7} {:>8} {:>12.0} {:>14.0} {:>11.1} {:>7.2}x",
+                mode.name(),
+                n,
+                t.games as f64 / s,
+                rate,
+                t.plies as f64 / t.games.max(1) as f64,
+                rate / one_rate
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! `junqi random-game`: a game of uniformly random legal actions from a seed.
+
+use crate::rules_arg::RulesArgs;
+use anyhow::Result;
+use junqi_core::{playout, rng_from_seed, Mode, Position};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// fanqi, anqi or mingqi (default: the mode of --rules, else fanqi).
+    #[arg(long)]
+    mode: Option<Mode>,
+    /// Seed for the deal or deployments and for every move choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    rules: RulesArgs,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mode = match (args.mode, &args.rules.rules) {
+        (Some(m), _) => Some(m),
+        (None, Some(_)) => None,
+        (None, None) => Some(Mode::Fanqi),
+    };
+    let rules = args.rules.resolve(mode)?;
+    let mut rng = rng_from_seed(args.seed);
+    let start = Position::new_game_with(rules, &mut rng);
+    let game = playout::random_game(start, &mut rng);
+    let moves: Vec<String> = game.moves.iter().map(|m| m.to_string()).collect();
+    println!("start: {}", game.start);
+    println!("moves: {}", moves.join(" "));
+    println!("plies: {}", game.moves.len());
+    println!("result: {} ({})", game.outcome.result_str(), game.outcome.termination.name());
+    Ok(())
+}
