@@ -1,1 +1,3 @@
 //! Test support shared by the integration tests in this folder.
+
+pub mod reference;

@@ -438,10 +438,19 @@ impl Position {
         if let Some(o) = self.decided_by_material() {
             return Some(o);
         }
-        if legal_action_count == 0 {
-            return Some(Outcome { winner: Some(self.turn.other()), termination: Termination::NoLegalMove });
+        let no_legal_move = Outcome { winner: Some(self.turn.other()), termination: Termination::NoLegalMove };
+        if let Some(draw) = self.decided_by_counters() {
+            // `legal_moves` lists nothing once the counters have run out, so the
+            // count cannot tell step 3 from step 4 here: look at the raw actions
+            // (rare: once per game at most).
+            let mut list = MoveList::new();
+            self.generate_actions(&mut list);
+            return Some(if list.is_empty() { no_legal_move } else { draw });
         }
-        self.decided_by_counters()
+        if legal_action_count == 0 {
+            return Some(no_legal_move);
+        }
+        None
     }
 
     /// The game's result, or `None` while it goes on (RULES.md §8, in order).

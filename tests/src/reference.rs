@@ -1,0 +1,441 @@
+//! A slow, deliberately naive reference move generator, written from
+//! `shared/RULES.md` alone, to check the engine's fast bitboard generator.
+//!
+//! It shares nothing with `junqi_core`'s board tables or move generator:
+//! the board is rebuilt here as explicit edge lists from §1, moves are found
+//! by plain walks and a breadth-first search over those lists, and the
+//! position is read only through public accessors (`piece_at`,
+//! `is_face_down`, `is_occupied`, `turn`, `colour_of`, `rules`, `count`,
+//! `quiet`, `ply`). Speed does not matter; every rule is spelled out next to
+//! the clause it comes from, so a disagreement points at one of the two.
+//!
+//! The reference works on *true* positions (every occupied node's piece
+//! known), not on the erased views inside an `InfoSet`.
+
+use junqi_core::rules::{FlagCapturer, RailTurns};
+use junqi_core::{Colour, Kind, Mode, Move, Position, Square};
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::OnceLock;
+
+/// Node index of §1: `(rank - 1) * 5 + file`, `a = 0 … e = 4`.
+fn node(file: usize, rank: usize) -> usize {
+    assert!(file < 5 && (1..=12).contains(&rank));
+    (rank - 1) * 5 + file
+}
+
+/// Parse a node name such as `b10` (our own parser, so the edge lists below
+/// do not depend on the engine's notation code).
+fn named(name: &str) -> usize {
+    let mut chars = name.chars();
+    let file = chars.next().expect("node name") as usize - 'a' as usize;
+    let rank: usize = chars.as_str().parse().expect("node rank");
+    node(file, rank)
+}
+
+fn named_list(names: &str) -> Vec<usize> {
+    names.split_whitespace().map(named).collect()
+}
+
+/// The board of §1 as plain lists.
+pub struct RefBoard {
+    /// The straight railway lines of §1 "Railway lines", node by node.
+    pub lines: Vec<Vec<usize>>,
+    /// Railway edges (both directions) per node.
+    pub rail: Vec<BTreeSet<usize>>,
+    /// Road edges (both directions) per node.
+    pub road: Vec<BTreeSet<usize>>,
+    pub camp: [bool; 60],
+    pub headquarters: [bool; 60],
+}
+
+impl RefBoard {
+    fn build() -> RefBoard {
+        // §1 "Railway lines": ranks 2, 6, 7, 11 (a→e), file a and file e
+        // (rank 2 → 11), and the c6–c7 crossing. No arcs on this board.
+        let mut lines: Vec<Vec<usize>> = Vec::new();
+        for rank in [2, 6, 7, 11] {
+            lines.push((0..5).map(|file| node(file, rank)).collect());
+        }
+        for file in [0, 4] {
+            lines.push((2..=11).map(|rank| node(file, rank)).collect());
+        }
+        lines.push(named_list("c6 c7"));
+
+        // §1 "Railway edges" are exactly the consecutive pairs of those lines:
+        // rank rows a–b … d–e, files a/e a2…a11 (incl. a6–a7, e6–e7) and c6–c7.
+        let mut rail = vec![BTreeSet::new(); 60];
+        for line in &lines {
+            for pair in line.windows(2) {
+                rail[pair[0]].insert(pair[1]);
+                rail[pair[1]].insert(pair[0]);
+            }
+        }
+
+        // §1 "Road edges": every other orthogonal neighbour pair inside one
+        // half (ranks 1–6 or 7–12, so b6–b7 and d6–d7 are never joined) ...
+        let mut road = vec![BTreeSet::new(); 60];
+        let half = |rank: usize| rank <= 6;
+        for rank in 1..=12 {
+            for file in 0..5 {
+                let a = node(file, rank);
+                let mut neighbours = Vec::new();
+                if file + 1 < 5 {
+                    neighbours.push(node(file + 1, rank));
+                }
+                if rank < 12 && half(rank) == half(rank + 1) {
+                    neighbours.push(node(file, rank + 1));
+                }
+                for b in neighbours {
+                    if !rail[a].contains(&b) {
+                        road[a].insert(b);
+                        road[b].insert(a);
+                    }
+                }
+            }
+        }
+        // ... plus each camp's four diagonals, copied from §1 word for word.
+        let diagonals = [
+            ("b3", "a2 c2 a4 c4"),
+            ("d3", "c2 e2 c4 e4"),
+            ("c4", "b3 d3 b5 d5"),
+            ("b5", "a4 c4 a6 c6"),
+            ("d5", "c4 e4 c6 e6"),
+            ("b8", "a7 c7 a9 c9"),
+            ("d8", "c7 e7 c9 e9"),
+            ("c9", "b8 d8 b10 d10"),
+            ("b10", "a9 c9 a11 c11"),
+            ("d10", "c9 e9 c11 e11"),
+        ];
+        for (camp, others) in diagonals {
+            let a = named(camp);
+            for b in named_list(others) {
+                road[a].insert(b);
+                road[b].insert(a);
+            }
+        }
+
+        let mut camp = [false; 60];
+        for n in named_list("b3 d3 c4 b5 d5 b8 d8 c9 b10 d10") {
+            camp[n] = true;
+        }
+        let mut headquarters = [false; 60];
+        for n in named_list("b1 d1 b12 d12") {
+            headquarters[n] = true;
+        }
+        RefBoard { lines, rail, road, camp, headquarters }
+    }
+
+    /// A railway node is any node on a railway line.
+    pub fn is_railway(&self, n: usize) -> bool {
+        !self.rail[n].is_empty()
+    }
+
+    /// One-step neighbours over road and railway edges (§3 Step).
+    pub fn step_neighbours(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        self.rail[n].iter().chain(self.road[n].iter()).copied()
+    }
+}
+
+/// The board, built once.
+pub fn board() -> &'static RefBoard {
+    static BOARD: OnceLock<RefBoard> = OnceLock::new();
+    BOARD.get_or_init(RefBoard::build)
+}
+
+fn sq(n: usize) -> Square {
+    Square::new(n).expect("node index < 60")
+}
+
+/// Officers, engineers and bombs can move (§5.1 End); flag and mines never do (§2).
+fn is_movable(kind: Kind) -> bool {
+    !matches!(kind, Kind::Mine | Kind::Flag)
+}
+
+/// The officer order of §2, strongest first; 工兵 counts as the lowest rank.
+const RANK_ORDER: [Kind; 9] = [
+    Kind::Commander,
+    Kind::General,
+    Kind::Division,
+    Kind::Brigade,
+    Kind::Regiment,
+    Kind::Battalion,
+    Kind::Company,
+    Kind::Platoon,
+    Kind::Engineer,
+];
+
+/// Officers and engineers still on the board count (face-up or face-down).
+fn lowest_rank_left(pos: &Position, colour: Colour) -> Option<Kind> {
+    RANK_ORDER.iter().rev().copied().find(|&k| pos.count(colour, k) > 0)
+}
+
+/// `bomb_captures_flag` and `flag_capturer` (§5.1, §5.3, §6): may a `kind`
+/// of `colour` take a flag?
+pub fn may_capture_flag(pos: &Position, colour: Colour, kind: Kind) -> bool {
+    let rules = pos.rules();
+    let lowest = lowest_rank_left(pos, colour);
+    match kind {
+        Kind::Bomb => {
+            // "a side with no officer or engineer left may capture with a bomb"
+            rules.bomb_captures_flag && (rules.flag_capturer == FlagCapturer::Any || lowest.is_none())
+        }
+        Kind::Mine | Kind::Flag => false,
+        officer => rules.flag_capturer == FlagCapturer::Any || lowest == Some(officer),
+    }
+}
+
+/// May a face-up `kind` of `colour` move onto node `to` (empty, or an attack)?
+fn may_enter(pos: &Position, colour: Colour, kind: Kind, to: usize) -> bool {
+    let b = board();
+    let target = sq(to);
+    if !pos.is_occupied(target) {
+        return true;
+    }
+    // §3 Camps: a piece in a camp cannot be attacked.
+    if b.camp[to] {
+        return false;
+    }
+    let mode = pos.rules().mode;
+    if pos.is_face_down(target) {
+        // §5.3: face-down pieces are hit only with `attack_hidden`, whatever
+        // their colour or kind (the engine turns them up first).
+        return mode == Mode::Fanqi && pos.rules().attack_hidden;
+    }
+    let defender = pos.piece_at(target).expect("reference needs a true position, not a view");
+    // §3: no piece may move onto its own piece.
+    if defender.colour == colour {
+        return false;
+    }
+    if mode != Mode::Fanqi {
+        // 暗棋/明棋: any enemy outside a camp may be attacked; what happens
+        // (even to a piece not allowed to take the flag) is decided by combat.
+        return true;
+    }
+    match defender.kind {
+        // §5.3 Mines: only engineers and bombs may attack a face-up mine.
+        Kind::Mine => matches!(kind, Kind::Engineer | Kind::Bomb),
+        // §5.3 Flag: only once all 3 of its side's mines are gone, and only
+        // by a piece the flag rules allow.
+        Kind::Flag => pos.count(defender.colour, Kind::Mine) == 0 && may_capture_flag(pos, colour, kind),
+        _ => true,
+    }
+}
+
+/// Does this kind turn corners on the railway (§3 Engineer flight, §6
+/// `rail_turns`, `bomb_flies`)?
+fn flies(pos: &Position, kind: Kind) -> bool {
+    let rules = pos.rules();
+    let by_rail_turns = match rules.rail_turns {
+        RailTurns::Engineer => kind == Kind::Engineer,
+        RailTurns::None => false,
+        RailTurns::All => true,
+    };
+    by_rail_turns || (kind == Kind::Bomb && rules.bomb_flies)
+}
+
+/// Nodes reached by straight rail runs from `from` (§3 Rail run): along every
+/// railway line through `from`, in both directions, each empty node and the
+/// first occupied one.
+fn rail_run_destinations(pos: &Position, from: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for line in &board().lines {
+        let Some(i) = line.iter().position(|&n| n == from) else { continue };
+        for dir in [1isize, -1] {
+            let mut j = i as isize + dir;
+            while j >= 0 && (j as usize) < line.len() {
+                let n = line[j as usize];
+                out.push(n);
+                if pos.is_occupied(sq(n)) {
+                    break;
+                }
+                j += dir;
+            }
+        }
+    }
+    out
+}
+
+/// Nodes reached by engineer flight from `from` (§3 Engineer flight): a
+/// breadth-first search over railway edges that continues only through empty
+/// nodes; occupied nodes it touches are destinations but not passed through.
+fn flight_destinations(pos: &Position, from: usize) -> Vec<usize> {
+    let b = board();
+    let mut seen = BTreeSet::from([from]);
+    let mut queue = VecDeque::from([from]);
+    let mut out = Vec::new();
+    while let Some(n) = queue.pop_front() {
+        for &m in &b.rail[n] {
+            if seen.insert(m) {
+                out.push(m);
+                if !pos.is_occupied(sq(m)) {
+                    queue.push_back(m);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Is the game already decided, so that no action is legal (§8 steps 1, 2, 4)?
+/// Step 3 (no legal action) needs no check: it means the list is empty anyway.
+pub fn game_over_without_moves(pos: &Position) -> bool {
+    // 1. A flag was captured: flags leave the board no other way.
+    if Colour::ALL.iter().any(|&c| pos.count(c, Kind::Flag) == 0) {
+        return true;
+    }
+    // 2. Once colours are assigned, a colour with no movable piece left
+    //    (face-up or face-down) ends the game.
+    if pos.colour_of(pos.turn()).is_some() {
+        let movable_left = |c: Colour| RANK_ORDER.iter().chain(&[Kind::Bomb]).any(|&k| pos.count(c, k) > 0);
+        if !movable_left(Colour::Red) || !movable_left(Colour::Black) {
+            return true;
+        }
+    }
+    // 4. The draw counters.
+    let rules = pos.rules();
+    pos.quiet() >= rules.no_progress_plies || pos.ply() >= rules.max_plies
+}
+
+/// Every legal action of the seat to move, sorted, without duplicates.
+/// Empty once the game is over.
+pub fn reference_moves(pos: &Position) -> Vec<Move> {
+    if game_over_without_moves(pos) {
+        return Vec::new();
+    }
+    let b = board();
+    let mut moves = BTreeSet::new();
+    // §5.3 Turn: any face-down piece may be flipped (written from == to).
+    for n in 0..60 {
+        if pos.is_face_down(sq(n)) {
+            moves.insert(Move::flip(sq(n)));
+        }
+    }
+    // §5.3 Colours: until they are assigned, flips are the only actions.
+    let Some(colour) = pos.colour_of(pos.turn()) else {
+        return moves.into_iter().collect();
+    };
+    for from in 0..60 {
+        let s = sq(from);
+        if !pos.is_occupied(s) || pos.is_face_down(s) {
+            continue;
+        }
+        let piece = pos.piece_at(s).expect("reference needs a true position, not a view");
+        if piece.colour != colour || !is_movable(piece.kind) {
+            continue;
+        }
+        // §3 Headquarters: with `hq_locked` a piece in a headquarters never moves.
+        if pos.rules().hq_locked && b.headquarters[from] {
+            continue;
+        }
+        let mut destinations: Vec<usize> = b.step_neighbours(from).collect();
+        if b.is_railway(from) {
+            if flies(pos, piece.kind) {
+                destinations.extend(flight_destinations(pos, from));
+            } else {
+                destinations.extend(rail_run_destinations(pos, from));
+            }
+        }
+        for to in destinations {
+            if may_enter(pos, colour, piece.kind, to) {
+                moves.insert(Move::new(s, sq(to)));
+            }
+        }
+    }
+    moves.into_iter().collect()
+}
+
+/// Helpers for drawing random rule sets and positions, shared by the
+/// reference comparison and the property tests.
+pub mod sampling {
+    use junqi_core::rules::option_applies;
+    use junqi_core::{Colour, Mode, Position, Rules, Seat, Square};
+    use rand::seq::IndexedRandom;
+    use rand::Rng;
+
+    /// A rule set for `mode` with every applicable option of RULES.md §6
+    /// drawn at random (through `Rules::apply_override`, as a user would
+    /// set them). `max_plies` and `no_progress_plies` are usually large
+    /// enough for games to reach sparse boards, and sometimes tiny so the
+    /// draw cut-off is exercised too.
+    pub fn random_rules<R: Rng + ?Sized>(mode: Mode, rng: &mut R) -> Rules {
+        let bool_values = ["true", "false"];
+        let mut rules = Rules::preset(mode);
+        let choices: [(&str, &[&str]); 10] = [
+            ("rail_turns", &["engineer", "none", "all"]),
+            ("bomb_flies", &bool_values),
+            ("mine_rule", &["spring", "trade"]),
+            ("hq_locked", &bool_values),
+            ("first_player", &["red", "black"]),
+            ("reveal_flag_on_commander_loss", &bool_values),
+            ("engineer_scout", &bool_values),
+            ("bomb_captures_flag", &bool_values),
+            ("color_rule", &["first_flip", "two_in_a_row"]),
+            ("attack_hidden", &bool_values),
+        ];
+        for (name, values) in choices {
+            if option_applies(name, mode) {
+                let value = values.choose(rng).unwrap();
+                rules.apply_override(&format!("{name}={value}")).expect("valid override");
+            }
+        }
+        let capturer = ["any", "lowest"].choose(rng).unwrap();
+        rules.apply_override(&format!("flag_capturer={capturer}")).unwrap();
+        let quiet = if rng.random_bool(0.15) { rng.random_range(1..=12) } else { rng.random_range(60..=400) };
+        let max = if rng.random_bool(0.15) { rng.random_range(1..=60) } else { rng.random_range(200..=700) };
+        rules.apply_override(&format!("no_progress_plies={quiet}")).unwrap();
+        rules.apply_override(&format!("max_plies={max}")).unwrap();
+        rules
+    }
+
+    /// `rules` redrawn at random but fit to govern `pos`: same mode and, in
+    /// 暗棋/明棋, a `first_player` that agrees with seat 1's colour.
+    pub fn random_rules_for<R: Rng + ?Sized>(pos: &Position, rng: &mut R) -> Rules {
+        let mut rules = random_rules(pos.mode(), rng);
+        if pos.mode() != Mode::Fanqi {
+            let first = match pos.colour_of(Seat::First) {
+                Some(Colour::Black) => "black",
+                _ => "red",
+            };
+            rules.apply_override(&format!("first_player={first}")).unwrap();
+        }
+        rules
+    }
+
+    /// The JFEN of `pos` with the pieces on the nodes where `remove` says so
+    /// taken off (flags are always kept, so the result still parses). Used
+    /// to reach sparse boards — flags without mines, lone bombs — that random
+    /// games seldom produce.
+    pub fn thinned_jfen(pos: &Position, remove: &mut dyn FnMut(Square) -> bool) -> String {
+        let mut board = String::new();
+        for rank in (1..=12).rev() {
+            let mut empty = 0;
+            for file in 0..5 {
+                let s = Square::from_coords(file, rank).unwrap();
+                let piece = pos.piece_at(s);
+                let keep = piece.is_some_and(|p| p.kind == junqi_core::Kind::Flag || !remove(s));
+                match piece.filter(|_| keep) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            board.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        if pos.is_face_down(s) {
+                            board.push('~');
+                        }
+                        board.push(p.letter());
+                    }
+                }
+            }
+            if empty > 0 {
+                board.push_str(&empty.to_string());
+            }
+            if rank > 1 {
+                board.push('/');
+            }
+        }
+        let jfen = pos.to_jfen();
+        let rest: Vec<&str> = jfen.split_whitespace().skip(1).collect();
+        format!("{board} {}", rest.join(" "))
+    }
+}
