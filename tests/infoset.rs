@@ -89,11 +89,8 @@ fn anqi_hidden_enemy_kinds_do_not_leak() {
             assert_eq!(g1.infoset(Seat::First), g2.infoset(Seat::First), "seed {seed}");
             g1.truth().legal_moves(&mut list);
             // Stop before anything touches the swapped pieces (a fight would differ).
-            let quiet: Vec<Move> = list
-                .iter()
-                .copied()
-                .filter(|m| !g1.truth().is_occupied(m.to) && m.from != a && m.from != b)
-                .collect();
+            let quiet: Vec<Move> =
+                list.iter().copied().filter(|m| !g1.truth().is_occupied(m.to) && m.from != a && m.from != b).collect();
             if quiet.is_empty() {
                 break;
             }
@@ -111,9 +108,13 @@ fn fanqi_face_down_pieces_do_not_leak() {
     let rules = Rules::preset(Mode::Fanqi);
     for seed in 0..40 {
         let start = Position::new_game(rules, seed);
-        let (a, b) = (sq("a1"), (0..60).map(|i| Square::new(i).unwrap()).find(|&s| {
-            start.piece_at(s).is_some() && start.piece_at(s) != start.piece_at(sq("a1"))
-        }).unwrap());
+        let (a, b) = (
+            sq("a1"),
+            (0..60)
+                .map(|i| Square::new(i).unwrap())
+                .find(|&s| start.piece_at(s).is_some() && start.piece_at(s) != start.piece_at(sq("a1")))
+                .unwrap(),
+        );
         let other = swap(&start, a, b);
         for seat in Seat::BOTH {
             let (i1, i2) = (InfoSet::new(&start, seat), InfoSet::new(&other, seat));
@@ -137,10 +138,16 @@ fn infosets_agree_with_the_truth_in_random_games() {
         for seed in 0..120u64 {
             let mut rng = rng_from_seed(seed);
             let mut rules = Rules::preset(mode);
-            let pick = |rng: &mut junqi_core::GameRng, options: &[&str]| options[rng.random_range(0..options.len())].to_string();
-            for o in [pick(&mut rng, &["mine_rule=spring", "mine_rule=trade"]), pick(&mut rng, &["flag_capturer=any", "flag_capturer=lowest"]),
-                      pick(&mut rng, &["rail_turns=engineer", "rail_turns=none", "rail_turns=all"]), pick(&mut rng, &["bomb_flies=false", "bomb_flies=true"]),
-                      pick(&mut rng, &["bomb_captures_flag=true", "bomb_captures_flag=false"])] {
+            let pick = |rng: &mut junqi_core::GameRng, options: &[&str]| {
+                options[rng.random_range(0..options.len())].to_string()
+            };
+            for o in [
+                pick(&mut rng, &["mine_rule=spring", "mine_rule=trade"]),
+                pick(&mut rng, &["flag_capturer=any", "flag_capturer=lowest"]),
+                pick(&mut rng, &["rail_turns=engineer", "rail_turns=none", "rail_turns=all"]),
+                pick(&mut rng, &["bomb_flies=false", "bomb_flies=true"]),
+                pick(&mut rng, &["bomb_captures_flag=true", "bomb_captures_flag=false"]),
+            ] {
                 rules.apply_override(&o).unwrap();
             }
             if mode == Mode::Anqi {
@@ -171,7 +178,12 @@ fn infosets_agree_with_the_truth_in_random_games() {
                         let enemy = truth.colour_of(seat.other()).unwrap();
                         for s in Square::all() {
                             if let Some(p) = truth.piece_at(s).filter(|p| p.colour == enemy) {
-                                assert_ne!(info.possible_kinds(s) & p.kind.bit(), 0, "seed {seed} {s} {:?} excluded; {truth}", p.kind);
+                                assert_ne!(
+                                    info.possible_kinds(s) & p.kind.bit(),
+                                    0,
+                                    "seed {seed} {s} {:?} excluded; {truth}",
+                                    p.kind
+                                );
                             }
                         }
                         // Removed pieces: each true kind fits some distinct set (checked as a multiset bound).

@@ -49,7 +49,7 @@ fn moves_lists_every_legal_action_once() {
     let o = junqi(&["moves", "--position", ANQI], None);
     let mut got: Vec<String> = stdout(&o).lines().map(String::from).collect();
     got.sort();
-    // The 旅长 on c10: steps to b10 (camp), d10 (camp), c9 (camp), attack c11; the 司令 on e1: e2, d1 (HQ), … 
+    // The 旅长 on c10: steps to b10 (camp), d10 (camp), c9 (camp), attack c11; the 司令 on e1: e2, d1 (HQ), …
     for m in ["c10c11", "c10b10", "c10d10", "c10c9", "e1e2"] {
         assert!(got.contains(&m.to_string()), "{m} missing from {got:?}");
     }

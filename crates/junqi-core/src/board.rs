@@ -130,8 +130,16 @@ const fn bit(file: usize, rank: usize) -> Bitboard {
 /// Headquarters (大本营): b1 d1 b12 d12.
 pub const HEADQUARTERS: Bitboard = bit(1, 1) | bit(3, 1) | bit(1, 12) | bit(3, 12);
 /// Camps (行营): b3 d3 c4 b5 d5 and b8 d8 c9 b10 d10.
-pub const CAMPS: Bitboard = bit(1, 3) | bit(3, 3) | bit(2, 4) | bit(1, 5) | bit(3, 5)
-    | bit(1, 8) | bit(3, 8) | bit(2, 9) | bit(1, 10) | bit(3, 10);
+pub const CAMPS: Bitboard = bit(1, 3)
+    | bit(3, 3)
+    | bit(2, 4)
+    | bit(1, 5)
+    | bit(3, 5)
+    | bit(1, 8)
+    | bit(3, 8)
+    | bit(2, 9)
+    | bit(1, 10)
+    | bit(3, 10);
 
 const fn rank_mask(rank: usize) -> Bitboard {
     0b11111u64 << ((rank - 1) * FILES)

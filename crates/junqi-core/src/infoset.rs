@@ -61,7 +61,11 @@ impl Observation {
                 let attacker_lost = matches!(outcome, CombatOutcome::DefenderWon | CombatOutcome::BothRemoved);
                 let defender_lost = matches!(outcome, CombatOutcome::AttackerWon | CombatOutcome::BothRemoved);
                 for (piece, lost) in [(attacker, attacker_lost), (defender, defender_lost)] {
-                    if lost && piece.kind == Kind::Commander && rules.mode != Mode::Fanqi && rules.reveal_flag_on_commander_loss {
+                    if lost
+                        && piece.kind == Kind::Commander
+                        && rules.mode != Mode::Fanqi
+                        && rules.reveal_flag_on_commander_loss
+                    {
                         commander_lost[piece.colour.index()] = true;
                         let flag = after.flags & after.colour_bb(piece.colour);
                         // One slot per colour: both 司令 can fall in one attack. (A scout
@@ -100,7 +104,8 @@ impl InfoSet {
     /// The information set of `seat` at the start of a game (or in any
     /// position where nothing beyond the rules' constraints has been seen).
     pub fn new(truth: &Position, seat: Seat) -> InfoSet {
-        let mut info = InfoSet { seat, view: truth.clone(), possible: [0; NODES], removed: Vec::new(), unseen: [[0; KINDS]; 2] };
+        let mut info =
+            InfoSet { seat, view: truth.clone(), possible: [0; NODES], removed: Vec::new(), unseen: [[0; KINDS]; 2] };
         if truth.mode() == Mode::Anqi {
             if let Some(enemy) = truth.colour_of(seat.other()) {
                 for sq in squares(truth.colour_bb(enemy)) {
@@ -253,7 +258,8 @@ impl InfoSet {
                     // We attacked an enemy piece.
                     let own = attacker.expect("own pieces are always visible");
                     let m = before.may_capture_flag(own.colour, own.kind);
-                    let mut set = narrow(self.possible[to.index()], |x| combat(before.rules(), own.kind, x, m) == outcome);
+                    let mut set =
+                        narrow(self.possible[to.index()], |x| combat(before.rules(), own.kind, x, m) == outcome);
                     if let (CombatOutcome::Scouted, Some(d)) = (outcome, defender) {
                         set = d.kind.bit();
                     }
@@ -289,7 +295,8 @@ impl InfoSet {
     fn path_kinds(&self, from: Square, to: Square) -> KindSet {
         let v = &self.view;
         let straight = (ADJACENT[from.index()] | rail_run_targets(from, v.occupied)) & to.bit() != 0;
-        let mut set = if straight { MOVABLE } else { Kind::in_set(MOVABLE).filter(|&k| v.flies(k)).fold(0, |s, k| s | k.bit()) };
+        let mut set =
+            if straight { MOVABLE } else { Kind::in_set(MOVABLE).filter(|&k| v.flies(k)).fold(0, |s, k| s | k.bit()) };
         if v.rules().hq_locked && HEADQUARTERS & from.bit() != 0 {
             set = 0; // cannot happen under the rules; keep the set honest if it does
         }

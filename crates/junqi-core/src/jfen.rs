@@ -27,7 +27,9 @@ pub enum JfenError {
     Counter { field: &'static str, found: String },
     #[error("rules are for {rules} but the position is {position}")]
     ModeMismatch { rules: Mode, position: Mode },
-    #[error("JFEN colours: seat 1 plays {seat1} but the rules say first_player = {first}; pass --set first_player={seat1}")]
+    #[error(
+        "JFEN colours: seat 1 plays {seat1} but the rules say first_player = {first}; pass --set first_player={seat1}"
+    )]
     FirstPlayerMismatch { seat1: &'static str, first: &'static str },
 }
 
@@ -142,10 +144,14 @@ fn parse_board(pos: &mut Position, board: &str, mode: Mode) -> Result<(), JfenEr
             let sq = Square::from_coords(file, rank).expect("file and rank checked");
             if face_down {
                 if mode != Mode::Fanqi {
-                    return Err(err(format!("face-down piece `~{letter}` on {sq}, but only fanqi has face-down pieces")));
+                    return Err(err(format!(
+                        "face-down piece `~{letter}` on {sq}, but only fanqi has face-down pieces"
+                    )));
                 }
                 if CAMPS & sq.bit() != 0 {
-                    return Err(err(format!("face-down piece on camp {sq}: camps start empty and face-down pieces never move")));
+                    return Err(err(format!(
+                        "face-down piece on camp {sq}: camps start empty and face-down pieces never move"
+                    )));
                 }
             }
             pos.put(sq, piece, face_down);
@@ -202,7 +208,9 @@ fn check_counts(pos: &Position) -> Result<(), JfenError> {
         return Err(JfenError::Board("both flags are gone; a game ends when the first is captured".into()));
     }
     if pos.seat1.is_none() && flags < 2 {
-        return Err(JfenError::Board("a flag is gone but colours are unassigned; nothing can be captured before colours are assigned".into()));
+        return Err(JfenError::Board(
+            "a flag is gone but colours are unassigned; nothing can be captured before colours are assigned".into(),
+        ));
     }
     Ok(())
 }

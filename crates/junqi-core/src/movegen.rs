@@ -6,7 +6,9 @@
 //! enter. A bitboard has no duplicates, so a node reached both by a step and
 //! by a rail run is emitted once.
 
-use crate::board::{flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, ALL, CAMPS, HEADQUARTERS, RAILWAY};
+use crate::board::{
+    flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, ALL, CAMPS, HEADQUARTERS, RAILWAY,
+};
 use crate::moves::{Move, MoveList};
 use crate::piece::{Colour, Kind, KINDS};
 use crate::position::Position;

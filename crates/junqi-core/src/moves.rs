@@ -68,12 +68,18 @@ impl FromStr for Move {
             [a, b] => (a, b),
             [compact] => {
                 // The second square starts at the second letter.
-                let split = compact.char_indices().skip(1).find(|(_, c)| c.is_ascii_alphabetic()).map(|(i, _)| i).ok_or_else(shape)?;
+                let split = compact
+                    .char_indices()
+                    .skip(1)
+                    .find(|(_, c)| c.is_ascii_alphabetic())
+                    .map(|(i, _)| i)
+                    .ok_or_else(shape)?;
                 compact.split_at(split)
             }
             _ => return Err(shape()),
         };
-        let square = |t: &str| t.parse::<Square>().map_err(|source| ParseMoveError::Square { text: text.to_string(), source });
+        let square =
+            |t: &str| t.parse::<Square>().map_err(|source| ParseMoveError::Square { text: text.to_string(), source });
         Ok(Move::new(square(a)?, square(b)?))
     }
 }
@@ -165,7 +171,8 @@ mod tests {
         assert!("c6c6".parse::<Move>().unwrap().is_flip());
         assert_eq!("c6 c7".parse::<Move>().unwrap().to_string(), "c6c7");
         assert_eq!("c6-c7".parse::<Move>().unwrap().to_string(), "c6c7");
-        for bad in ["", "a6", "a6a", "f6a7", "a6a13", "a0a1", "6a7a", "a6a7a8", "司令", "a1-0a2", "a1 a2 a3", "a-6a7"] {
+        for bad in ["", "a6", "a6a", "f6a7", "a6a13", "a0a1", "6a7a", "a6a7a8", "司令", "a1-0a2", "a1 a2 a3", "a-6a7"]
+        {
             assert!(bad.parse::<Move>().is_err(), "{bad}");
         }
     }

@@ -207,7 +207,8 @@ impl Rules {
     /// Parse a rules TOML document: `mode` is required; every other option
     /// defaults to that mode's preset.
     pub fn from_toml_str(text: &str) -> Result<Rules, RulesError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| RulesError::Toml(e.message().to_string()))?;
+        let table: toml::Table =
+            text.parse().map_err(|e: toml::de::Error| RulesError::Toml(e.message().to_string()))?;
         let mode = match table.get("mode") {
             Some(toml::Value::String(s)) => s.parse::<Mode>()?,
             Some(other) => return Err(RulesError::UnknownMode(other.to_string())),
@@ -224,7 +225,8 @@ impl Rules {
 
     /// Apply one `option=value` override, e.g. `mine_rule=trade` or `max_plies=500`.
     pub fn apply_override(&mut self, assignment: &str) -> Result<(), RulesError> {
-        let (name, value) = assignment.split_once('=').ok_or_else(|| RulesError::BadOverride(assignment.to_string()))?;
+        let (name, value) =
+            assignment.split_once('=').ok_or_else(|| RulesError::BadOverride(assignment.to_string()))?;
         let (name, value) = (name.trim(), value.trim());
         if name.is_empty() {
             return Err(RulesError::BadOverride(assignment.to_string()));
@@ -256,9 +258,10 @@ impl Rules {
             return Err(RulesError::NotApplicable { name: name.to_string(), mode: self.mode });
         }
         table.insert(name.to_string(), value);
-        let updated: Rules = table
-            .try_into()
-            .map_err(|e: toml::de::Error| RulesError::BadValue { name: name.to_string(), message: e.message().to_string() })?;
+        let updated: Rules = table.try_into().map_err(|e: toml::de::Error| RulesError::BadValue {
+            name: name.to_string(),
+            message: e.message().to_string(),
+        })?;
         updated.check_numbers().map_err(|message| RulesError::BadValue { name: name.to_string(), message })?;
         *self = updated;
         Ok(())

@@ -107,7 +107,11 @@ impl Deployment {
         }
         for kind in Kind::ALL {
             if counts[kind.index()] != kind.count() {
-                return Err(DeploymentError::Count { kind: kind.english(), expected: kind.count(), found: counts[kind.index()] });
+                return Err(DeploymentError::Count {
+                    kind: kind.english(),
+                    expected: kind.count(),
+                    found: counts[kind.index()],
+                });
             }
         }
         // 25 pieces on 25 distinct nodes of the 25-node zone: every node is filled.
@@ -146,10 +150,8 @@ impl Deployment {
 
     /// The pieces of `colour` in a position.
     pub fn from_position(pos: &Position, colour: Colour) -> Deployment {
-        let pieces = pos
-            .pieces()
-            .filter_map(|(sq, p, _)| p.filter(|p| p.colour == colour).map(|p| (sq, p.kind)))
-            .collect();
+        let pieces =
+            pos.pieces().filter_map(|(sq, p, _)| p.filter(|p| p.colour == colour).map(|p| (sq, p.kind))).collect();
         Deployment { colour, pieces }
     }
 }

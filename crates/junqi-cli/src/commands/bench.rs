@@ -53,7 +53,8 @@ fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration
         handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
     });
     let secs = start.elapsed().as_secs_f64();
-    let total = tallies.iter().fold(Tally::default(), |a, t| Tally { games: a.games + t.games, plies: a.plies + t.plies });
+    let total =
+        tallies.iter().fold(Tally::default(), |a, t| Tally { games: a.games + t.games, plies: a.plies + t.plies });
     (total, secs)
 }
 
@@ -68,7 +69,10 @@ pub fn run(args: Args) -> Result<()> {
     let modes = if args.modes.is_empty() { Mode::ALL.to_vec() } else { args.modes.clone() };
     let budget = Duration::from_secs_f64(args.seconds);
     println!("random playouts, {:.1} s per measurement, {} thread(s) for the parallel run", args.seconds, threads);
-    println!("{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}", "mode", "threads", "games/s", "plies/s", "plies/game", "scaling");
+    println!(
+        "{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}",
+        "mode", "threads", "games/s", "plies/s", "plies/game", "scaling"
+    );
     for mode in modes {
         let rules = args.rules.resolve(Some(mode))?;
         let (one, one_s) = measure(rules, 1, args.seed, budget);
