@@ -217,13 +217,15 @@ const fn is_road_edge(a: usize, b: usize) -> bool {
     (same_half && orthogonal && !is_rail_edge(a, b)) || is_camp_diagonal(a, b)
 }
 
-const fn build_adjacency() -> [Bitboard; NODES] {
+/// The neighbour table of an edge kind: `road_only` keeps the road edges,
+/// otherwise road and railway edges both count.
+const fn build_neighbours(road_only: bool) -> [Bitboard; NODES] {
     let mut t = [0u64; NODES];
     let mut a = 0;
     while a < NODES {
         let mut b = 0;
         while b < NODES {
-            if a != b && (is_rail_edge(a, b) || is_road_edge(a, b)) {
+            if a != b && (is_road_edge(a, b) || (!road_only && is_rail_edge(a, b))) {
                 t[a] |= 1u64 << b;
             }
             b += 1;
@@ -234,25 +236,9 @@ const fn build_adjacency() -> [Bitboard; NODES] {
 }
 
 /// One-step neighbours of every node, over road and railway edges (§3 Step).
-pub const ADJACENT: [Bitboard; NODES] = build_adjacency();
-
-const fn build_road() -> [Bitboard; NODES] {
-    let mut t = [0u64; NODES];
-    let mut a = 0;
-    while a < NODES {
-        let mut b = 0;
-        while b < NODES {
-            if a != b && is_road_edge(a, b) {
-                t[a] |= 1u64 << b;
-            }
-            b += 1;
-        }
-        a += 1;
-    }
-    t
-}
+pub const ADJACENT: [Bitboard; NODES] = build_neighbours(false);
 /// Road (公路) neighbours only.
-pub const ROAD_ADJACENT: [Bitboard; NODES] = build_road();
+pub const ROAD_ADJACENT: [Bitboard; NODES] = build_neighbours(true);
 
 /// Railway neighbours only.
 pub const fn rail_adjacent(sq: Square) -> Bitboard {

@@ -1,10 +1,8 @@
 //! `junqi apply`: play moves from a position; print the resulting JFEN and result.
 
 use crate::rules_arg::RulesArgs;
-use crate::AlreadyReported;
 use anyhow::{anyhow, Result};
 use junqi_core::{Move, Position};
-use std::io::{BufRead, Write};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,28 +34,17 @@ fn apply(rules: &RulesArgs, jfen: &str, moves: &str) -> Result<Position> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     if let Some(text) = &args.position {
         let pos = apply(&args.rules, text, &args.moves)?;
-        writeln!(out, "{pos}\nresult: {}", result_word(&pos))?;
+        println!("{pos}\nresult: {}", result_word(&pos));
         return Ok(());
     }
-    let mut failed = false;
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let (jfen, moves) = line.split_once('|').unwrap_or((&line, ""));
-        match apply(&args.rules, jfen, moves) {
-            Ok(pos) => writeln!(out, "{pos}\nresult: {}", result_word(&pos))?,
-            Err(e) => {
-                failed = true;
-                writeln!(out, "error: {e:#}\nresult: error")?;
-            }
-        }
-    }
-    out.flush()?;
-    if failed {
-        return Err(AlreadyReported.into());
-    }
-    Ok(())
+    super::answer_stdin_lines(
+        |line| {
+            let (jfen, moves) = line.split_once('|').unwrap_or((line, ""));
+            let pos = apply(&args.rules, jfen, moves)?;
+            Ok(format!("{pos}\nresult: {}", result_word(&pos)))
+        },
+        "\nresult: error",
+    )
 }

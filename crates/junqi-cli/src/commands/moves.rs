@@ -1,10 +1,9 @@
 //! `junqi moves`: legal moves of one position, or of each JFEN line on stdin.
 
 use crate::rules_arg::RulesArgs;
-use crate::AlreadyReported;
 use anyhow::Result;
 use junqi_core::MoveList;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,34 +17,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let mut list = MoveList::new();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     if let Some(text) = &args.position {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
         let pos = args.rules.position(text)?;
         pos.legal_moves(&mut list);
         for m in &list {
             writeln!(out, "{m}")?;
         }
+        out.flush()?;
         return Ok(());
     }
-    let mut failed = false;
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        match args.rules.position(&line) {
-            Ok(pos) => {
-                pos.legal_moves(&mut list);
-                let text: Vec<String> = list.iter().map(|m| m.to_string()).collect();
-                writeln!(out, "{}", text.join(" "))?;
-            }
-            Err(e) => {
-                failed = true;
-                writeln!(out, "error: {e:#}")?;
-            }
-        }
-    }
-    out.flush()?;
-    if failed {
-        return Err(AlreadyReported.into());
-    }
-    Ok(())
+    super::answer_stdin_lines(
+        |line| {
+            args.rules.position(line)?.legal_moves(&mut list);
+            Ok(list.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "))
+        },
+        "",
+    )
 }
