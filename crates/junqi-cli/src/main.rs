@@ -42,7 +42,21 @@ impl std::fmt::Display for AlreadyReported {
 impl std::error::Error for AlreadyReported {}
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version, and no subcommand at all: clap's own help.
+        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
+        Err(e) => {
+            // clap's message is a paragraph then tips and usage: keep the
+            // paragraph, on one line.
+            let text = e.to_string();
+            let paragraph: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            eprintln!("{} (see --help)", paragraph.join(" "));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Moves(a) => commands::moves::run(a),
         Command::Apply(a) => commands::apply::run(a),
@@ -54,6 +68,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<AlreadyReported>() => ExitCode::from(2),
+        // The reader went away (`junqi … | head`): nothing left to say.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

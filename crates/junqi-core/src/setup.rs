@@ -204,3 +204,57 @@ impl Position {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Uniform over legal deployments means: the flag is in either HQ half the
+    /// time; given the flag, each of the 9 other back-rank nodes holds a mine
+    /// with probability 3/9; each of the 16 nodes left off the front rank holds
+    /// a bomb with probability 2/16 … checked here per node with 5-sigma bounds.
+    #[test]
+    fn random_deployments_are_uniform_per_node() {
+        let mut rng = rng_from_seed(9);
+        let n = 20_000;
+        let mut flag_b1 = 0;
+        let mut mine_at = [0u32; 60];
+        let mut bomb_at = [0u32; 60];
+        let mut commander_at = [0u32; 60];
+        for _ in 0..n {
+            let d = Deployment::random(Colour::Red, &mut rng);
+            d.validate().unwrap();
+            for &(sq, kind) in &d.pieces {
+                match kind {
+                    Kind::Flag if sq.to_string() == "b1" => flag_b1 += 1,
+                    Kind::Mine => mine_at[sq.index()] += 1,
+                    Kind::Bomb => bomb_at[sq.index()] += 1,
+                    Kind::Commander => commander_at[sq.index()] += 1,
+                    _ => {}
+                }
+            }
+        }
+        let within = |count: u32, p: f64| {
+            let mean = n as f64 * p;
+            let sigma = (n as f64 * p * (1.0 - p)).sqrt();
+            (count as f64 - mean).abs() < 5.0 * sigma
+        };
+        assert!(within(flag_b1, 0.5), "flag on b1 {flag_b1} of {n}");
+        // a1 is never the flag's node: a mine there with probability 3/9.
+        let a1 = "a1".parse::<Square>().unwrap().index();
+        assert!(within(mine_at[a1], 3.0 / 9.0), "mine on a1 {}", mine_at[a1]);
+        // b1 holds a mine only when the flag is on d1 (p = 1/2 · 3/9).
+        let b1 = "b1".parse::<Square>().unwrap().index();
+        assert!(within(mine_at[b1], 0.5 * 3.0 / 9.0), "mine on b1 {}", mine_at[b1]);
+        // A mid-board post (c3): bomb with probability 2/16; the 司令 goes to
+        // one of the 19 nodes left after flag, mines and bombs: 1/19 · P(free).
+        let c3 = "c3".parse::<Square>().unwrap().index();
+        assert!(within(bomb_at[c3], 2.0 / 16.0), "bomb on c3 {}", bomb_at[c3]);
+        assert!(within(commander_at[c3], (14.0 / 16.0) / 19.0), "commander on c3 {}", commander_at[c3]);
+        // Never a bomb on the front rank, never a mine above rank 2.
+        for sq in Square::all() {
+            assert!(bomb_at[sq.index()] == 0 || sq.rank() != 6);
+            assert!(mine_at[sq.index()] == 0 || sq.rank() <= 2);
+        }
+    }
+}

@@ -3,6 +3,7 @@
 use crate::rules_arg::RulesArgs;
 use anyhow::{anyhow, Result};
 use junqi_core::{Move, Position};
+use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,7 +37,7 @@ fn apply(rules: &RulesArgs, jfen: &str, moves: &str) -> Result<Position> {
 pub fn run(args: Args) -> Result<()> {
     if let Some(text) = &args.position {
         let pos = apply(&args.rules, text, &args.moves)?;
-        println!("{pos}\nresult: {}", result_word(&pos));
+        writeln!(std::io::stdout(), "{pos}\nresult: {}", result_word(&pos))?;
         return Ok(());
     }
     super::answer_stdin_lines(

@@ -4,6 +4,7 @@
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Result};
 use junqi_core::{playout, rng_from_seed, Mode, MoveList, Position};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -68,11 +69,22 @@ pub fn run(args: Args) -> Result<()> {
     }
     let modes = if args.modes.is_empty() { Mode::ALL.to_vec() } else { args.modes.clone() };
     let budget = Duration::from_secs_f64(args.seconds);
-    println!("random playouts, {:.1} s per measurement, {} thread(s) for the parallel run", args.seconds, threads);
-    println!(
+    writeln!(
+        std::io::stdout(),
+        "random playouts, {:.1} s per measurement, {} thread(s) for the parallel run",
+        args.seconds,
+        threads
+    )?;
+    writeln!(
+        std::io::stdout(),
         "{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}",
-        "mode", "threads", "games/s", "plies/s", "plies/game", "scaling"
-    );
+        "mode",
+        "threads",
+        "games/s",
+        "plies/s",
+        "plies/game",
+        "scaling"
+    )?;
     for mode in modes {
         let rules = args.rules.resolve(Some(mode))?;
         let (one, one_s) = measure(rules, 1, args.seed, budget);
@@ -82,7 +94,8 @@ pub fn run(args: Args) -> Result<()> {
             (all, all_s, threads)
         }] {
             let rate = t.plies as f64 / s;
-            println!(
+            writeln!(
+                std::io::stdout(),
                 "{:<7} {:>8} {:>12.0} {:>14.0} {:>11.1} {:>7.2}x",
                 mode.name(),
                 n,
@@ -90,7 +103,7 @@ pub fn run(args: Args) -> Result<()> {
                 rate,
                 t.plies as f64 / t.games.max(1) as f64,
                 rate / one_rate
-            );
+            )?;
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Result};
 use junqi_core::{MoveList, Position};
+use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,9 +50,9 @@ pub fn run(args: Args) -> Result<()> {
         for &m in &list {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            println!("{m}: {}", perft(&child, args.depth - 1));
+            writeln!(std::io::stdout(), "{m}: {}", perft(&child, args.depth - 1))?;
         }
     }
-    println!("{}", perft(&pos, args.depth));
+    writeln!(std::io::stdout(), "{}", perft(&pos, args.depth))?;
     Ok(())
 }

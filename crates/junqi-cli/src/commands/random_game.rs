@@ -3,6 +3,7 @@
 use crate::rules_arg::RulesArgs;
 use anyhow::Result;
 use junqi_core::{playout, rng_from_seed, Mode, Position};
+use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,9 +28,9 @@ pub fn run(args: Args) -> Result<()> {
     let start = Position::new_game_with(rules, &mut rng);
     let game = playout::random_game(start, &mut rng);
     let moves: Vec<String> = game.moves.iter().map(|m| m.to_string()).collect();
-    println!("start: {}", game.start);
-    println!("moves: {}", moves.join(" "));
-    println!("plies: {}", game.moves.len());
-    println!("result: {} ({})", game.outcome.result_str(), game.outcome.termination.name());
+    writeln!(std::io::stdout(), "start: {}", game.start)?;
+    writeln!(std::io::stdout(), "moves: {}", moves.join(" "))?;
+    writeln!(std::io::stdout(), "plies: {}", game.moves.len())?;
+    writeln!(std::io::stdout(), "result: {} ({})", game.outcome.result_str(), game.outcome.termination.name())?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use anyhow::Result;
 use junqi_core::board::{CAMPS, HEADQUARTERS, RAILWAY};
 use junqi_core::{Colour, Position, Square};
 use std::io::IsTerminal;
+use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -93,6 +94,6 @@ pub fn run(args: Args) -> Result<()> {
         "never" => false,
         _ => std::io::stdout().is_terminal(),
     };
-    print!("{}", render(&pos, color));
+    write!(std::io::stdout(), "{}", render(&pos, color))?;
     Ok(())
 }
