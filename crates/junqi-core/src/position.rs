@@ -310,11 +310,12 @@ impl Position {
 
     /// Play `mv` if it is legal.
     pub fn play(&mut self, mv: Move) -> Result<Effect, PlayError> {
-        if let Some(o) = self.outcome() {
-            return Err(PlayError::GameOver(o.result_str()));
-        }
         let mut list = MoveList::new();
         self.legal_moves(&mut list);
+        if list.is_empty() {
+            let o = self.outcome().expect("no legal action means the game is over");
+            return Err(PlayError::GameOver(o.result_str()));
+        }
         if !list.contains(mv) {
             return Err(PlayError::Illegal(mv));
         }
