@@ -1,0 +1,13 @@
+//! # junqi-env
+//!
+//! What a learner sees: observation tensors `[C, 12, 5]` and legal-action
+//! masks `[3600]` built from one seat's [`junqi_core::InfoSet`] (never the
+//! hidden truth), always from the mover's point of view, and a vectorised
+//! environment that steps many games at once into caller-owned buffers.
+
+pub mod frame;
+pub mod observation;
+pub mod vecenv;
+
+pub use frame::{action_from_frame, action_to_frame, square_to_frame};
+pub use observation::{encode_mask, encode_observation, pack_bits, unpack_bits, OBS_CHANNELS, OBS_SIZE};

@@ -1,0 +1,1 @@
+//! `VecEnv`: N games stepped together (skeleton; being written).
