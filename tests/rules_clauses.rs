@@ -1971,7 +1971,7 @@ fn s7_jfen_fields() {
     assert_eq!(p.piece_at(sq("a12")), Some(red(Kind::Commander)));
     assert_eq!(p.piece_at(sq("e1")), Some(black(Kind::Engineer)));
     // `~` marks a face-down piece (fanqi only).
-    let p = pos("1~f2l/5/5/5/5/5/5/5/5/5/5/1F2~L fanqi 1 - 0 0", &[]);
+    let p = pos("1~f2l/5/5/5/5/5/5/5/5/5/5/1F2~L fanqi 1 -r 0 0", &["color_rule=two_in_a_row"]);
     assert!(p.is_face_down(sq("b12")) && p.is_face_down(sq("e1")));
     assert!(!p.is_face_down(sq("b1")));
 }
@@ -2016,10 +2016,20 @@ fn s7_jfen_errors() {
         Position::from_jfen("1f2l/5/5/5/5/5/5/5/2~D2/5/5/1F2L fanqi 1 r 0 0", fanqi),
         Err(JfenError::Rank { .. })
     ));
-    // fanqi colours: -, -r, -b, r, b.
+    // fanqi colours: -, -r, -b, r, b. With colours unassigned after a flip
+    // (face-up pieces, a previous flip recorded) only two_in_a_row can reach
+    // the position; under first_flip the first flip assigns colours.
+    let mut two = fanqi;
+    two.apply_override("color_rule=two_in_a_row").unwrap();
     for c in ["-", "-r", "-b", "r", "b"] {
-        let p = Position::from_jfen(&format!("{base} fanqi 1 {c} 0 0"), fanqi).unwrap();
+        let p = Position::from_jfen(&format!("{base} fanqi 1 {c} 0 0"), two).unwrap();
         assert_eq!(p.to_jfen(), format!("{base} fanqi 1 {c} 0 0"));
+    }
+    for c in ["r", "b"] {
+        assert!(Position::from_jfen(&format!("{base} fanqi 1 {c} 0 0"), fanqi).is_ok());
+    }
+    for c in ["-", "-r", "-b"] {
+        assert!(Position::from_jfen(&format!("{base} fanqi 1 {c} 0 0"), fanqi).is_err(), "{c} under first_flip");
     }
     assert!(matches!(Position::from_jfen(&format!("{base} fanqi 1 -x 0 0"), fanqi), Err(JfenError::Colours { .. })));
     // More pieces of a kind than an army has.

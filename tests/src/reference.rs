@@ -397,6 +397,14 @@ pub mod sampling {
                 _ => "red",
             };
             rules.apply_override(&format!("first_player={first}")).unwrap();
+        } else if pos.colour_of(Seat::First).is_none() {
+            // Unassigned colours after flips happen only under two_in_a_row:
+            // keep the position's colour rule so it stays a reachable position.
+            let rule = match pos.rules().color_rule {
+                junqi_core::rules::ColorRule::FirstFlip => "first_flip",
+                junqi_core::rules::ColorRule::TwoInARow => "two_in_a_row",
+            };
+            rules.apply_override(&format!("color_rule={rule}")).unwrap();
         }
         rules
     }

@@ -53,7 +53,7 @@ fn main() -> ExitCode {
             // paragraph, on one line.
             let text = e.to_string();
             let paragraph: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-            eprintln!("{} (see --help)", paragraph.join(" "));
+            eprintln!("{} (see --help)", one_line(&paragraph.join(" ")));
             return ExitCode::from(2);
         }
     };
@@ -73,8 +73,15 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
+}
+
+/// A message on one line: user text inside it (a value, a file name) may hold
+/// line breaks, which would break the one-error-line promise and the
+/// line-for-line output of the stdin modes.
+pub fn one_line(message: &str) -> String {
+    message.replace('\r', "\\r").replace('\n', "\\n")
 }

@@ -6,6 +6,9 @@ use junqi_core::{jfen, Mode, Position, Rules};
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RulesArgs {
+    /// Rules already resolved, per mode (stdin modes read many positions).
+    #[arg(skip)]
+    resolved: std::cell::RefCell<Vec<Rules>>,
     /// Rules preset (anqi, mingqi, fanqi) or path to a rules TOML file.
     /// Default: the preset of the position's mode.
     #[arg(long, value_name = "PRESET|FILE")]
@@ -37,7 +40,15 @@ impl RulesArgs {
     /// Parse a JFEN position under these rules (default: its mode's preset).
     pub fn position(&self, text: &str) -> Result<Position> {
         let mode = jfen::peek_mode(text)?;
-        let rules = self.resolve(Some(mode))?;
+        let known = self.resolved.borrow().iter().find(|r| r.mode == mode).copied();
+        let rules = match known {
+            Some(rules) => rules,
+            None => {
+                let rules = self.resolve(Some(mode))?;
+                self.resolved.borrow_mut().push(rules);
+                rules
+            }
+        };
         Ok(Position::from_jfen(text, rules)?)
     }
 }

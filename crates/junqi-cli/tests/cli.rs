@@ -73,6 +73,28 @@ fn moves_reads_stdin_and_keeps_lines_aligned() {
 }
 
 #[test]
+fn stdin_lines_that_are_not_utf8_are_answered_in_place() {
+    let mut input = format!("{ANQI}\n").into_bytes();
+    input.extend_from_slice(b"\xff\xfe\n");
+    input.extend_from_slice(format!("{ANQI}\n").as_bytes());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .arg("moves")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[1], "error: input line is not valid UTF-8");
+    assert_eq!(lines[0], lines[2]);
+}
+
+#[test]
 fn apply_prints_position_and_result() {
     let o = junqi(&["apply", "--position", ANQI, "--moves", "c10c11 c11c12"], None);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -131,6 +153,9 @@ fn bad_input_is_one_clear_error_line() {
         (vec!["moves", "--bogus"], "--bogus"),
         (vec!["perft", "--position", ANQI], "--depth"),
         (vec!["frobnicate"], "frobnicate"),
+        (vec!["moves", "--position", ANQI, "--set", "mine_rule=tr\nade"], "tr\\nade"),
+        (vec!["apply", "--moves", "a1a2"], "--moves needs --position"),
+        (vec!["bench", "--threads", "5000"], "--threads"),
         (vec!["perft", "--position", ANQI, "--depth", "99"], "too deep"),
         (vec!["show", "--position", "1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K anqi 1 r 0"], "6 fields"),
     ];

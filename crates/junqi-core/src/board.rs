@@ -240,11 +240,6 @@ pub const ADJACENT: [Bitboard; NODES] = build_neighbours(false);
 /// Road (公路) neighbours only.
 pub const ROAD_ADJACENT: [Bitboard; NODES] = build_neighbours(true);
 
-/// Railway neighbours only.
-pub const fn rail_adjacent(sq: Square) -> Bitboard {
-    rail_neighbours(sq.bit())
-}
-
 /// A straight railway ray from a node: the nodes beyond it, in one direction,
 /// up to the end of its line. `up` rays go to higher indices.
 #[derive(Copy, Clone, Debug, Default)]

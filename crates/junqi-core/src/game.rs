@@ -1,7 +1,7 @@
 //! The referee: the true position, each seat's information set, and the moves so far.
 
 use crate::infoset::{InfoSet, Observation};
-use crate::moves::{Move, MoveList};
+use crate::moves::Move;
 use crate::piece::Seat;
 use crate::position::{Effect, Outcome, PlayError, Position};
 
@@ -12,13 +12,12 @@ pub struct Game {
     truth: Position,
     infosets: [InfoSet; 2],
     moves: Vec<Move>,
-    scratch: MoveList,
 }
 
 impl Game {
     pub fn new(start: Position) -> Game {
         let infosets = [InfoSet::new(&start, Seat::First), InfoSet::new(&start, Seat::Second)];
-        Game { truth: start.clone(), start, infosets, moves: Vec::new(), scratch: MoveList::new() }
+        Game { truth: start.clone(), start, infosets, moves: Vec::new() }
     }
 
     /// What `seat` may know.
@@ -41,16 +40,8 @@ impl Game {
 
     /// Play a legal action; returns what happened and what each seat saw.
     pub fn play(&mut self, mv: Move) -> Result<(Effect, [Observation; 2]), PlayError> {
-        self.truth.legal_moves(&mut self.scratch);
-        if self.scratch.is_empty() {
-            let o = self.truth.outcome().expect("no legal action means the game is over");
-            return Err(PlayError::GameOver(o.result_str()));
-        }
-        if !self.scratch.contains(mv) {
-            return Err(PlayError::Illegal(mv));
-        }
         let before = self.truth.clone();
-        let effect = self.truth.play_unchecked(mv);
+        let effect = self.truth.play(mv)?;
         let observations = Seat::BOTH.map(|seat| Observation::for_seat(&before, &self.truth, mv, &effect, seat));
         for seat in Seat::BOTH {
             self.infosets[seat.index()].update(&self.truth, &observations[seat.index()]);

@@ -108,8 +108,12 @@ impl InfoSet {
             InfoSet { seat, view: truth.clone(), possible: [0; NODES], removed: Vec::new(), unseen: [[0; KINDS]; 2] };
         if truth.mode() == Mode::Anqi {
             if let Some(enemy) = truth.colour_of(seat.other()) {
+                // A ply-0 position is a deployment, so its rules say what may stand
+                // where. A later start (any JFEN) makes no such promise: JFEN does
+                // not require flags and mines to stand where deployment allows.
+                let deployed = truth.ply() == 0;
                 for sq in squares(truth.colour_bb(enemy)) {
-                    info.possible[sq.index()] = deployable_kinds(sq, enemy);
+                    info.possible[sq.index()] = deployable_kinds(sq, enemy, deployed);
                 }
                 // Pieces missing from a full army were removed: kind unknown.
                 let missing = 25usize.saturating_sub(truth.colour_bb(enemy).count_ones() as usize);
@@ -146,19 +150,31 @@ impl InfoSet {
     pub fn colour(&self) -> Option<Colour> {
         self.view.colour_of(self.seat)
     }
-    /// The legal actions of the seat to move; they depend only on what both
-    /// seats may know, so a view generates exactly the referee's list.
+    /// This seat's legal actions when it is to move (empty otherwise, and once
+    /// the draw counters have run out). They depend only on what both seats may
+    /// know, so while the game goes on this is exactly the referee's list; the
+    /// referee alone declares a game over by capture of the last pieces.
     pub fn legal_moves(&self, out: &mut MoveList) {
-        self.view.generate_actions(out);
+        out.clear();
+        let v = &self.view;
+        if v.turn() != self.seat || v.quiet() >= v.rules().no_progress_plies || v.ply() >= v.rules().max_plies {
+            return;
+        }
+        v.generate_actions(out);
     }
     /// 暗棋: kinds the enemy piece on `sq` may be (0 when no enemy piece stands
-    /// there); elsewhere the known kind of an enemy piece, or every kind.
+    /// there); elsewhere the known kind of a face-up piece, the kinds left in
+    /// the face-down pool for a face-down one, and 0 for an empty node.
     pub fn possible_kinds(&self, sq: Square) -> KindSet {
         match self.view.mode() {
             Mode::Anqi => self.possible[sq.index()],
             _ => match self.view.piece_at(sq) {
                 Some(p) => p.kind.bit(),
-                None if self.view.is_occupied(sq) => ALL_KINDS,
+                // 翻棋 face-down: any kind still in the face-down pool.
+                None if self.view.is_occupied(sq) => Kind::ALL
+                    .into_iter()
+                    .filter(|&k| Colour::ALL.iter().any(|&c| self.unseen(c, k) > 0))
+                    .fold(0, |s, k| s | k.bit()),
                 None => 0,
             },
         }
@@ -190,7 +206,7 @@ impl InfoSet {
                 view.flags &= !truth.hidden;
             }
             Mode::Anqi => {
-                let Some(enemy) = truth.colour_of(self.seat.other()) else { return };
+                let enemy = truth.colour_of(self.seat.other()).expect("暗棋 colours are fixed from the start");
                 let enemy_bb = truth.colour_bb(enemy);
                 view.mines &= !enemy_bb;
                 view.flags &= !enemy_bb;
@@ -365,9 +381,13 @@ fn narrow(set: KindSet, keep: impl Fn(Kind) -> bool) -> KindSet {
     Kind::in_set(set).filter(|&k| keep(k)).fold(0, |s, k| s | k.bit())
 }
 
-/// Kinds a deployment may put on `sq` for `colour` (§5.1 Deployment).
-fn deployable_kinds(sq: Square, colour: Colour) -> KindSet {
+/// Kinds that may stand on `sq` for `colour`: by the deployment rules of §5.1
+/// when `deployed` (nothing has moved yet), else any kind.
+fn deployable_kinds(sq: Square, colour: Colour, deployed: bool) -> KindSet {
     let mut set = ALL_KINDS;
+    if !deployed {
+        return set;
+    }
     if HEADQUARTERS & sq.bit() == 0 {
         set &= !Kind::Flag.bit();
     }

@@ -4,7 +4,7 @@
 use crate::board::{Square, CAMPS, FILES, RANKS};
 use crate::piece::{Colour, Kind, Piece, Seat};
 use crate::position::Position;
-use crate::rules::{FirstPlayer, Mode, Rules};
+use crate::rules::{ColorRule, Mode, Rules};
 
 /// Why a JFEN string was rejected; every variant names the field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,8 +23,8 @@ pub enum JfenError {
     Turn(String),
     #[error("JFEN colours: `{found}` {problem}")]
     Colours { found: String, problem: String },
-    #[error("JFEN {field}: `{found}` is not a non-negative integer")]
-    Counter { field: &'static str, found: String },
+    #[error("JFEN {field}: `{found}` {problem}")]
+    Counter { field: &'static str, found: String, problem: &'static str },
     #[error("rules are for {rules} but the position is {position}")]
     ModeMismatch { rules: Mode, position: Mode },
     #[error(
@@ -43,13 +43,6 @@ pub fn peek_mode(text: &str) -> Result<Mode, JfenError> {
     fields[1].parse::<Mode>().map_err(|_| JfenError::Mode(fields[1].to_string()))
 }
 
-fn colour_name(c: Colour) -> &'static str {
-    match c {
-        Colour::Red => "red",
-        Colour::Black => "black",
-    }
-}
-
 /// Check that `rules` can govern `pos` (same mode; 暗棋/明棋 seat 1 colour
 /// agrees with `first_player`).
 pub(crate) fn check_rules_fit(pos: &Position, rules: &Rules) -> Result<(), JfenError> {
@@ -57,25 +50,38 @@ pub(crate) fn check_rules_fit(pos: &Position, rules: &Rules) -> Result<(), JfenE
         return Err(JfenError::ModeMismatch { rules: rules.mode, position: pos.rules.mode });
     }
     if rules.mode != Mode::Fanqi {
-        let first = match rules.first_player {
-            FirstPlayer::Red => Colour::Red,
-            FirstPlayer::Black => Colour::Black,
-        };
+        let first = rules.first_player.colour();
         if let Some(seat1) = pos.seat1 {
             if seat1 != first {
-                return Err(JfenError::FirstPlayerMismatch { seat1: colour_name(seat1), first: colour_name(first) });
+                return Err(JfenError::FirstPlayerMismatch { seat1: Colour::name(seat1), first: Colour::name(first) });
             }
+        }
+    }
+    // Under first_flip the first flip assigns colours, so nothing is face-up
+    // and no previous flip is recorded while they are unassigned.
+    if rules.mode == Mode::Fanqi && rules.color_rule == ColorRule::FirstFlip && pos.seat1.is_none() {
+        if pos.last_flip.is_some() {
+            return Err(JfenError::Colours {
+                found: crate::jfen::colours_field(pos),
+                problem: "records a previous flip, which only color_rule=two_in_a_row allows".into(),
+            });
+        }
+        if pos.occupied & !pos.hidden != 0 {
+            return Err(JfenError::Board(
+                "face-up pieces while colours are unassigned: under color_rule=first_flip the first flip assigns them"
+                    .into(),
+            ));
         }
     }
     Ok(())
 }
 
 fn parse_counter(field: &'static str, text: &str) -> Result<u32, JfenError> {
-    let bad = || JfenError::Counter { field, found: text.to_string() };
+    let bad = |problem| JfenError::Counter { field, found: text.to_string(), problem };
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
+        return Err(bad("is not a non-negative integer"));
     }
-    text.parse::<u32>().map_err(|_| bad())
+    text.parse::<u32>().map_err(|_| bad("is too large"))
 }
 
 impl Position {
@@ -119,17 +125,23 @@ fn parse_board(pos: &mut Position, board: &str, mode: Mode) -> Result<(), JfenEr
         let err = |problem: String| JfenError::Rank { rank, problem };
         let mut file = 0usize;
         let mut chars = text.chars().peekable();
+        let mut after_digit = false;
         while let Some(c) = chars.next() {
             if let Some(d) = c.to_digit(10) {
                 if !(1..=5).contains(&d) {
                     return Err(err(format!("`{c}` is not an empty-run digit 1-5")));
                 }
+                if after_digit {
+                    return Err(err(format!("`{text}` splits a run of empty nodes over two digits")));
+                }
+                after_digit = true;
                 file += d as usize;
                 if file > FILES {
                     return Err(err(format!("`{text}` describes more than 5 files")));
                 }
                 continue;
             }
+            after_digit = false;
             let face_down = c == '~';
             let letter = if face_down {
                 chars.next().ok_or_else(|| err("`~` must be followed by a piece letter".into()))?
@@ -196,7 +208,7 @@ fn check_counts(pos: &Position) -> Result<(), JfenError> {
                 return Err(JfenError::Board(format!(
                     "{} {} {} on the board, but a side has only {}",
                     n,
-                    colour_name(colour),
+                    Colour::name(colour),
                     kind.english(),
                     kind.count()
                 )));
@@ -242,10 +254,14 @@ pub fn to_jfen(pos: &Position) -> String {
             out.push('/');
         }
     }
-    let colours = match (pos.seat1, pos.last_flip) {
+    format!("{} {} {} {} {} {}", out, pos.mode(), pos.turn.number(), colours_field(pos), pos.quiet, pos.ply)
+}
+
+/// The colours field of §7: `r`/`b` (seat 1's colour), or `-`, `-r`, `-b`.
+pub(crate) fn colours_field(pos: &Position) -> String {
+    match (pos.seat1, pos.last_flip) {
         (Some(c), _) => c.letter().to_string(),
         (None, None) => "-".to_string(),
         (None, Some(c)) => format!("-{}", c.letter()),
-    };
-    format!("{} {} {} {} {} {}", out, pos.mode(), pos.turn.number(), colours, pos.quiet, pos.ply)
+    }
 }

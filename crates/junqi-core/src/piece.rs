@@ -28,6 +28,13 @@ impl Colour {
             Colour::Black => 'b',
         }
     }
+    /// `red` / `black`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Colour::Red => "red",
+            Colour::Black => "black",
+        }
+    }
     pub fn chinese(self) -> &'static str {
         match self {
             Colour::Red => "红",

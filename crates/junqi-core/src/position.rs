@@ -1,9 +1,9 @@
 //! The game state of all three modes, applying actions with the combat rules
 //! of RULES.md §4–§5, and the end conditions of §8.
 
-use crate::board::{squares, Bitboard, Square, HEADQUARTERS, NODES};
+use crate::board::{squares, Bitboard, Square, NODES};
 use crate::moves::{Move, MoveList};
-use crate::piece::{Colour, Kind, Piece, Seat, KINDS, MOVABLE, RANKED};
+use crate::piece::{Colour, Kind, Piece, Seat, KINDS, MOVABLE};
 use crate::rules::{ColorRule, FlagCapturer, MineRule, Mode, Rules};
 use std::fmt;
 
@@ -126,6 +126,8 @@ pub enum PlayError {
     Illegal(Move),
     #[error("the game is over ({0})")]
     GameOver(&'static str),
+    #[error("the piece on {0} is unknown in this view; only the referee can play this action")]
+    UnknownPiece(Square),
 }
 
 impl Position {
@@ -133,10 +135,7 @@ impl Position {
     pub fn empty(rules: Rules) -> Position {
         let seat1 = match rules.mode {
             Mode::Fanqi => None,
-            _ => Some(match rules.first_player {
-                crate::rules::FirstPlayer::Red => Colour::Red,
-                crate::rules::FirstPlayer::Black => Colour::Black,
-            }),
+            _ => Some(rules.first_player.colour()),
         };
         Position {
             rules,
@@ -319,6 +318,12 @@ impl Position {
         if !list.contains(mv) {
             return Err(PlayError::Illegal(mv));
         }
+        // A view (InfoSet) cannot say what an unknown piece does.
+        for sq in [mv.from, mv.to] {
+            if self.is_occupied(sq) && self.board[sq.index()].is_none() {
+                return Err(PlayError::UnknownPiece(sq));
+            }
+        }
         Ok(self.play_unchecked(mv))
     }
 
@@ -481,11 +486,6 @@ impl Position {
         }
     }
 
-    /// Squares of `colour`'s pieces in headquarters (used by `hq_locked`).
-    pub fn in_headquarters(&self, colour: Colour) -> Bitboard {
-        self.by_colour[colour.index()] & HEADQUARTERS
-    }
-
     /// All (square, piece, face-down) triples, for drawing and encoding.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Option<Piece>, bool)> + '_ {
         squares(self.occupied).map(move |sq| (sq, self.board[sq.index()], self.hidden & sq.bit() != 0))
@@ -494,10 +494,6 @@ impl Position {
     /// The movable-kind pieces `colour` has left (for tests and reports).
     pub fn movable_count(&self, colour: Colour) -> u32 {
         self.count_in(colour, MOVABLE)
-    }
-    /// Ranked pieces `colour` has left.
-    pub fn ranked_count(&self, colour: Colour) -> u32 {
-        self.count_in(colour, RANKED)
     }
 }
 

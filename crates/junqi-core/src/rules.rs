@@ -76,6 +76,16 @@ pub enum FirstPlayer {
     Black,
 }
 
+impl FirstPlayer {
+    /// The colour that moves first (seat 1's colour).
+    pub fn colour(self) -> crate::piece::Colour {
+        match self {
+            FirstPlayer::Red => crate::piece::Colour::Red,
+            FirstPlayer::Black => crate::piece::Colour::Black,
+        }
+    }
+}
+
 /// How colours are assigned in 翻棋 (`color_rule`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -182,7 +192,7 @@ pub enum RulesError {
     BadOverride(String),
     #[error("the mode cannot be overridden with --set; choose it with --rules or the position")]
     ModeOverride,
-    #[error("rules file: {0}")]
+    #[error("invalid TOML: {0}")]
     Toml(String),
     #[error("rules file has no `mode` (anqi, mingqi or fanqi)")]
     MissingMode,

@@ -67,12 +67,6 @@ pub fn front_rank(colour: Colour) -> Bitboard {
         Colour::Black => crate::board::rank_bb(7),
     }
 }
-fn colour_name(c: Colour) -> &'static str {
-    match c {
-        Colour::Red => "red",
-        Colour::Black => "black",
-    }
-}
 
 impl Deployment {
     /// Check every constraint; the first one broken is returned.
@@ -82,7 +76,7 @@ impl Deployment {
         let mut counts = [0u8; KINDS];
         for &(square, kind) in &self.pieces {
             if half(colour) & square.bit() == 0 {
-                return Err(DeploymentError::OutsideHalf { square, colour: colour_name(colour) });
+                return Err(DeploymentError::OutsideHalf { square, colour: colour.name() });
             }
             if CAMPS & square.bit() != 0 {
                 return Err(DeploymentError::InCamp { square });

@@ -35,6 +35,9 @@ fn apply(rules: &RulesArgs, jfen: &str, moves: &str) -> Result<Position> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.position.is_none() && !args.moves.is_empty() {
+        anyhow::bail!("--moves needs --position; on stdin write `<JFEN> | <moves>` per line");
+    }
     if let Some(text) = &args.position {
         let pos = apply(&args.rules, text, &args.moves)?;
         writeln!(std::io::stdout(), "{pos}\nresult: {}", result_word(&pos))?;

@@ -46,63 +46,57 @@ fn run_games(rules: junqi_core::Rules, seed: u64, budget: Duration) -> Tally {
     tally
 }
 
-fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration) -> (Tally, f64) {
+/// Run `threads` independent playout loops for `budget`; total tally and wall seconds.
+fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration) -> Result<(Tally, f64)> {
     let start = Instant::now();
-    let tallies: Vec<Tally> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            (0..threads).map(|i| s.spawn(move || run_games(rules, seed + i as u64, budget))).collect();
-        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
-    });
+    let tallies: Vec<Tally> = std::thread::scope(|s| -> Result<Vec<Tally>> {
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let thread_seed = seed.wrapping_add(i as u64);
+            handles.push(std::thread::Builder::new().spawn_scoped(s, move || run_games(rules, thread_seed, budget))?);
+        }
+        Ok(handles.into_iter().map(|h| h.join().expect("bench thread")).collect())
+    })?;
     let secs = start.elapsed().as_secs_f64();
     let total =
         tallies.iter().fold(Tally::default(), |a, t| Tally { games: a.games + t.games, plies: a.plies + t.plies });
-    (total, secs)
+    Ok((total, secs))
 }
 
 pub fn run(args: Args) -> Result<()> {
     if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
         bail!("--seconds must be in (0, 3600]");
     }
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        bail!("--threads must be at least 1");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = args.threads.unwrap_or(cores);
+    if threads == 0 || threads > 1024 {
+        bail!("--threads must be between 1 and 1024");
     }
     let modes = if args.modes.is_empty() { Mode::ALL.to_vec() } else { args.modes.clone() };
     let budget = Duration::from_secs_f64(args.seconds);
+    let mut out = std::io::stdout();
+    writeln!(out, "random playouts, {} s per measurement, {} thread(s) for the parallel run", args.seconds, threads)?;
     writeln!(
-        std::io::stdout(),
-        "random playouts, {:.1} s per measurement, {} thread(s) for the parallel run",
-        args.seconds,
-        threads
-    )?;
-    writeln!(
-        std::io::stdout(),
+        out,
         "{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}",
-        "mode",
-        "threads",
-        "games/s",
-        "plies/s",
-        "plies/game",
-        "scaling"
+        "mode", "threads", "games/s", "plies/s", "plies/game", "scaling"
     )?;
     for mode in modes {
         let rules = args.rules.resolve(Some(mode))?;
-        let (one, one_s) = measure(rules, 1, args.seed, budget);
-        let one_rate = one.plies as f64 / one_s;
-        for (t, s, n) in [(one, one_s, 1), {
-            let (all, all_s) = measure(rules, threads, args.seed, budget);
-            (all, all_s, threads)
-        }] {
-            let rate = t.plies as f64 / s;
+        let single = measure(rules, 1, args.seed, budget)?;
+        let parallel = measure(rules, threads, args.seed, budget)?;
+        let single_rate = single.0.plies as f64 / single.1;
+        for ((tally, secs), n) in [(single, 1), (parallel, threads)] {
+            let rate = tally.plies as f64 / secs;
             writeln!(
-                std::io::stdout(),
+                out,
                 "{:<7} {:>8} {:>12.0} {:>14.0} {:>11.1} {:>7.2}x",
                 mode.name(),
                 n,
-                t.games as f64 / s,
+                tally.games as f64 / secs,
                 rate,
-                t.plies as f64 / t.games.max(1) as f64,
-                rate / one_rate
+                tally.plies as f64 / tally.games.max(1) as f64,
+                rate / single_rate
             )?;
         }
     }

@@ -17,12 +17,25 @@ pub fn answer_stdin_lines(mut answer: impl FnMut(&str) -> Result<String>, error_
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    for line in std::io::stdin().lock().lines() {
-        match answer(&line?) {
+    let mut input = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&bytes);
+        let line = line.strip_suffix('\n').unwrap_or(&line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let answered = match std::str::from_utf8(&bytes) {
+            Ok(_) => answer(line),
+            Err(_) => Err(anyhow::anyhow!("input line is not valid UTF-8")),
+        };
+        match answered {
             Ok(text) => writeln!(out, "{text}")?,
             Err(e) => {
                 failed = true;
-                writeln!(out, "error: {e:#}{error_tail}")?;
+                writeln!(out, "error: {}{error_tail}", crate::one_line(&format!("{e:#}")))?;
             }
         }
     }

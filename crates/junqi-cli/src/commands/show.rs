@@ -45,7 +45,7 @@ pub fn render(pos: &Position, color: bool) -> String {
             };
             let body = if !pos.is_occupied(sq) {
                 if open == ' ' {
-                    paint(DIM, format!("   {}   ", if RAILWAY & sq.bit() != 0 { '+' } else { '.' }))
+                    paint(DIM, format!("   {}    ", if RAILWAY & sq.bit() != 0 { '+' } else { '.' }))
                 } else {
                     format!("{open}      {close}")
                 }
