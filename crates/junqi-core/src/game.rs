@@ -42,11 +42,24 @@ impl Game {
     pub fn play(&mut self, mv: Move) -> Result<(Effect, [Observation; 2]), PlayError> {
         let before = self.truth.clone();
         let effect = self.truth.play(mv)?;
+        Ok(self.record(before, mv, effect))
+    }
+
+    /// Play an action taken from this game's current legal actions, without
+    /// checking it again (for callers that already did, e.g. a vectorised env).
+    pub fn play_unchecked(&mut self, mv: Move) -> (Effect, [Observation; 2]) {
+        let before = self.truth.clone();
+        let effect = self.truth.play_unchecked(mv);
+        self.record(before, mv, effect)
+    }
+
+    /// Tell each seat what it saw of `effect` and keep the move.
+    fn record(&mut self, before: Position, mv: Move, effect: Effect) -> (Effect, [Observation; 2]) {
         let observations = Seat::BOTH.map(|seat| Observation::for_seat(&before, &self.truth, mv, &effect, seat));
         for seat in Seat::BOTH {
             self.infosets[seat.index()].update(&self.truth, &observations[seat.index()]);
         }
         self.moves.push(mv);
-        Ok((effect, observations))
+        (effect, observations)
     }
 }

@@ -325,13 +325,13 @@ impl InfoSet {
     /// Only where enemy pieces stand is read from `truth` (public in 暗棋).
     fn propagate_counts(&mut self, truth: &Position) {
         let Some(enemy) = truth.colour_of(self.seat.other()) else { return };
-        let on_board: Vec<usize> = squares(truth.colour_bb(enemy)).map(Square::index).collect();
+        let on_board = truth.colour_bb(enemy);
         loop {
             let mut changed = false;
             for kind in Kind::ALL {
                 let bit = kind.bit();
                 let total = kind.count() as usize;
-                let sets = on_board.iter().map(|&i| self.possible[i]).chain(self.removed.iter().copied());
+                let sets = squares(on_board).map(|sq| self.possible[sq.index()]).chain(self.removed.iter().copied());
                 let (mut sure, mut maybe) = (0, 0);
                 for s in sets {
                     if s & bit != 0 {
@@ -342,7 +342,7 @@ impl InfoSet {
                     }
                 }
                 if sure >= total && maybe > sure {
-                    for &i in &on_board {
+                    for i in squares(on_board).map(Square::index) {
                         if self.possible[i] != bit && self.possible[i] & bit != 0 {
                             self.possible[i] &= !bit;
                             changed = true;
@@ -355,7 +355,7 @@ impl InfoSet {
                         }
                     }
                 } else if maybe == total && maybe > sure {
-                    for &i in &on_board {
+                    for i in squares(on_board).map(Square::index) {
                         if self.possible[i] & bit != 0 && self.possible[i] != bit {
                             self.possible[i] = bit;
                             changed = true;

@@ -4,10 +4,15 @@
 //! masks `[3600]` built from one seat's [`junqi_core::InfoSet`] (never the
 //! hidden truth), always from the mover's point of view, and a vectorised
 //! environment that steps many games at once into caller-owned buffers.
+//! The planes are documented in `docs/observation.md`.
 
 pub mod frame;
 pub mod observation;
 pub mod vecenv;
 
 pub use frame::{action_from_frame, action_to_frame, square_to_frame};
-pub use observation::{encode_mask, encode_observation, pack_bits, unpack_bits, OBS_CHANNELS, OBS_SIZE};
+pub use observation::{
+    encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, plane_name, unpack_bits, OBS_CHANNELS,
+    OBS_SIZE,
+};
+pub use vecenv::{episode_seed, EnvError, StepBuffers, VecEnv};

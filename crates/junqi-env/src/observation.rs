@@ -1,30 +1,311 @@
-//! Observation planes and legal-action masks. See `docs/observation.md`.
-//! (Skeleton: the encoder is being written; the signatures are fixed.)
+//! Observation planes and legal-action masks, built from one seat's
+//! [`InfoSet`] only. The full plane table is in `docs/observation.md`.
+//!
+//! An observation is `OBS_CHANNELS` planes of `12 × 5` floats, row-major
+//! (`[C, 12, 5]`), in the observing seat's frame ([`crate::frame`]): plane
+//! entry `row * 5 + col` is the node at rank `row + 1`, file `col` as that
+//! seat sees the board, so row 0 is always its own back rank. For seat 1 this
+//! is the node index itself; seat 2 sees the board rotated by 180°.
+//!
+//! "Mine" and "enemy" are colours: the observing seat's colour and the other
+//! one. In 翻棋 before colours are assigned, "mine" is Red and "enemy" is Black
+//! (plane [`COLOURS_ASSIGNED`] is 0 then, so the two cases are told apart).
 
-use junqi_core::{InfoSet, MoveList};
+use crate::frame::square_to_frame;
+use junqi_core::board::{squares, Bitboard, CAMPS, HEADQUARTERS, NODES, RAILWAY};
+use junqi_core::piece::KINDS;
+use junqi_core::rules::{ColorRule, FlagCapturer, MineRule, RailTurns};
+use junqi_core::{Colour, InfoSet, Kind, Mode, MoveList, Seat};
+
+/// Nodes per plane (12 rows × 5 columns).
+pub const PLANE: usize = NODES;
+
+// ---- plane indices (see docs/observation.md) ----
+
+/// 12 planes, one per kind (`Kind` order: 司令 … 军旗): the observing seat's own
+/// pieces whose kind it knows (face-up; in 暗棋/明棋 all of them).
+pub const OWN_KIND: usize = 0;
+/// 12 planes, one per kind: 1 where an enemy piece stands and that kind is
+/// still possible for it (a single kind for a known piece; the 暗棋 belief set).
+pub const ENEMY_KIND: usize = OWN_KIND + KINDS;
+/// Own pieces (face-up in 翻棋).
+pub const OWN_OCCUPANCY: usize = ENEMY_KIND + KINDS;
+/// Enemy pieces (face-up in 翻棋).
+pub const ENEMY_OCCUPANCY: usize = OWN_OCCUPANCY + 1;
+/// 翻棋 face-down pieces (colour unknown).
+pub const FACE_DOWN: usize = ENEMY_OCCUPANCY + 1;
+/// 12 constant planes: 翻棋 face-down pieces of my colour per kind / the kind's army count.
+pub const POOL_OWN: usize = FACE_DOWN + 1;
+/// 12 constant planes: 翻棋 face-down pieces of the enemy colour per kind / army count.
+pub const POOL_ENEMY: usize = POOL_OWN + KINDS;
+/// 12 constant planes: my pieces on the board per kind (face-up or down) / army count.
+pub const MATERIAL_OWN: usize = POOL_ENEMY + KINDS;
+/// 12 constant planes: enemy pieces on the board per kind / army count
+/// (暗棋: an upper bound, the army less the removed pieces whose kind is known).
+pub const MATERIAL_ENEMY: usize = MATERIAL_OWN + KINDS;
+/// Static board: camps (行营).
+pub const CAMP: usize = MATERIAL_ENEMY + KINDS;
+/// Static board: headquarters (大本营).
+pub const HQ: usize = CAMP + 1;
+/// Static board: railway nodes.
+pub const RAIL: usize = HQ + 1;
+/// Constant: `min(quiet / no_progress_plies, 1)`.
+pub const QUIET: usize = RAIL + 1;
+/// Constant: `min(ply / max_plies, 1)`.
+pub const PLY: usize = QUIET + 1;
+/// Constant: 1 once colours are assigned (always in 暗棋/明棋).
+pub const COLOURS_ASSIGNED: usize = PLY + 1;
+/// Constant: 1 when the observing seat plays Red (0 while unassigned).
+pub const MY_COLOUR_RED: usize = COLOURS_ASSIGNED + 1;
+/// Constant: 1 when the observing seat is seat 2.
+pub const SEAT_TWO: usize = MY_COLOUR_RED + 1;
+/// 2 constant planes: 翻棋 before assignment, the previous flip was Red / Black
+/// (what `two_in_a_row` looks at).
+pub const LAST_FLIP: usize = SEAT_TWO + 1;
+/// 3 constant planes, one-hot: fanqi, anqi, mingqi.
+pub const MODE: usize = LAST_FLIP + 2;
+/// Rule option `hq_locked`.
+pub const OPT_HQ_LOCKED: usize = MODE + 3;
+/// Rule option `mine_rule = trade`.
+pub const OPT_MINE_TRADE: usize = OPT_HQ_LOCKED + 1;
+/// 3 planes, one-hot `rail_turns`: engineer, none, all.
+pub const OPT_RAIL_TURNS: usize = OPT_MINE_TRADE + 1;
+/// Rule option `bomb_flies`.
+pub const OPT_BOMB_FLIES: usize = OPT_RAIL_TURNS + 3;
+/// Rule option `bomb_captures_flag`.
+pub const OPT_BOMB_CAPTURES_FLAG: usize = OPT_BOMB_FLIES + 1;
+/// Rule option `flag_capturer = lowest`.
+pub const OPT_FLAG_LOWEST: usize = OPT_BOMB_CAPTURES_FLAG + 1;
+/// Rule option `attack_hidden`.
+pub const OPT_ATTACK_HIDDEN: usize = OPT_FLAG_LOWEST + 1;
+/// Rule option `engineer_scout`.
+pub const OPT_ENGINEER_SCOUT: usize = OPT_ATTACK_HIDDEN + 1;
+/// Rule option `color_rule = two_in_a_row`.
+pub const OPT_TWO_IN_A_ROW: usize = OPT_ENGINEER_SCOUT + 1;
+/// Rule option `reveal_flag_on_commander_loss`.
+pub const OPT_REVEAL_FLAG: usize = OPT_TWO_IN_A_ROW + 1;
 
 /// Number of planes of an observation.
-pub const OBS_CHANNELS: usize = 1;
+pub const OBS_CHANNELS: usize = OPT_REVEAL_FLAG + 1;
 /// Floats per observation: `OBS_CHANNELS × 12 × 5`.
-pub const OBS_SIZE: usize = OBS_CHANNELS * 60;
+pub const OBS_SIZE: usize = OBS_CHANNELS * PLANE;
 
-/// Write the observation of the seat to move in `info` into `out`
-/// (`OBS_SIZE` floats, `[C, 12, 5]` row-major, row 0 = the mover's back rank).
+/// Plane names in index order (for docs, debugging and dataset metadata).
+pub fn plane_name(c: usize) -> Option<String> {
+    const KIND_NAMES: [&str; KINDS] = [
+        "commander",
+        "general",
+        "division",
+        "brigade",
+        "regiment",
+        "battalion",
+        "company",
+        "platoon",
+        "engineer",
+        "bomb",
+        "mine",
+        "flag",
+    ];
+    let kind = |base: usize| KIND_NAMES[c - base];
+    Some(match c {
+        _ if c < ENEMY_KIND => format!("own_{}", kind(OWN_KIND)),
+        _ if c < OWN_OCCUPANCY => format!("enemy_may_be_{}", kind(ENEMY_KIND)),
+        OWN_OCCUPANCY => "own_occupancy".into(),
+        ENEMY_OCCUPANCY => "enemy_occupancy".into(),
+        FACE_DOWN => "face_down".into(),
+        _ if c < POOL_ENEMY => format!("pool_own_{}", kind(POOL_OWN)),
+        _ if c < MATERIAL_OWN => format!("pool_enemy_{}", kind(POOL_ENEMY)),
+        _ if c < MATERIAL_ENEMY => format!("material_own_{}", kind(MATERIAL_OWN)),
+        _ if c < CAMP => format!("material_enemy_{}", kind(MATERIAL_ENEMY)),
+        CAMP => "camp".into(),
+        HQ => "headquarters".into(),
+        RAIL => "railway".into(),
+        QUIET => "quiet_fraction".into(),
+        PLY => "ply_fraction".into(),
+        COLOURS_ASSIGNED => "colours_assigned".into(),
+        MY_COLOUR_RED => "my_colour_red".into(),
+        SEAT_TWO => "seat_two".into(),
+        _ if c == LAST_FLIP => "last_flip_red".into(),
+        _ if c == LAST_FLIP + 1 => "last_flip_black".into(),
+        _ if c == MODE => "mode_fanqi".into(),
+        _ if c == MODE + 1 => "mode_anqi".into(),
+        _ if c == MODE + 2 => "mode_mingqi".into(),
+        OPT_HQ_LOCKED => "opt_hq_locked".into(),
+        OPT_MINE_TRADE => "opt_mine_rule_trade".into(),
+        _ if c == OPT_RAIL_TURNS => "opt_rail_turns_engineer".into(),
+        _ if c == OPT_RAIL_TURNS + 1 => "opt_rail_turns_none".into(),
+        _ if c == OPT_RAIL_TURNS + 2 => "opt_rail_turns_all".into(),
+        OPT_BOMB_FLIES => "opt_bomb_flies".into(),
+        OPT_BOMB_CAPTURES_FLAG => "opt_bomb_captures_flag".into(),
+        OPT_FLAG_LOWEST => "opt_flag_capturer_lowest".into(),
+        OPT_ATTACK_HIDDEN => "opt_attack_hidden".into(),
+        OPT_ENGINEER_SCOUT => "opt_engineer_scout".into(),
+        OPT_TWO_IN_A_ROW => "opt_color_rule_two_in_a_row".into(),
+        OPT_REVEAL_FLAG => "opt_reveal_flag_on_commander_loss".into(),
+        _ => return None,
+    })
+}
+
+/// The nodes of `bb` in `seat`'s frame.
+#[inline]
+fn bb_to_frame(bb: Bitboard, seat: Seat) -> Bitboard {
+    match seat {
+        Seat::First => bb,
+        // Rotation by 180° maps node i to 59 - i: reverse the 64 bits, then
+        // drop the 4 unused low bits.
+        Seat::Second => bb.reverse_bits() >> (64 - NODES),
+    }
+}
+
+#[inline]
+fn set_nodes(plane: &mut [f32], bb: Bitboard) {
+    for sq in squares(bb) {
+        plane[sq.index()] = 1.0;
+    }
+}
+
+#[inline]
+fn plane_mut(out: &mut [f32], c: usize) -> &mut [f32] {
+    &mut out[c * PLANE..(c + 1) * PLANE]
+}
+
+/// Set a constant plane (every plane outside the piece planes is written
+/// exactly once per call, so the buffer is never cleared as a whole).
+#[inline]
+fn fill(out: &mut [f32], c: usize, value: f32) {
+    plane_mut(out, c).fill(value);
+}
+
+#[inline]
+fn flag(out: &mut [f32], c: usize, on: bool) {
+    fill(out, c, on as u8 as f32);
+}
+
+/// The static board planes (camps, headquarters, railway). The board is
+/// symmetric under the 180° rotation, so both seats share them.
+static STATIC_PLANES: [f32; 3 * PLANE] = {
+    let mut t = [0f32; 3 * PLANE];
+    let boards = [CAMPS, HEADQUARTERS, RAILWAY];
+    let mut p = 0;
+    while p < 3 {
+        let mut i = 0;
+        while i < PLANE {
+            if boards[p] >> i & 1 != 0 {
+                t[p * PLANE + i] = 1.0;
+            }
+            i += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// Write the observation of `info`'s seat into `out` (`OBS_SIZE` floats,
+/// `[C, 12, 5]` row-major, in that seat's frame: row 0 = its back rank).
+///
+/// Self-play passes the information set of the seat to move, so this is "the
+/// mover's observation". Only `info` is read, never the hidden truth; nothing
+/// is allocated, and every float of `out` is overwritten.
 pub fn encode_observation(info: &InfoSet, out: &mut [f32]) {
-    assert_eq!(out.len(), OBS_SIZE);
-    out.fill(0.0);
-    let _ = info;
+    assert_eq!(out.len(), OBS_SIZE, "observation buffer must hold OBS_SIZE floats");
+    let view = info.view();
+    let seat = info.seat();
+    let rules = view.rules();
+    let mode = rules.mode;
+    let assigned = view.colour_of(seat);
+    let mine = assigned.unwrap_or(Colour::Red);
+    let enemy = mine.other();
+
+    // ---- pieces: sparse, so clear these planes and set the few ones ----
+    out[..POOL_OWN * PLANE].fill(0.0);
+    let own_bb = view.colour_bb(mine);
+    let enemy_bb = view.colour_bb(enemy);
+    for sq in squares(own_bb) {
+        if let Some(p) = view.piece_at(sq) {
+            let f = square_to_frame(sq, seat).index();
+            out[(OWN_KIND + p.kind.index()) * PLANE + f] = 1.0;
+        }
+    }
+    for sq in squares(enemy_bb) {
+        let f = square_to_frame(sq, seat).index();
+        let set = match mode {
+            Mode::Anqi => info.possible_kinds(sq),
+            _ => view.piece_at(sq).map_or(0, |p| p.kind.bit()),
+        };
+        let mut s = set;
+        while s != 0 {
+            let k = s.trailing_zeros() as usize;
+            s &= s - 1;
+            out[(ENEMY_KIND + k) * PLANE + f] = 1.0;
+        }
+    }
+    set_nodes(plane_mut(out, OWN_OCCUPANCY), bb_to_frame(own_bb, seat));
+    set_nodes(plane_mut(out, ENEMY_OCCUPANCY), bb_to_frame(enemy_bb, seat));
+    set_nodes(plane_mut(out, FACE_DOWN), bb_to_frame(view.face_down(), seat));
+
+    // ---- counts, constant-filled ----
+    let fanqi = mode == Mode::Fanqi;
+    for kind in Kind::ALL {
+        let k = kind.index();
+        let army = kind.count() as f32;
+        let (pool_own, pool_enemy) = if fanqi {
+            (info.unseen(mine, kind) as f32 / army, info.unseen(enemy, kind) as f32 / army)
+        } else {
+            (0.0, 0.0)
+        };
+        fill(out, POOL_OWN + k, pool_own);
+        fill(out, POOL_ENEMY + k, pool_enemy);
+        fill(out, MATERIAL_OWN + k, view.count(mine, kind) as f32 / army);
+        fill(out, MATERIAL_ENEMY + k, view.count(enemy, kind) as f32 / army);
+    }
+
+    // ---- static board ----
+    out[CAMP * PLANE..(RAIL + 1) * PLANE].copy_from_slice(&STATIC_PLANES);
+
+    // ---- scalars ----
+    fill(out, QUIET, (view.quiet() as f32 / rules.no_progress_plies as f32).min(1.0));
+    fill(out, PLY, (view.ply() as f32 / rules.max_plies as f32).min(1.0));
+    flag(out, COLOURS_ASSIGNED, assigned.is_some());
+    flag(out, MY_COLOUR_RED, assigned == Some(Colour::Red));
+    flag(out, SEAT_TWO, seat == Seat::Second);
+    let last_flip = if assigned.is_none() { view.last_flip() } else { None };
+    flag(out, LAST_FLIP, last_flip == Some(Colour::Red));
+    flag(out, LAST_FLIP + 1, last_flip == Some(Colour::Black));
+    flag(out, MODE, mode == Mode::Fanqi);
+    flag(out, MODE + 1, mode == Mode::Anqi);
+    flag(out, MODE + 2, mode == Mode::Mingqi);
+
+    // ---- rule options ----
+    flag(out, OPT_HQ_LOCKED, rules.hq_locked);
+    flag(out, OPT_MINE_TRADE, rules.mine_rule == MineRule::Trade);
+    flag(out, OPT_RAIL_TURNS, rules.rail_turns == RailTurns::Engineer);
+    flag(out, OPT_RAIL_TURNS + 1, rules.rail_turns == RailTurns::None);
+    flag(out, OPT_RAIL_TURNS + 2, rules.rail_turns == RailTurns::All);
+    flag(out, OPT_BOMB_FLIES, rules.bomb_flies);
+    flag(out, OPT_BOMB_CAPTURES_FLAG, rules.bomb_captures_flag);
+    flag(out, OPT_FLAG_LOWEST, rules.flag_capturer == FlagCapturer::Lowest);
+    flag(out, OPT_ATTACK_HIDDEN, fanqi && rules.attack_hidden);
+    flag(out, OPT_ENGINEER_SCOUT, mode == Mode::Anqi && rules.engineer_scout);
+    flag(out, OPT_TWO_IN_A_ROW, fanqi && rules.color_rule == ColorRule::TwoInARow);
+    flag(out, OPT_REVEAL_FLAG, !fanqi && rules.reveal_flag_on_commander_loss);
 }
 
 /// Write the legal-action mask of the seat to move into `out` (3600 entries,
 /// 1 = legal, in the mover's frame: from × to, flips on the diagonal).
-/// `scratch` is reused move storage.
+/// `scratch` is reused move storage. The list is the one [`InfoSet::legal_moves`]
+/// derives (equal to the referee's while the game goes on).
 pub fn encode_mask(info: &InfoSet, scratch: &mut MoveList, out: &mut [u8]) {
     assert_eq!(out.len(), junqi_core::ACTIONS);
-    out.fill(0);
     info.legal_moves(scratch);
-    let seat = info.view().turn();
-    for &m in scratch.iter() {
+    mask_from_moves(scratch, info.view().turn(), out);
+}
+
+/// Write the mask of the absolute moves `moves` in `seat`'s frame into `out`
+/// (3600 entries, cleared first).
+pub fn mask_from_moves(moves: &MoveList, seat: Seat, out: &mut [u8]) {
+    assert_eq!(out.len(), junqi_core::ACTIONS);
+    out.fill(0);
+    for &m in moves.iter() {
         out[crate::frame::action_to_frame(m, seat)] = 1;
     }
 }
@@ -32,15 +313,74 @@ pub fn encode_mask(info: &InfoSet, scratch: &mut MoveList, out: &mut [u8]) {
 /// Pack a 0/1 mask into bits, least significant bit first (3600 → 450 bytes).
 pub fn pack_bits(mask: &[u8]) -> Vec<u8> {
     let mut out = vec![0u8; mask.len().div_ceil(8)];
-    for (i, &b) in mask.iter().enumerate() {
-        if b != 0 {
-            out[i / 8] |= 1 << (i % 8);
-        }
-    }
+    pack_bits_into(mask, &mut out);
     out
+}
+
+/// [`pack_bits`] into a caller-owned buffer of `mask.len().div_ceil(8)` bytes.
+pub fn pack_bits_into(mask: &[u8], out: &mut [u8]) {
+    assert_eq!(out.len(), mask.len().div_ceil(8));
+    for (byte, chunk) in out.iter_mut().zip(mask.chunks(8)) {
+        let mut b = 0u8;
+        for (i, &m) in chunk.iter().enumerate() {
+            b |= ((m != 0) as u8) << i;
+        }
+        *byte = b;
+    }
 }
 
 /// Inverse of [`pack_bits`] for `len` entries.
 pub fn unpack_bits(packed: &[u8], len: usize) -> Vec<u8> {
     (0..len).map(|i| (packed.get(i / 8).copied().unwrap_or(0) >> (i % 8)) & 1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plane_indices_are_contiguous_and_named() {
+        assert_eq!(OBS_CHANNELS, 100);
+        let mut names = std::collections::HashSet::new();
+        for c in 0..OBS_CHANNELS {
+            let name = plane_name(c).unwrap_or_else(|| panic!("plane {c} has no name"));
+            assert!(names.insert(name), "duplicate name at {c}");
+        }
+        assert_eq!(plane_name(OBS_CHANNELS), None);
+    }
+
+    #[test]
+    fn bitboard_rotation_matches_square_rotation() {
+        for sq in junqi_core::Square::all() {
+            assert_eq!(bb_to_frame(sq.bit(), Seat::Second), sq.rotated().bit());
+            assert_eq!(bb_to_frame(sq.bit(), Seat::First), sq.bit());
+        }
+    }
+
+    #[test]
+    fn every_float_is_overwritten() {
+        use junqi_core::{Position, Rules};
+        for mode in Mode::ALL {
+            let pos = Position::new_game(Rules::preset(mode), 5);
+            for seat in Seat::BOTH {
+                let info = InfoSet::new(&pos, seat);
+                let mut a = vec![f32::NAN; OBS_SIZE];
+                let mut b = vec![7.0f32; OBS_SIZE];
+                encode_observation(&info, &mut a);
+                encode_observation(&info, &mut b);
+                assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{mode} {seat}");
+            }
+        }
+    }
+
+    #[test]
+    fn bits_pack_and_unpack() {
+        let mask: Vec<u8> = (0..3600).map(|i| ((i * 7919) % 13 == 0) as u8).collect();
+        let packed = pack_bits(&mask);
+        assert_eq!(packed.len(), 450);
+        assert_eq!(unpack_bits(&packed, 3600), mask);
+        let odd = [1u8, 0, 1];
+        assert_eq!(pack_bits(&odd), vec![0b101]);
+        assert_eq!(unpack_bits(&pack_bits(&odd), 3), odd);
+    }
 }
