@@ -181,6 +181,7 @@ fn rules_files_and_overrides_change_the_game() {
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "mode = \"anqi\"\nhq_locked = 3\n").unwrap();
     assert_clean_error(&junqi(&["moves", "--position", pos, "--rules", bad.to_str().unwrap()], None), "hq_locked");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
