@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every test of the project on a fresh machine: check the toolchain,
 # then build and run all tests (doc tests, unit, integration and CLI tests,
-# and each criterion benchmark once in test mode), and print one summary line.
+# and each criterion benchmark once in test mode), read a small self-play
+# run's Parquet files with pyarrow, and print one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,9 +17,33 @@ fi
 cargo --version
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+run_dir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
 cargo test --workspace --locked --doc 2>&1 | tee "$log"
 cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
+
+# Python check: pyarrow reads both Parquet datasets of a small self-play run
+# (scripts/check_parquet.py). pyarrow goes into .deps/python (git-ignored),
+# installed once; later runs find it there.
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "error: python3 not found; the Parquet check needs Python 3 (with pip)" >&2
+    exit 2
+fi
+export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
+if ! python3 -c 'import pyarrow' 2>/dev/null; then
+    echo "installing pyarrow into .deps/python"
+    if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --upgrade \
+        --target .deps/python pyarrow; then
+        echo "error: could not install pyarrow into .deps/python (pip needs Python 3 with pip and access to PyPI)" >&2
+        exit 2
+    fi
+fi
+cargo run --locked --profile test -q -p junqi -- selfplay --rules anqi --games 200 --bots random,greedy --swap \
+    --samples-per-game 8 --shard-games 64 --seed 3 --out "$run_dir/anqi"
+cargo run --locked --profile test -q -p junqi -- selfplay --games 20 --samples-per-game all --shard-games 8 \
+    --out "$run_dir/fanqi"
+python3 scripts/check_parquet.py "$run_dir/anqi"
+python3 scripts/check_parquet.py "$run_dir/fanqi"
 
 # One closing line over every test binary: "tests: N passed, N failed".
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

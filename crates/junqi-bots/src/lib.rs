@@ -1,1 +1,79 @@
-//! Bots (skeleton).
+//! # junqi-bots
+//!
+//! Players behind one [`Agent`] trait. An agent is handed its seat's
+//! [`InfoSet`] and never the [`junqi_core::Position`] or
+//! [`junqi_core::Game`], so the type system keeps hidden kinds away from it.
+//! It answers with a [`Decision`]: the action and the probability
+//! distribution it sampled that action from (the training target of
+//! self-play). An agent also chooses its 暗棋/明棋 deployment (default:
+//! uniformly random among the legal ones).
+//!
+//! Bots are built from a spec string, `name` or `name:key=value,key=value`
+//! ([`from_spec`]):
+//!
+//! | spec | plays |
+//! |---|---|
+//! | `random` | uniformly among the legal actions |
+//! | `greedy` | the most valuable capture it can prove by the rules from what it knows, else uniformly random |
+//! | `greedy:epsilon=0.1` | as `greedy`, but a uniformly random action with probability 0.1 |
+//!
+//! ```
+//! use junqi_bots::from_spec;
+//! use junqi_core::{rng_from_seed, Game, Mode, Position, Rules};
+//! let mut bot = from_spec("greedy").unwrap();
+//! let game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 1));
+//! let mut rng = rng_from_seed(1);
+//! let decision = bot.act(game.infoset(game.truth().turn()), &mut rng);
+//! assert!(decision.action.is_flip()); // nothing is face-up yet
+//! ```
+
+mod greedy;
+mod random;
+mod spec;
+
+pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
+pub use random::RandomBot;
+pub use spec::{from_spec, split_bot_list, BotSpec, BotSpecError, BOT_NAMES};
+
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Rules};
+
+/// What an agent does on its turn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// The action to play: one of the seat's legal actions.
+    pub action: Move,
+    /// The distribution `action` was sampled from, sparse: every action with
+    /// a non-zero probability, once. The probabilities sum to 1.
+    pub policy: Vec<(Move, f32)>,
+}
+
+/// A player. It sees only its own seat's information set.
+pub trait Agent: Send {
+    /// The bot's spec, e.g. `random` or `greedy:epsilon=0.1` (recorded with games).
+    fn name(&self) -> String;
+    /// Choose an action for the seat to move in `info` (the agent's own seat).
+    fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision;
+    /// Choose a 暗棋/明棋 deployment for `colour` (default: uniformly random legal).
+    fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        let _ = rules;
+        Deployment::random(colour, rng)
+    }
+}
+
+impl<A: Agent + ?Sized> Agent for Box<A> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
+        (**self).act(info, rng)
+    }
+    fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        (**self).deploy(colour, rules, rng)
+    }
+}
+
+/// The uniform distribution over `moves`.
+pub(crate) fn uniform(moves: &[Move]) -> Vec<(Move, f32)> {
+    let p = 1.0 / moves.len() as f32;
+    moves.iter().map(|&m| (m, p)).collect()
+}

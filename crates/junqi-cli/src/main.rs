@@ -28,6 +28,10 @@ enum Command {
     Perft(commands::perft::Args),
     /// Measure random-playout speed per mode on one thread and on all threads.
     Bench(commands::bench::Args),
+    /// Play games between bots on all cores and write them to Parquet (games/, samples/).
+    Selfplay(commands::selfplay::Args),
+    /// Re-play stored games through the rules engine and report any that disagree.
+    Replay(commands::replay::Args),
 }
 
 /// A failure that has already been reported line by line (stdin modes):
@@ -40,6 +44,27 @@ impl std::fmt::Display for AlreadyReported {
     }
 }
 impl std::error::Error for AlreadyReported {}
+
+/// A check that ran and found problems (`junqi replay`), already reported on
+/// stdout: exit code 1.
+#[derive(Debug)]
+pub struct CheckFailed;
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the check found problems")
+    }
+}
+impl std::error::Error for CheckFailed {}
+
+/// Stopped by Ctrl-C: the message goes to stderr as is, exit code 130.
+#[derive(Debug)]
+pub struct Interrupted(pub String);
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for Interrupted {}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -64,10 +89,17 @@ fn main() -> ExitCode {
         Command::RandomGame(a) => commands::random_game::run(a),
         Command::Perft(a) => commands::perft::run(a),
         Command::Bench(a) => commands::bench::run(a),
+        Command::Selfplay(a) => commands::selfplay::run(a),
+        Command::Replay(a) => commands::replay::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<AlreadyReported>() => ExitCode::from(2),
+        Err(e) if e.is::<CheckFailed>() => ExitCode::from(1),
+        Err(e) if e.is::<Interrupted>() => {
+            eprintln!("{e}");
+            ExitCode::from(130)
+        }
         // The reader went away (`junqi … | head`): nothing left to say.
         Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
             ExitCode::SUCCESS

@@ -10,7 +10,7 @@ pub struct RulesArgs {
     #[arg(skip)]
     resolved: std::cell::RefCell<Vec<Rules>>,
     /// Rules preset (anqi, mingqi, fanqi) or path to a rules TOML file.
-    /// Default: the preset of the position's mode.
+    /// Default: the preset of the game's mode (the position's, or --mode; else fanqi).
     #[arg(long, value_name = "PRESET|FILE")]
     pub rules: Option<String>,
     /// Override one rule option, e.g. `--set mine_rule=trade`; repeatable.

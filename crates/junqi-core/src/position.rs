@@ -287,7 +287,8 @@ impl Position {
 
     /// May a `kind` of `colour` capture a flag, by `bomb_captures_flag` and
     /// `flag_capturer`? (The 翻棋 "mines first" rule is checked separately.)
-    pub(crate) fn may_capture_flag(&self, colour: Colour, kind: Kind) -> bool {
+    /// Reads only `colour`'s own piece counts, which every view has exactly.
+    pub fn may_capture_flag(&self, colour: Colour, kind: Kind) -> bool {
         match kind {
             Kind::Bomb => {
                 self.rules.bomb_captures_flag

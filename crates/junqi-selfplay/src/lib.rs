@@ -1,1 +1,309 @@
-//! Self-play (skeleton).
+//! # junqi-selfplay
+//!
+//! Self-play between two [`junqi_bots::Agent`]s on [`junqi_core::Game`],
+//! over rayon worker threads, writing two Parquet datasets (arrow-rs, zstd):
+//! `games/` (one row per game) and `samples/` (one row per sampled
+//! position: observation, legal mask, action, policy, final outcome). See
+//! `docs/data.md` for the schema.
+//!
+//! * Every game's seed is derived from the run seed and the game's index
+//!   ([`game_seed`]), so the games do not depend on thread scheduling.
+//! * Games are grouped in shards of fixed index ranges; each shard is one
+//!   file per dataset, written under a hidden temporary name and renamed when
+//!   complete. Re-running the same run resumes: finished shards are kept,
+//!   the rest are played again, so a run always holds exactly the requested
+//!   games, each once.
+//! * `DIR/run.json` holds the run's config, seed and code version; a run
+//!   refuses to resume into a directory whose config differs.
+//!
+//! ```no_run
+//! use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
+//! let config = Config::new(junqi_core::Rules::preset(junqi_core::Mode::Fanqi), 1000, ["random", "greedy"], 7)?
+//!     .with_samples(SamplesPerGame::Count(8));
+//! let plan = prepare(config, Some(std::path::Path::new("out")))?;
+//! let summary = plan.run(&RunOptions::default())?;
+//! println!("{} games", summary.games_played);
+//! # Ok::<(), junqi_selfplay::SelfplayError>(())
+//! ```
+
+mod obs;
+mod play;
+mod replay;
+mod run;
+mod writer;
+
+pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
+pub use play::{play_game, GameBuffers, GameRecord, Sample};
+pub use replay::{
+    games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
+    StoredSample,
+};
+pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, RUN_FILE};
+pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
+
+use junqi_core::Rules;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The code that wrote a dataset: the crate version, plus `+<git hash>` when
+/// the build ran inside a git checkout.
+pub fn code_version() -> String {
+    let hash = env!("JUNQI_GIT_HASH");
+    if hash.is_empty() {
+        env!("CARGO_PKG_VERSION").to_string()
+    } else {
+        format!("{}+{}", env!("CARGO_PKG_VERSION"), hash)
+    }
+}
+
+/// SplitMix64's output function: a bijection on `u64` that mixes well.
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of game `index` of a run seeded `run_seed`. Distinct indices give
+/// distinct seeds (a bijection of the index for a fixed run seed).
+pub fn game_seed(run_seed: u64, index: u64) -> u64 {
+    splitmix64(splitmix64(run_seed) ^ index)
+}
+
+/// How many positions of each game go to `samples/`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SamplesPerGame {
+    /// Every ply.
+    All,
+    /// At most this many plies per game, chosen uniformly at random (from the
+    /// game's seed) among its plies; `0` writes no samples.
+    Count(u32),
+}
+
+impl std::str::FromStr for SamplesPerGame {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "all" => Ok(SamplesPerGame::All),
+            t => t
+                .parse::<u32>()
+                .map(SamplesPerGame::Count)
+                .map_err(|_| format!("`{s}` is not a number of samples per game or `all`")),
+        }
+    }
+}
+
+impl std::fmt::Display for SamplesPerGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SamplesPerGame::All => f.write_str("all"),
+            SamplesPerGame::Count(k) => write!(f, "{k}"),
+        }
+    }
+}
+
+impl Serialize for SamplesPerGame {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SamplesPerGame::All => s.serialize_str("all"),
+            SamplesPerGame::Count(k) => s.serialize_u32(*k),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SamplesPerGame {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Count(u32),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Count(k) => Ok(SamplesPerGame::Count(k)),
+            Raw::Text(t) => t.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// How the observations in `samples/` are stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservationFormat {
+    /// [`OBS_ENCODING`].
+    pub encoding: String,
+    /// Planes per observation ([`junqi_env::OBS_CHANNELS`]); each is 12 × 5.
+    pub channels: usize,
+}
+
+impl Default for ObservationFormat {
+    fn default() -> Self {
+        ObservationFormat { encoding: OBS_ENCODING.to_string(), channels: junqi_env::OBS_CHANNELS }
+    }
+}
+
+/// Everything that decides a run's output. Two runs with equal configs write
+/// identical games (whatever the thread count); resuming requires it equal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The rules: the mode and every RULES.md §6 option by name.
+    pub rules: Rules,
+    /// Games in the run (indices `0..games`).
+    pub games: u64,
+    /// Bot specs of the two players, canonical (`Agent::name`). Player 0 takes
+    /// seat 1 in even games; with `swap` the players change seats every other game.
+    pub bots: [String; 2],
+    pub swap: bool,
+    /// The run seed (see [`game_seed`]).
+    pub seed: u64,
+    pub samples_per_game: SamplesPerGame,
+    /// Games per shard (shard `s` holds games `s * shard_games ..`).
+    pub shard_games: u64,
+    pub observation: ObservationFormat,
+}
+
+impl Config {
+    /// A run of `games` games between `bots` (specs; checked and made
+    /// canonical), every sample kept, default shard size.
+    pub fn new(rules: Rules, games: u64, bots: [&str; 2], seed: u64) -> Result<Config, SelfplayError> {
+        let bots = [canonical(bots[0])?, canonical(bots[1])?];
+        Ok(Config {
+            rules,
+            games,
+            bots,
+            swap: false,
+            seed,
+            samples_per_game: SamplesPerGame::All,
+            shard_games: default_shard_games(games),
+            observation: ObservationFormat::default(),
+        })
+    }
+    pub fn with_samples(mut self, samples: SamplesPerGame) -> Config {
+        self.samples_per_game = samples;
+        self
+    }
+    pub fn with_swap(mut self, swap: bool) -> Config {
+        self.swap = swap;
+        self
+    }
+    pub fn with_shard_games(mut self, shard_games: u64) -> Config {
+        self.shard_games = shard_games;
+        self
+    }
+    /// Number of shards.
+    pub fn shards(&self) -> u64 {
+        self.games.div_ceil(self.shard_games)
+    }
+    /// The game indices of shard `s`.
+    pub fn shard_range(&self, s: u64) -> std::ops::Range<u64> {
+        let start = s * self.shard_games;
+        start..(start + self.shard_games).min(self.games)
+    }
+    /// Which player (index into `bots`) sits in seat 1 in game `index`.
+    pub fn seat1_player(&self, index: u64) -> usize {
+        if self.swap && index % 2 == 1 {
+            1
+        } else {
+            0
+        }
+    }
+    fn check(&self) -> Result<(), SelfplayError> {
+        if self.games == 0 {
+            return Err(SelfplayError::Config("the number of games must be at least 1".into()));
+        }
+        if self.shard_games == 0 {
+            return Err(SelfplayError::Config("games per shard must be at least 1".into()));
+        }
+        for b in &self.bots {
+            junqi_bots::from_spec(b)?;
+        }
+        Ok(())
+    }
+}
+
+/// The bot's canonical spec (what its `name()` says).
+fn canonical(spec: &str) -> Result<String, SelfplayError> {
+    Ok(junqi_bots::from_spec(spec)?.name())
+}
+
+/// The default games per shard: about 32 shards, at least 256 and at most
+/// 10,000 games each. A function of the game count only, so it never
+/// depends on the thread count.
+pub fn default_shard_games(games: u64) -> u64 {
+    games.div_ceil(32).clamp(256, 10_000)
+}
+
+/// What can go wrong in a self-play run or while reading a dataset.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfplayError {
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Bot(#[from] junqi_bots::BotSpecError),
+    // The cause is part of the message (not a `source`), so error chains print it once.
+    #[error("{}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+    #[error("{}: {cause}", path.display())]
+    Parquet { path: PathBuf, cause: parquet::errors::ParquetError },
+    #[error("{}: {message}", path.display())]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{}", mismatch_message(dir, diffs))]
+    ConfigMismatch { dir: PathBuf, diffs: Vec<String> },
+    #[error("bot `{bot}` chose an illegal action {action} in game {game_id} at ply {ply}")]
+    IllegalAction { bot: String, action: String, game_id: u64, ply: u32 },
+    #[error("bot `{bot}` gave an illegal deployment in game {game_id}: {message}")]
+    BadDeployment { bot: String, game_id: u64, message: String },
+}
+
+fn mismatch_message(dir: &std::path::Path, diffs: &[String]) -> String {
+    format!(
+        "{} holds a run with a different config ({}); re-run with the same options to resume it, or choose another --out",
+        dir.display(),
+        diffs.join("; ")
+    )
+}
+
+impl SelfplayError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> SelfplayError {
+        let path = path.into();
+        move |cause| SelfplayError::Io { path, cause }
+    }
+    pub(crate) fn parquet(path: impl Into<PathBuf>) -> impl FnOnce(parquet::errors::ParquetError) -> SelfplayError {
+        let path = path.into();
+        move |cause| SelfplayError::Parquet { path, cause }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_seeds_are_distinct_and_fixed() {
+        let seeds: std::collections::HashSet<u64> = (0..100_000).map(|i| game_seed(7, i)).collect();
+        assert_eq!(seeds.len(), 100_000);
+        assert_eq!(game_seed(7, 3), game_seed(7, 3));
+        assert_ne!(game_seed(7, 3), game_seed(8, 3));
+    }
+
+    #[test]
+    fn samples_per_game_parses_and_serializes() {
+        assert_eq!("all".parse::<SamplesPerGame>().unwrap(), SamplesPerGame::All);
+        assert_eq!("8".parse::<SamplesPerGame>().unwrap(), SamplesPerGame::Count(8));
+        assert!("-1".parse::<SamplesPerGame>().is_err());
+        assert_eq!(serde_json::to_string(&SamplesPerGame::All).unwrap(), "\"all\"");
+        assert_eq!(serde_json::to_string(&SamplesPerGame::Count(3)).unwrap(), "3");
+        assert_eq!(serde_json::from_str::<SamplesPerGame>("3").unwrap(), SamplesPerGame::Count(3));
+        assert_eq!(serde_json::from_str::<SamplesPerGame>("\"all\"").unwrap(), SamplesPerGame::All);
+    }
+
+    #[test]
+    fn shards_cover_the_games_once() {
+        let c = Config::new(Rules::default(), 1001, ["random", "random"], 1).unwrap().with_shard_games(100);
+        assert_eq!(c.shards(), 11);
+        let covered: Vec<u64> = (0..c.shards()).flat_map(|s| c.shard_range(s)).collect();
+        assert_eq!(covered, (0..1001).collect::<Vec<_>>());
+        assert_eq!(default_shard_games(1_000_000), 10_000);
+        assert_eq!(default_shard_games(1000), 256);
+    }
+}

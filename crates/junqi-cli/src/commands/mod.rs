@@ -3,6 +3,8 @@ pub mod bench;
 pub mod moves;
 pub mod perft;
 pub mod random_game;
+pub mod replay;
+pub mod selfplay;
 pub mod show;
 
 use crate::AlreadyReported;

@@ -1,0 +1,172 @@
+//! Bot specs: `name` or `name:key=value,key=value`.
+
+use crate::{Agent, Greedy, RandomBot};
+
+/// The bots [`from_spec`] knows.
+pub const BOT_NAMES: [&str; 2] = ["random", "greedy"];
+
+/// A parsed spec: the bot's name and its parameters in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    pub params: Vec<(String, String)>,
+}
+
+/// Why a bot spec was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BotSpecError {
+    #[error("empty bot spec; bots are: {}", BOT_NAMES.join(", "))]
+    Empty,
+    #[error("unknown bot `{name}`; bots are: {}", BOT_NAMES.join(", "))]
+    UnknownBot { name: String },
+    #[error("bot spec `{spec}`: parameters must be key=value, got `{part}`")]
+    Syntax { spec: String, part: String },
+    #[error("bot `{bot}` has no parameter `{key}`{}", if known.is_empty() { String::from(" (it takes none)") } else { format!("; parameters are: {known}") })]
+    UnknownParam { bot: String, key: String, known: String },
+    #[error("bot `{bot}`: parameter `{key}` given twice")]
+    Duplicate { bot: String, key: String },
+    #[error("bot `{bot}`: bad value `{value}` for `{key}`: {message}")]
+    BadValue { bot: String, key: String, value: String, message: String },
+}
+
+impl BotSpec {
+    /// Parse `name` or `name:key=value,key=value` (spaces around parts are ignored).
+    pub fn parse(spec: &str) -> Result<BotSpec, BotSpecError> {
+        let spec = spec.trim();
+        let (name, rest) = match spec.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (spec, None),
+        };
+        if name.is_empty() {
+            return Err(BotSpecError::Empty);
+        }
+        let mut params: Vec<(String, String)> = Vec::new();
+        for part in rest.into_iter().flat_map(|r| r.split(',')) {
+            let syntax = || BotSpecError::Syntax { spec: spec.to_string(), part: part.trim().to_string() };
+            let (k, v) = part.split_once('=').ok_or_else(syntax)?;
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || v.is_empty() {
+                return Err(syntax());
+            }
+            if params.iter().any(|(p, _)| p == k) {
+                return Err(BotSpecError::Duplicate { bot: name.to_string(), key: k.to_string() });
+            }
+            params.push((k.to_string(), v.to_string()));
+        }
+        Ok(BotSpec { name: name.to_string(), params })
+    }
+
+    fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
+        for (k, _) in &self.params {
+            if !known.contains(&k.as_str()) {
+                return Err(BotSpecError::UnknownParam {
+                    bot: self.name.clone(),
+                    key: k.clone(),
+                    known: known.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    fn bad(&self, key: &str, message: &str) -> BotSpecError {
+        BotSpecError::BadValue {
+            bot: self.name.clone(),
+            key: key.to_string(),
+            value: self.get(key).unwrap_or("").to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    /// A probability parameter in [0, 1].
+    fn probability(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<f32>() {
+                Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+                _ => Err(self.bad(key, "expected a number from 0 to 1")),
+            },
+        }
+    }
+}
+
+/// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`.
+pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, BotSpecError> {
+    let s = BotSpec::parse(spec)?;
+    match s.name.as_str() {
+        "random" => {
+            s.check_keys(&[])?;
+            Ok(Box::new(RandomBot::new()))
+        }
+        "greedy" => {
+            s.check_keys(&["epsilon"])?;
+            Ok(Box::new(Greedy::new(s.probability("epsilon", 0.0)?)))
+        }
+        other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
+    }
+}
+
+/// Split a comma-separated list of bot specs (`--bots a,b`) where specs may
+/// themselves hold commas: a part `key=value` continues the previous spec's
+/// parameters. `greedy:epsilon=0.1,x=2,random` → `greedy:epsilon=0.1,x=2` and `random`.
+pub fn split_bot_list(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in list.split(',') {
+        let continues = match part.split_once('=') {
+            Some((key, _)) => !key.contains(':'),
+            None => false,
+        };
+        match out.last_mut() {
+            Some(prev) if continues && prev.contains(':') => {
+                prev.push(',');
+                prev.push_str(part);
+            }
+            _ => out.push(part.trim().to_string()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_build() {
+        assert_eq!(from_spec("random").unwrap().name(), "random");
+        assert_eq!(from_spec(" greedy ").unwrap().name(), "greedy");
+        assert_eq!(from_spec("greedy:epsilon=0.25").unwrap().name(), "greedy:epsilon=0.25");
+        assert_eq!(from_spec("greedy:epsilon=0").unwrap().name(), "greedy");
+        let p = BotSpec::parse("mcts:sims=100, c=1.5").unwrap();
+        assert_eq!(p.name, "mcts");
+        assert_eq!(p.params, vec![("sims".into(), "100".into()), ("c".into(), "1.5".into())]);
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        let err = |s: &str| from_spec(s).err().unwrap().to_string();
+        assert!(err("").contains("empty bot spec"));
+        assert!(err("mcts").contains("unknown bot `mcts`; bots are: random, greedy"));
+        assert!(err("random:x=1").contains("has no parameter `x` (it takes none)"));
+        assert!(err("greedy:eps=1").contains("parameters are: epsilon"));
+        assert!(err("greedy:epsilon").contains("must be key=value"));
+        assert!(err("greedy:epsilon=2").contains("from 0 to 1"));
+        assert!(err("greedy:epsilon=x").contains("bad value `x`"));
+        assert!(err("greedy:epsilon=0.1,epsilon=0.2").contains("given twice"));
+        assert!(err("greedy:").contains("must be key=value"));
+    }
+
+    #[test]
+    fn bot_lists_keep_parameters_together() {
+        assert_eq!(split_bot_list("random,greedy"), vec!["random", "greedy"]);
+        assert_eq!(split_bot_list("greedy:epsilon=0.1,x=2,random"), vec!["greedy:epsilon=0.1,x=2", "random"]);
+        assert_eq!(split_bot_list("random,greedy:epsilon=0.5"), vec!["random", "greedy:epsilon=0.5"]);
+        assert_eq!(split_bot_list("greedy"), vec!["greedy"]);
+        // A stray key=value with no spec before it stays a (bad) spec of its own.
+        assert_eq!(split_bot_list("x=1,random"), vec!["x=1", "random"]);
+    }
+}

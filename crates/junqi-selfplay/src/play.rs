@@ -1,0 +1,320 @@
+//! One game between two agents, with its sampled positions.
+
+use crate::{encode_planes, SamplesPerGame, SelfplayError};
+use junqi_bots::Agent;
+use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS};
+use junqi_env::{action_to_frame, encode_observation, OBS_SIZE};
+use rand::Rng;
+
+/// A finished game, as stored in `games/`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    pub game_id: u64,
+    pub seed: u64,
+    /// The start position, whole truth (JFEN).
+    pub start_jfen: String,
+    pub moves: Vec<Move>,
+    pub outcome: Outcome,
+    /// Bot names in seat 1 and seat 2.
+    pub bots: [String; 2],
+}
+
+/// One sampled position, as stored in `samples/`. Everything is in the
+/// mover's frame (seat 2 sees the board rotated by 180°).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// Plies played before this position (0 = the first action).
+    pub ply: u32,
+    /// The seat to move: 1 or 2.
+    pub seat: u8,
+    /// The observation, encoded with [`encode_planes`].
+    pub observation: Vec<u8>,
+    /// The legal-action mask, 3600 bits packed least significant bit first (450 bytes).
+    pub legal_mask: Vec<u8>,
+    /// The action played (mover's-frame id `from * 60 + to`).
+    pub action: u16,
+    /// The distribution the bot sampled from: action ids and probabilities.
+    pub policy_actions: Vec<u16>,
+    pub policy_probs: Vec<f32>,
+    /// The final result from this seat's side: +1 win, 0 draw, -1 loss.
+    pub outcome: i8,
+}
+
+/// Scratch space reused from game to game by one worker.
+pub struct GameBuffers {
+    moves: MoveList,
+    obs: Vec<f32>,
+    /// Sample slots; the first `used` hold this game's samples.
+    samples: Vec<Sample>,
+    used: usize,
+    /// `--samples-per-game K`: the positions in the reservoir, encoded when the game ends.
+    kept: Vec<Option<Kept>>,
+}
+
+/// A position held in the reservoir until the game ends: cloning the seat's
+/// information set costs far less than encoding it, and most positions that
+/// enter the reservoir are replaced before the end.
+struct Kept {
+    info: InfoSet,
+    ply: u32,
+    seat: Seat,
+    action: Move,
+    policy: Vec<(Move, f32)>,
+}
+
+impl Default for GameBuffers {
+    fn default() -> Self {
+        GameBuffers { moves: MoveList::new(), obs: vec![0.0; OBS_SIZE], samples: Vec::new(), used: 0, kept: Vec::new() }
+    }
+}
+
+/// Write one sample of `info` (the mover's information set) into `s`.
+/// `legal` holds the mover's legal actions; `obs` is scratch.
+#[allow(clippy::too_many_arguments)]
+fn fill_sample(
+    s: &mut Sample,
+    info: &InfoSet,
+    legal: &MoveList,
+    ply: u32,
+    seat: Seat,
+    action: Move,
+    policy: &[(Move, f32)],
+    obs: &mut [f32],
+) {
+    encode_observation(info, obs);
+    s.ply = ply;
+    s.seat = seat.number();
+    s.observation.clear();
+    encode_planes(obs, &mut s.observation);
+    // The packed legal-action mask in the mover's frame, straight from the
+    // legal actions: the bits `pack_bits(encode_mask(info))` gives (tested).
+    s.legal_mask.clear();
+    s.legal_mask.resize(ACTIONS / 8, 0);
+    for &m in legal.iter() {
+        let id = action_to_frame(m, seat);
+        s.legal_mask[id / 8] |= 1 << (id % 8);
+    }
+    s.action = action_to_frame(action, seat) as u16;
+    s.policy_actions.clear();
+    s.policy_probs.clear();
+    for &(m, p) in policy {
+        s.policy_actions.push(action_to_frame(m, seat) as u16);
+        s.policy_probs.push(p);
+    }
+    s.outcome = 0;
+}
+
+impl GameBuffers {
+    /// The samples of the last game played, in ply order.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples[..self.used]
+    }
+}
+
+/// The seed of the sample-choice generator: separate from the game's, so the
+/// games are the same whatever `--samples-per-game` says.
+fn sample_seed(seed: u64) -> u64 {
+    seed ^ 0x5341_4D50_4C45_5321
+}
+
+/// Play one game of `rules` from `seed`: `agents[0]` in seat 1, `agents[1]` in
+/// seat 2. 翻棋 deals from the seed; 暗棋/明棋 take each agent's deployment.
+/// The sampled positions are left in `buf` ([`GameBuffers::samples`]).
+pub fn play_game(
+    rules: &Rules,
+    agents: [&mut dyn Agent; 2],
+    game_id: u64,
+    seed: u64,
+    samples: SamplesPerGame,
+    buf: &mut GameBuffers,
+) -> Result<GameRecord, SelfplayError> {
+    let mut rng = rng_from_seed(seed);
+    let mut sample_rng = rng_from_seed(sample_seed(seed));
+    let names = [agents[0].name(), agents[1].name()];
+    let start = match rules.mode {
+        junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
+        _ => {
+            let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
+            let mut deployments = Vec::with_capacity(2);
+            for (i, seat) in Seat::BOTH.into_iter().enumerate() {
+                let colour = if seat == Seat::First { seat1 } else { seat1.other() };
+                let d = agents[i].deploy(colour, rules, &mut rng);
+                let bad = |message: String| SelfplayError::BadDeployment { bot: names[i].clone(), game_id, message };
+                if d.colour != colour {
+                    return Err(bad(format!("asked for {colour:?}, got {:?}", d.colour)));
+                }
+                d.validate().map_err(|e| bad(e.to_string()))?;
+                deployments.push(d);
+            }
+            let (red, black) = if seat1 == Colour::Red {
+                (&deployments[0], &deployments[1])
+            } else {
+                (&deployments[1], &deployments[0])
+            };
+            Position::from_deployments(*rules, red, black).expect("validated deployments")
+        }
+    };
+    let start_jfen = start.to_jfen();
+    let mut game = Game::new(start);
+    buf.used = 0;
+    let outcome = loop {
+        let truth = game.truth();
+        truth.legal_moves(&mut buf.moves);
+        if let Some(o) = truth.outcome_given(buf.moves.len()) {
+            break o;
+        }
+        let seat = truth.turn();
+        let ply = truth.ply();
+        let info = game.infoset(seat);
+        let mut decision = agents[seat.index()].act(info, &mut rng);
+        // Which slot (if any) this position goes to.
+        let n = game.moves().len(); // positions seen before this one
+        let slot = match samples {
+            SamplesPerGame::All => Some(n),
+            SamplesPerGame::Count(0) => None,
+            SamplesPerGame::Count(k) => {
+                let k = k as usize;
+                if n < k {
+                    Some(n)
+                } else {
+                    let j = sample_rng.random_range(0..=n);
+                    (j < k).then_some(j)
+                }
+            }
+        };
+        if let Some(i) = slot {
+            buf.used = buf.used.max(i + 1);
+            if samples == SamplesPerGame::All {
+                // The truth's legal actions (`buf.moves`) are the mover's: a
+                // seat's view lists exactly the referee's actions.
+                if i == buf.samples.len() {
+                    buf.samples.push(Sample::default());
+                }
+                let (p, a) = (&decision.policy, decision.action);
+                fill_sample(&mut buf.samples[i], info, &buf.moves, ply, seat, a, p, &mut buf.obs);
+            } else {
+                if i == buf.kept.len() {
+                    buf.kept.push(None);
+                }
+                buf.kept[i] = Some(Kept {
+                    info: info.clone(),
+                    ply,
+                    seat,
+                    action: decision.action,
+                    policy: std::mem::take(&mut decision.policy),
+                });
+            }
+        }
+        // `buf.moves` holds the legal actions listed at the top of this loop.
+        if !buf.moves.contains(decision.action) {
+            return Err(SelfplayError::IllegalAction {
+                bot: names[seat.index()].clone(),
+                action: decision.action.to_string(),
+                game_id,
+                ply,
+            });
+        }
+        game.play_unchecked(decision.action);
+    };
+    let used = buf.used;
+    if samples != SamplesPerGame::All {
+        for i in 0..used {
+            let k = buf.kept[i].take().expect("a kept position per used slot");
+            k.info.legal_moves(&mut buf.moves);
+            if i == buf.samples.len() {
+                buf.samples.push(Sample::default());
+            }
+            let s = &mut buf.samples[i];
+            fill_sample(s, &k.info, &buf.moves, k.ply, k.seat, k.action, &k.policy, &mut buf.obs);
+        }
+    }
+    let samples = &mut buf.samples[..used];
+    samples.sort_by_key(|s| s.ply);
+    for s in samples.iter_mut() {
+        let seat = if s.seat == 1 { Seat::First } else { Seat::Second };
+        s.outcome = match outcome.winner {
+            None => 0,
+            Some(w) if w == seat => 1,
+            Some(_) => -1,
+        };
+    }
+    Ok(GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use junqi_bots::from_spec;
+    use junqi_core::Mode;
+
+    fn play(mode: Mode, samples: SamplesPerGame, seed: u64) -> (GameRecord, Vec<Sample>) {
+        let (mut a, mut b) = (from_spec("random").unwrap(), from_spec("greedy").unwrap());
+        let mut buf = GameBuffers::default();
+        let rec = play_game(&Rules::preset(mode), [a.as_mut(), b.as_mut()], 5, seed, samples, &mut buf).unwrap();
+        (rec, buf.samples().to_vec())
+    }
+
+    #[test]
+    fn games_are_fixed_by_the_seed_whatever_is_sampled() {
+        for mode in Mode::ALL {
+            let (all, s_all) = play(mode, SamplesPerGame::All, 11);
+            let (none, s_none) = play(mode, SamplesPerGame::Count(0), 11);
+            let (some, s_some) = play(mode, SamplesPerGame::Count(5), 11);
+            assert_eq!(all, none);
+            assert_eq!(all, some);
+            assert_eq!(s_all.len(), all.moves.len());
+            assert!(s_none.is_empty());
+            assert_eq!(s_some.len(), 5.min(all.moves.len()));
+            // Reservoir samples are a subset of the full list, in ply order.
+            for s in &s_some {
+                assert_eq!(Some(s), s_all.get(s.ply as usize));
+            }
+            assert!(s_some.windows(2).all(|w| w[0].ply < w[1].ply));
+            assert_ne!(play(mode, SamplesPerGame::Count(0), 12).0, all);
+        }
+    }
+
+    /// The stored observation and mask are exactly junqi-env's encoders' output
+    /// on the mover's information set at that ply.
+    #[test]
+    fn samples_equal_the_env_encoders_on_the_movers_infoset() {
+        for mode in Mode::ALL {
+            let (rec, samples) = play(mode, SamplesPerGame::All, 21);
+            let start = Position::from_jfen(&rec.start_jfen, Rules::preset(mode)).unwrap();
+            let mut game = Game::new(start);
+            let (mut list, mut mask, mut obs) = (MoveList::new(), vec![0u8; ACTIONS], vec![0.0f32; OBS_SIZE]);
+            for (s, &mv) in samples.iter().zip(&rec.moves) {
+                let info = game.infoset(game.truth().turn());
+                junqi_env::encode_mask(info, &mut list, &mut mask);
+                assert_eq!(s.legal_mask, junqi_env::pack_bits(&mask), "{mode:?} ply {}", s.ply);
+                encode_observation(info, &mut obs);
+                let decoded = crate::decode_planes(&s.observation).unwrap();
+                assert!(decoded.iter().zip(&obs).all(|(a, b)| a.to_bits() == b.to_bits()));
+                game.play(mv).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn samples_hold_the_movers_frame_action_and_the_outcome() {
+        let (rec, samples) = play(Mode::Anqi, SamplesPerGame::All, 3);
+        for (i, s) in samples.iter().enumerate() {
+            assert_eq!(s.ply as usize, i);
+            let seat = if s.seat == 1 { Seat::First } else { Seat::Second };
+            assert_eq!(s.action as usize, action_to_frame(rec.moves[i], seat));
+            assert!(s.policy_actions.contains(&s.action));
+            let mask = junqi_env::unpack_bits(&s.legal_mask, ACTIONS);
+            assert_eq!(mask[s.action as usize], 1);
+            assert!(s.policy_actions.iter().all(|&a| mask[a as usize] == 1));
+            let sum: f32 = s.policy_probs.iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4);
+            let expected = match rec.outcome.winner {
+                None => 0,
+                Some(w) if w == seat => 1,
+                _ => -1,
+            };
+            assert_eq!(s.outcome, expected);
+            assert_eq!(crate::decode_planes(&s.observation).unwrap().len(), OBS_SIZE);
+        }
+    }
+}

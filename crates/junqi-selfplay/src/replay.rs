@@ -1,0 +1,271 @@
+//! Reading the datasets back, and re-playing stored games through the rules engine.
+
+use crate::{Sample, SelfplayError};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{Array, RecordBatch};
+use junqi_core::{Move, MoveList, Position, Rules};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::fs::File;
+use std::path::Path;
+
+/// One row of `games/`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub game_id: u64,
+    /// The rules as a JSON object.
+    pub rules: String,
+    pub seed: u64,
+    pub start_jfen: String,
+    pub moves: Vec<String>,
+    pub result: String,
+    pub termination: String,
+    pub plies: u32,
+    pub bots: [String; 2],
+    pub code_version: String,
+}
+
+/// One row of `samples/`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredSample {
+    pub game_id: u64,
+    pub sample: Sample,
+}
+
+fn batches(path: &Path) -> Result<Vec<RecordBatch>, SelfplayError> {
+    let file = File::open(path).map_err(SelfplayError::io(path))?;
+    let corrupt = |e: parquet::errors::ParquetError| SelfplayError::Corrupt {
+        path: path.to_path_buf(),
+        message: format!("unreadable Parquet file ({e})"),
+    };
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(corrupt)?
+        .with_batch_size(8192)
+        .build()
+        .map_err(corrupt)?;
+    reader
+        .map(|b| {
+            b.map_err(|e| SelfplayError::Corrupt {
+                path: path.to_path_buf(),
+                message: format!("unreadable data ({e})"),
+            })
+        })
+        .collect()
+}
+
+/// Typed access to a batch's columns, with a clear error for a missing or mistyped one.
+struct Columns<'a> {
+    batch: &'a RecordBatch,
+    path: &'a Path,
+}
+
+impl<'a> Columns<'a> {
+    fn get<T: ?Sized>(
+        &self,
+        name: &str,
+        cast: impl FnOnce(&'a dyn Array) -> Option<&'a T>,
+    ) -> Result<&'a T, SelfplayError> {
+        self.batch.column_by_name(name).and_then(|c| cast(c.as_ref())).ok_or_else(|| SelfplayError::Corrupt {
+            path: self.path.to_path_buf(),
+            message: format!("column `{name}` is missing or of the wrong type"),
+        })
+    }
+}
+
+/// Read every game of one `games/` shard.
+pub fn read_games_file(path: &Path) -> Result<Vec<StoredGame>, SelfplayError> {
+    let mut out = Vec::new();
+    for batch in batches(path)? {
+        let c = Columns { batch: &batch, path };
+        let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
+        let rules = c.get("rules", |a| a.as_string_opt::<i32>())?;
+        let seed = c.get("seed", |a| a.as_primitive_opt::<UInt64Type>())?;
+        let start = c.get("start_jfen", |a| a.as_string_opt::<i32>())?;
+        let moves = c.get("moves", |a| a.as_list_opt::<i32>())?;
+        let result = c.get("result", |a| a.as_string_opt::<i32>())?;
+        let termination = c.get("termination", |a| a.as_string_opt::<i32>())?;
+        let plies = c.get("plies", |a| a.as_primitive_opt::<UInt32Type>())?;
+        let bot1 = c.get("bot_seat1", |a| a.as_string_opt::<i32>())?;
+        let bot2 = c.get("bot_seat2", |a| a.as_string_opt::<i32>())?;
+        let version = c.get("code_version", |a| a.as_string_opt::<i32>())?;
+        let move_text = moves.values().as_string_opt::<i32>().ok_or_else(|| SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: "column `moves` is not a list of strings".into(),
+        })?;
+        let offsets = moves.value_offsets();
+        for i in 0..batch.num_rows() {
+            let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+            out.push(StoredGame {
+                game_id: game_id.value(i),
+                rules: rules.value(i).to_string(),
+                seed: seed.value(i),
+                start_jfen: start.value(i).to_string(),
+                moves: (a..b).map(|j| move_text.value(j).to_string()).collect(),
+                result: result.value(i).to_string(),
+                termination: termination.value(i).to_string(),
+                plies: plies.value(i),
+                bots: [bot1.value(i).to_string(), bot2.value(i).to_string()],
+                code_version: version.value(i).to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Read every sample of one `samples/` shard.
+pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
+    let mut out = Vec::new();
+    for batch in batches(path)? {
+        let c = Columns { batch: &batch, path };
+        let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
+        let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
+        let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
+        let obs = c.get("observation", |a| a.as_binary_opt::<i32>())?;
+        let mask = c.get("legal_mask", |a| a.as_binary_opt::<i32>())?;
+        let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
+        let pa = c.get("policy_actions", |a| a.as_list_opt::<i32>())?;
+        let pp = c.get("policy_probs", |a| a.as_list_opt::<i32>())?;
+        let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
+        let bad = |name: &str| SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("column `{name}` has the wrong item type"),
+        };
+        let pa_values = pa.values().as_primitive_opt::<UInt16Type>().ok_or_else(|| bad("policy_actions"))?;
+        let pp_values = pp.values().as_primitive_opt::<Float32Type>().ok_or_else(|| bad("policy_probs"))?;
+        for i in 0..batch.num_rows() {
+            let (a0, a1) = (pa.value_offsets()[i] as usize, pa.value_offsets()[i + 1] as usize);
+            let (p0, p1) = (pp.value_offsets()[i] as usize, pp.value_offsets()[i + 1] as usize);
+            out.push(StoredSample {
+                game_id: game_id.value(i),
+                sample: Sample {
+                    ply: ply.value(i),
+                    seat: seat.value(i),
+                    observation: obs.value(i).to_vec(),
+                    legal_mask: mask.value(i).to_vec(),
+                    action: action.value(i),
+                    policy_actions: pa_values.values()[a0..a1].to_vec(),
+                    policy_probs: pp_values.values()[p0..p1].to_vec(),
+                    outcome: outcome.value(i),
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Re-play a stored game through the rules engine from its start position and
+/// rules. `Err` says how the stored record disagrees with the engine (an
+/// illegal move, moves after the end, a different result, termination or
+/// number of plies).
+pub fn replay_game(g: &StoredGame) -> Result<(), String> {
+    let rules: Rules = serde_json::from_str(&g.rules).map_err(|e| format!("rules are not valid: {e}"))?;
+    let mut pos = Position::from_jfen(&g.start_jfen, rules).map_err(|e| format!("start position: {e}"))?;
+    let mut list = MoveList::new();
+    for (i, text) in g.moves.iter().enumerate() {
+        let mv: Move = text.parse().map_err(|e| format!("move {}: {e}", i + 1))?;
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            let o = pos.outcome().map(|o| format!("{} ({})", o.result_str(), o.termination.name()));
+            return Err(format!(
+                "the game ends after {i} plies with {}, but {} moves are stored",
+                o.unwrap_or_default(),
+                g.moves.len()
+            ));
+        }
+        if !list.contains(mv) {
+            return Err(format!("move {} `{text}` is illegal in {}", i + 1, pos));
+        }
+        pos.play_unchecked(mv);
+    }
+    pos.legal_moves(&mut list);
+    let Some(o) = pos.outcome_given(list.len()) else {
+        return Err(format!("the game is not over after the {} stored moves", g.moves.len()));
+    };
+    let (result, termination, plies) = (o.result_str(), o.termination.name(), g.moves.len() as u32);
+    if (result, termination, plies) != (g.result.as_str(), g.termination.as_str(), g.plies) {
+        return Err(format!(
+            "stored {} ({}, {} plies), the rules give {result} ({termination}, {plies} plies)",
+            g.result, g.termination, g.plies
+        ));
+    }
+    Ok(())
+}
+
+/// What [`replay_dir`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayReport {
+    /// Games re-played.
+    pub games: u64,
+    /// `(game id, shard file, what disagrees)`, in shard then row order.
+    pub mismatches: Vec<(u64, std::path::PathBuf, String)>,
+    /// Game ids stored more than once.
+    pub duplicates: Vec<u64>,
+}
+
+/// The `games/` folder of `dir`: `dir/games` when there is one, else `dir` itself.
+pub fn games_dir(dir: &Path) -> std::path::PathBuf {
+    let sub = dir.join(crate::GAMES_DIR);
+    if sub.is_dir() {
+        sub
+    } else {
+        dir.to_path_buf()
+    }
+}
+
+/// The complete shard files of a dataset folder, in order.
+pub fn shard_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, SelfplayError> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(SelfplayError::io(dir))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| crate::run::is_shard(p))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Re-play every stored game of a `games/` dataset (or only game `only`)
+/// through the rules engine, one shard per rayon task.
+pub fn replay_dir(dir: &Path, only: Option<u64>) -> Result<ReplayReport, SelfplayError> {
+    use rayon::prelude::*;
+    let games = games_dir(dir);
+    let files = shard_files(&games)?;
+    if files.is_empty() {
+        return Err(SelfplayError::Config(format!("{} holds no games shards (shard-*.parquet)", games.display())));
+    }
+    type PerFile = (u64, Vec<(u64, std::path::PathBuf, String)>, Vec<u64>);
+    let per_file: Vec<Result<PerFile, SelfplayError>> = files
+        .par_iter()
+        .with_max_len(1)
+        .map(|path| {
+            let stored = read_games_file(path)?;
+            let mut bad = Vec::new();
+            let mut ids = Vec::new();
+            let mut n = 0;
+            for g in stored.iter().filter(|g| only.is_none_or(|id| id == g.game_id)) {
+                n += 1;
+                ids.push(g.game_id);
+                if let Err(why) = replay_game(g) {
+                    bad.push((g.game_id, path.clone(), why));
+                }
+            }
+            Ok((n, bad, ids))
+        })
+        .collect();
+    let mut report = ReplayReport::default();
+    let mut seen = std::collections::HashSet::new();
+    for r in per_file {
+        let (n, bad, ids) = r?;
+        report.games += n;
+        report.mismatches.extend(bad);
+        for id in ids {
+            if !seen.insert(id) {
+                report.duplicates.push(id);
+            }
+        }
+    }
+    if let (Some(id), 0) = (only, report.games) {
+        return Err(SelfplayError::Config(format!("game {id} is not in {}", games.display())));
+    }
+    Ok(report)
+}

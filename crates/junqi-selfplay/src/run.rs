@@ -1,0 +1,405 @@
+//! A run: its directory and `run.json`, resuming, and the worker threads.
+
+use crate::writer::ShardWriter;
+use crate::{code_version, game_seed, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The run file's name inside the output directory.
+pub const RUN_FILE: &str = "run.json";
+const RUN_FORMAT: &str = "junqi-selfplay/1";
+
+/// `DIR/run.json`.
+#[derive(Serialize, Deserialize)]
+struct RunFile {
+    format: String,
+    config: serde_json::Value,
+    seed: u64,
+    code_version: String,
+}
+
+/// Live counters of a run, for a progress display (updated after every game).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub games: AtomicU64,
+    pub plies: AtomicU64,
+    pub samples: AtomicU64,
+}
+
+/// How to run a plan.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Worker threads; 0 = one per core.
+    pub threads: usize,
+    /// Set it (e.g. from a Ctrl-C handler) to stop: shards in flight are
+    /// abandoned (their temporary files removed), finished shards stay.
+    pub stop: Arc<AtomicBool>,
+    pub progress: Arc<Progress>,
+}
+
+/// What [`Plan::run`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Games, plies and samples played by this call.
+    pub games_played: u64,
+    pub plies: u64,
+    pub samples: u64,
+    /// Shards finished by this call, and complete shards in the run now.
+    pub shards_written: u64,
+    pub shards_complete: u64,
+    pub shards_total: u64,
+    /// Games in complete shards now (equals the config's games when the run is done).
+    pub games_complete: u64,
+    /// Stopped by [`RunOptions::stop`] before every shard was done.
+    pub interrupted: bool,
+    pub elapsed: Duration,
+}
+
+/// A run ready to go: which shards are done and which are still to play.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub config: Config,
+    /// `None`: play without writing anything.
+    pub out: Option<PathBuf>,
+    /// Shards to play, in index order.
+    pub pending: Vec<u64>,
+    /// Games in shards already complete on disk.
+    pub complete_games: u64,
+    /// Things worth telling the user (unreadable shards to redo, another code version).
+    pub notes: Vec<String>,
+}
+
+/// Check `config`, and with `out`: create the directory and its `run.json`,
+/// or check that the one there has the same config, remove temporary files
+/// of an interrupted run, and find the shards already complete (a shard
+/// file that cannot be read back, or holds the wrong games, is played again).
+pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError> {
+    config.check()?;
+    let Some(dir) = out else {
+        return Ok(Plan {
+            pending: (0..config.shards()).collect(),
+            config,
+            out: None,
+            complete_games: 0,
+            notes: vec![],
+        });
+    };
+    let mut notes = Vec::new();
+    std::fs::create_dir_all(dir).map_err(SelfplayError::io(dir))?;
+    let run_path = dir.join(RUN_FILE);
+    let config_json = serde_json::to_value(&config).expect("configs serialize");
+    if run_path.exists() {
+        let text = std::fs::read_to_string(&run_path).map_err(SelfplayError::io(&run_path))?;
+        let stored: RunFile = serde_json::from_str(&text)
+            .map_err(|e| SelfplayError::Corrupt { path: run_path.clone(), message: format!("not a run file: {e}") })?;
+        if stored.format != RUN_FORMAT {
+            return Err(SelfplayError::Corrupt {
+                path: run_path,
+                message: format!("format `{}`, this program writes `{RUN_FORMAT}`", stored.format),
+            });
+        }
+        let diffs = differences("", &stored.config, &config_json);
+        if !diffs.is_empty() {
+            return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
+        }
+        if stored.code_version != code_version() {
+            notes.push(format!(
+                "resuming a run started by code version {}; new games record {}",
+                stored.code_version,
+                code_version()
+            ));
+        }
+    } else {
+        for sub in [GAMES_DIR, SAMPLES_DIR] {
+            let has_shards = std::fs::read_dir(dir.join(sub))
+                .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".parquet")))
+                .unwrap_or(false);
+            if has_shards {
+                return Err(SelfplayError::Config(format!(
+                    "{} has shards but no {RUN_FILE}: not a run this program can resume; choose another --out",
+                    dir.join(sub).display()
+                )));
+            }
+        }
+        let file = RunFile {
+            format: RUN_FORMAT.into(),
+            config: config_json.clone(),
+            seed: config.seed,
+            code_version: code_version(),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("run file serializes") + "\n";
+        let tmp = dir.join(format!(".{RUN_FILE}.tmp"));
+        std::fs::write(&tmp, text).map_err(SelfplayError::io(&tmp))?;
+        std::fs::rename(&tmp, &run_path).map_err(SelfplayError::io(&run_path))?;
+    }
+    for sub in [GAMES_DIR, SAMPLES_DIR] {
+        let d = dir.join(sub);
+        std::fs::create_dir_all(&d).map_err(SelfplayError::io(&d))?;
+        // Temporary files of a run that was killed.
+        for entry in std::fs::read_dir(&d).map_err(SelfplayError::io(&d))?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with(".shard-") && name.ends_with(".tmp") {
+                std::fs::remove_file(entry.path()).map_err(SelfplayError::io(entry.path()))?;
+            }
+        }
+    }
+    let mut pending = Vec::new();
+    let mut complete_games = 0;
+    for s in 0..config.shards() {
+        let games = dir.join(GAMES_DIR).join(crate::shard_name(s));
+        let samples = dir.join(SAMPLES_DIR).join(crate::shard_name(s));
+        if !games.exists() {
+            pending.push(s);
+            continue;
+        }
+        let range = config.shard_range(s);
+        let check = check_shard(&games, s, &config_json, Some(range.end - range.start))
+            .and_then(|_| check_shard(&samples, s, &config_json, None));
+        match check {
+            Ok(()) => complete_games += range.end - range.start,
+            Err(e) => {
+                notes.push(format!("{e}; shard {s} will be played again"));
+                for p in [&games, &samples] {
+                    if p.exists() {
+                        std::fs::remove_file(p).map_err(SelfplayError::io(p))?;
+                    }
+                }
+                pending.push(s);
+            }
+        }
+    }
+    Ok(Plan { config, out: Some(dir.to_path_buf()), pending, complete_games, notes })
+}
+
+/// Differences between two JSON configs, as `key: stored → new`.
+fn differences(prefix: &str, stored: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    match (stored, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    differences(&name, a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null))
+                })
+                .collect()
+        }
+        (a, b) if a == b => vec![],
+        (a, b) => vec![format!("{prefix}: {a} in the directory, {b} now")],
+    }
+}
+
+/// Read a shard's footer: readable, shard `s` of a run of `config`, with
+/// `rows` rows when given.
+fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64>) -> Result<(), SelfplayError> {
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    let file = File::open(path).map_err(SelfplayError::io(path))?;
+    let reader = SerializedFileReader::new(file).map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
+    let meta = reader.metadata().file_metadata();
+    let get = |key: &str| {
+        meta.key_value_metadata().and_then(|kv| kv.iter().find(|k| k.key == key)).and_then(|k| k.value.as_deref())
+    };
+    let shard = get("junqi.shard").and_then(|v| v.parse::<u64>().ok());
+    let stored: Option<serde_json::Value> = get("junqi.config").and_then(|v| serde_json::from_str(v).ok());
+    if shard != Some(s) || stored.as_ref() != Some(config) {
+        return Err(corrupt(format!("not shard {s} of this run")));
+    }
+    if let Some(rows) = rows {
+        if meta.num_rows() as u64 != rows {
+            return Err(corrupt(format!("{} rows, expected {rows}", meta.num_rows())));
+        }
+    }
+    Ok(())
+}
+
+enum ShardOutcome {
+    /// Finished (and written, with an output directory): its number of games.
+    Written(u64),
+    Stopped,
+}
+
+impl Plan {
+    /// Shards in the run.
+    pub fn shards_total(&self) -> u64 {
+        self.config.shards()
+    }
+
+    /// Play the pending shards on `options.threads` rayon workers (each shard
+    /// on one worker, its games one after another) and write them.
+    pub fn run(&self, options: &RunOptions) -> Result<Summary, SelfplayError> {
+        let started = Instant::now();
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("selfplay-{i}"))
+            .build()
+            .map_err(|e| SelfplayError::Config(format!("cannot start {threads} threads: {e}")))?;
+        let abort = AtomicBool::new(false);
+        let before = (
+            options.progress.games.load(Ordering::Relaxed),
+            options.progress.plies.load(Ordering::Relaxed),
+            options.progress.samples.load(Ordering::Relaxed),
+        );
+        let results: Vec<Result<ShardOutcome, SelfplayError>> = pool.install(|| {
+            self.pending
+                .par_iter()
+                .with_max_len(1)
+                .map(|&s| {
+                    let r = self.run_shard(s, options, &abort);
+                    if r.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+                .collect()
+        });
+        let (mut written, mut written_games, mut stopped) = (0, 0, false);
+        for r in results {
+            match r? {
+                ShardOutcome::Written(games) => {
+                    written += 1;
+                    written_games += games;
+                }
+                ShardOutcome::Stopped => stopped = true,
+            }
+        }
+        let p = &options.progress;
+        Ok(Summary {
+            games_played: p.games.load(Ordering::Relaxed) - before.0,
+            plies: p.plies.load(Ordering::Relaxed) - before.1,
+            samples: p.samples.load(Ordering::Relaxed) - before.2,
+            shards_written: written,
+            shards_complete: self.shards_total() - self.pending.len() as u64 + written,
+            shards_total: self.shards_total(),
+            games_complete: self.complete_games + written_games,
+            interrupted: stopped,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    fn metadata(&self, shard: u64) -> Vec<(String, String)> {
+        let range = self.config.shard_range(shard);
+        vec![
+            ("junqi.config".into(), serde_json::to_string(&self.config).expect("configs serialize")),
+            ("junqi.seed".into(), self.config.seed.to_string()),
+            ("junqi.code_version".into(), code_version()),
+            ("junqi.shard".into(), shard.to_string()),
+            ("junqi.first_game".into(), range.start.to_string()),
+            ("junqi.games".into(), (range.end - range.start).to_string()),
+            ("junqi.obs_encoding".into(), self.config.observation.encoding.clone()),
+            ("junqi.obs_channels".into(), self.config.observation.channels.to_string()),
+        ]
+    }
+
+    fn run_shard(&self, shard: u64, options: &RunOptions, abort: &AtomicBool) -> Result<ShardOutcome, SelfplayError> {
+        let stop = || options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
+        if stop() {
+            return Ok(ShardOutcome::Stopped);
+        }
+        let c = &self.config;
+        let mut players = [junqi_bots::from_spec(&c.bots[0])?, junqi_bots::from_spec(&c.bots[1])?];
+        let mut writer = match &self.out {
+            Some(dir) => Some(ShardWriter::create(
+                dir,
+                shard,
+                serde_json::to_string(&c.rules).expect("rules serialize"),
+                code_version(),
+                &self.metadata(shard),
+            )?),
+            None => None,
+        };
+        let mut buf = GameBuffers::default();
+        for index in c.shard_range(shard) {
+            if stop() {
+                if let Some(w) = writer {
+                    w.abandon();
+                }
+                return Ok(ShardOutcome::Stopped);
+            }
+            let [p0, p1] = &mut players;
+            let seats: [&mut dyn junqi_bots::Agent; 2] =
+                if c.seat1_player(index) == 0 { [p0.as_mut(), p1.as_mut()] } else { [p1.as_mut(), p0.as_mut()] };
+            let played = play_game(&c.rules, seats, index, game_seed(c.seed, index), c.samples_per_game, &mut buf)
+                .and_then(|record| {
+                    if let Some(w) = writer.as_mut() {
+                        w.push(&record, buf.samples())?;
+                    }
+                    Ok(record)
+                });
+            let record = match played {
+                Ok(r) => r,
+                Err(e) => {
+                    if let Some(w) = writer {
+                        w.abandon();
+                    }
+                    return Err(e);
+                }
+            };
+            let p = &options.progress;
+            p.games.fetch_add(1, Ordering::Relaxed);
+            p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
+            p.samples.fetch_add(buf.samples().len() as u64, Ordering::Relaxed);
+        }
+        if let Some(w) = writer {
+            w.finish()?;
+        }
+        let range = c.shard_range(shard);
+        Ok(ShardOutcome::Written(range.end - range.start))
+    }
+}
+
+/// Rows and bytes on disk of a run's two datasets (complete shards only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DatasetStats {
+    pub shards: u64,
+    pub games: u64,
+    pub samples: u64,
+    pub games_bytes: u64,
+    pub samples_bytes: u64,
+}
+
+/// Count the rows (from the Parquet footers) and bytes of `DIR/games` and `DIR/samples`.
+pub fn dataset_stats(dir: &Path) -> Result<DatasetStats, SelfplayError> {
+    let mut stats = DatasetStats::default();
+    for sub in [GAMES_DIR, SAMPLES_DIR] {
+        let d = dir.join(sub);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+            .map_err(SelfplayError::io(&d))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| is_shard(p))
+            .collect();
+        files.sort();
+        for path in files {
+            let bytes = std::fs::metadata(&path).map_err(SelfplayError::io(&path))?.len();
+            let file = File::open(&path).map_err(SelfplayError::io(&path))?;
+            let reader = SerializedFileReader::new(file).map_err(SelfplayError::parquet(&path))?;
+            let rows = reader.metadata().file_metadata().num_rows() as u64;
+            if sub == GAMES_DIR {
+                stats.shards += 1;
+                stats.games += rows;
+                stats.games_bytes += bytes;
+            } else {
+                stats.samples += rows;
+                stats.samples_bytes += bytes;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// A complete shard file (not a hidden temporary one).
+pub(crate) fn is_shard(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("shard-") && n.ends_with(".parquet"))
+}

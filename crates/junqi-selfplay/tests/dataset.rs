@@ -1,0 +1,286 @@
+//! The datasets on disk: shards read back with the `parquet` crate match what
+//! the games were; a killed or interrupted run resumes to exactly the
+//! requested games, each once; the thread count changes nothing; a directory
+//! of another config is refused; replay finds a tampered record.
+
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use junqi_bots::from_spec;
+use junqi_core::{Mode, Rules};
+use junqi_selfplay::*;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-selfplay-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn config(mode: Mode, games: u64, shard: u64, samples: SamplesPerGame) -> Config {
+    Config::new(Rules::preset(mode), games, ["random", "greedy"], 42)
+        .unwrap()
+        .with_samples(samples)
+        .with_swap(true)
+        .with_shard_games(shard)
+}
+
+fn run(config: &Config, dir: &Path, threads: usize) -> Summary {
+    let plan = prepare(config.clone(), Some(dir)).unwrap();
+    plan.run(&RunOptions { threads, ..Default::default() }).unwrap()
+}
+
+/// Every game and sample on disk, by game id.
+fn read_all(dir: &Path) -> (BTreeMap<u64, StoredGame>, BTreeMap<u64, Vec<Sample>>) {
+    let mut games = BTreeMap::new();
+    for f in shard_files(&dir.join(GAMES_DIR)).unwrap() {
+        for g in read_games_file(&f).unwrap() {
+            assert!(games.insert(g.game_id, g).is_none(), "a game is stored twice");
+        }
+    }
+    let mut samples: BTreeMap<u64, Vec<Sample>> = BTreeMap::new();
+    for f in shard_files(&dir.join(SAMPLES_DIR)).unwrap() {
+        for s in read_samples_file(&f).unwrap() {
+            samples.entry(s.game_id).or_default().push(s.sample);
+        }
+    }
+    (games, samples)
+}
+
+/// The game as the library plays it, compared field by field with what was read back.
+fn check_against_replay_of_the_seed(config: &Config, g: &StoredGame, samples: &[Sample]) {
+    let mut players = [from_spec(&config.bots[0]).unwrap(), from_spec(&config.bots[1]).unwrap()];
+    let [p0, p1] = &mut players;
+    let seats: [&mut dyn junqi_bots::Agent; 2] =
+        if config.seat1_player(g.game_id) == 0 { [p0.as_mut(), p1.as_mut()] } else { [p1.as_mut(), p0.as_mut()] };
+    let mut buf = GameBuffers::default();
+    let seed = game_seed(config.seed, g.game_id);
+    let rec = play_game(&config.rules, seats, g.game_id, seed, config.samples_per_game, &mut buf).unwrap();
+    assert_eq!(g.seed, seed);
+    assert_eq!(g.start_jfen, rec.start_jfen);
+    assert_eq!(g.moves, rec.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>());
+    assert_eq!(g.result, rec.outcome.result_str());
+    assert_eq!(g.termination, rec.outcome.termination.name());
+    assert_eq!(g.plies as usize, rec.moves.len());
+    assert_eq!(g.bots, rec.bots);
+    assert_eq!(g.code_version, code_version());
+    let rules: serde_json::Value = serde_json::from_str(&g.rules).unwrap();
+    assert_eq!(rules["mode"], config.rules.mode.name());
+    for option in junqi_core::rules::OPTION_NAMES {
+        assert!(rules.get(option).is_some(), "rules JSON lacks {option}");
+    }
+    assert_eq!(samples, buf.samples(), "samples of game {}", g.game_id);
+    assert_eq!(replay_game(g), Ok(()));
+}
+
+#[test]
+fn shards_read_back_with_the_parquet_crate_match_the_games_played() {
+    for (mode, samples) in [(Mode::Fanqi, SamplesPerGame::Count(3)), (Mode::Anqi, SamplesPerGame::All)] {
+        let dir = temp_dir(&format!("readback-{}", mode.name()));
+        let c = config(mode, 40, 16, samples);
+        let summary = run(&c, &dir, 2);
+        assert_eq!((summary.games_played, summary.games_complete, summary.shards_written), (40, 40, 3));
+        assert!(!summary.interrupted);
+        let (games, samples_by_game) = read_all(&dir);
+        assert_eq!(games.keys().copied().collect::<Vec<_>>(), (0..40).collect::<Vec<_>>());
+        let mut sample_count = 0;
+        for g in games.values() {
+            let s = samples_by_game.get(&g.game_id).cloned().unwrap_or_default();
+            sample_count += s.len() as u64;
+            check_against_replay_of_the_seed(&c, g, &s);
+        }
+        assert_eq!(sample_count, summary.samples);
+        // Seats swap every other game.
+        assert_eq!(games[&0].bots, ["random".to_string(), "greedy".to_string()]);
+        assert_eq!(games[&1].bots, ["greedy".to_string(), "random".to_string()]);
+        // Key-value metadata: config and seed.
+        let file = std::fs::File::open(dir.join(GAMES_DIR).join(shard_name(1))).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        let kv = reader.metadata().file_metadata().key_value_metadata().unwrap().clone();
+        let get = |k: &str| kv.iter().find(|e| e.key == k).and_then(|e| e.value.clone()).unwrap();
+        assert_eq!(get("junqi.seed"), "42");
+        assert_eq!(get("junqi.shard"), "1");
+        assert_eq!(get("junqi.first_game"), "16");
+        let stored: Config = serde_json::from_str(&get("junqi.config")).unwrap();
+        assert_eq!(stored, c);
+        let stats = dataset_stats(&dir).unwrap();
+        assert_eq!((stats.shards, stats.games, stats.samples), (3, 40, sample_count));
+        let run_json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(RUN_FILE)).unwrap()).unwrap();
+        assert_eq!(run_json["seed"], 42);
+        assert_eq!(run_json["code_version"], code_version());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let c = config(Mode::Fanqi, 30, 8, SamplesPerGame::Count(2));
+    let (a, b) = (temp_dir("threads-1"), temp_dir("threads-2"));
+    run(&c, &a, 1);
+    run(&c, &b, 2);
+    assert_eq!(read_all(&a), read_all(&b));
+    for d in [a, b] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_to_exactly_the_requested_games() {
+    let c = config(Mode::Fanqi, 50, 10, SamplesPerGame::Count(2));
+    let (reference, dir) = (temp_dir("resume-ref"), temp_dir("resume"));
+    run(&c, &reference, 2);
+    run(&c, &dir, 2);
+    // Simulate a kill at various moments: a shard never renamed (deleted, plus
+    // its temporary file left behind), a games file cut short, a samples file lost.
+    let games = dir.join(GAMES_DIR);
+    std::fs::remove_file(games.join(shard_name(1))).unwrap();
+    std::fs::write(games.join(format!(".{}.tmp", shard_name(1))), b"PAR1 half a file").unwrap();
+    let truncated = games.join(shard_name(2));
+    let bytes = std::fs::read(&truncated).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(dir.join(SAMPLES_DIR).join(shard_name(3))).unwrap();
+
+    let plan = prepare(c.clone(), Some(&dir)).unwrap();
+    assert_eq!(plan.pending, vec![1, 2, 3]);
+    assert_eq!(plan.complete_games, 20);
+    assert_eq!(plan.notes.len(), 2, "{:?}", plan.notes);
+    assert!(plan.notes[0].contains("shard 2 will be played again"), "{:?}", plan.notes);
+    let summary = plan.run(&RunOptions::default()).unwrap();
+    assert_eq!((summary.games_played, summary.games_complete), (30, 50));
+    assert!(!std::fs::read_dir(&games).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    let (g, s) = read_all(&dir);
+    assert_eq!(g.keys().copied().collect::<Vec<_>>(), (0..50).collect::<Vec<_>>());
+    assert_eq!((g, s), read_all(&reference));
+    // Running it again finds nothing to do.
+    let plan = prepare(c, Some(&dir)).unwrap();
+    assert!(plan.pending.is_empty());
+    for d in [reference, dir] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_stopped_run_leaves_only_complete_shards_and_resumes() {
+    // Enough games that the stop (after 50) always comes long before the end.
+    let c = config(Mode::Fanqi, 3000, 20, SamplesPerGame::Count(1));
+    let dir = temp_dir("stop");
+    let plan = prepare(c.clone(), Some(&dir)).unwrap();
+    let options = RunOptions { threads: 2, ..Default::default() };
+    let (stop, progress) = (options.stop.clone(), options.progress.clone());
+    let watcher = std::thread::spawn(move || {
+        while progress.games.load(Ordering::Relaxed) < 50 {
+            std::thread::yield_now();
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let summary = plan.run(&options).unwrap();
+    watcher.join().unwrap();
+    assert!(summary.interrupted);
+    assert!(summary.games_complete < 3000);
+    assert_eq!(summary.games_complete % 20, 0);
+    let stats = dataset_stats(&dir).unwrap();
+    assert_eq!(stats.games, summary.games_complete);
+    for sub in [GAMES_DIR, SAMPLES_DIR] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            assert!(name.starts_with("shard-") && name.ends_with(".parquet"), "{name} left behind");
+        }
+    }
+    let summary = run(&c, &dir, 2);
+    assert_eq!(summary.games_complete, 3000);
+    let (g, _) = read_all(&dir);
+    assert_eq!(g.keys().copied().collect::<Vec<_>>(), (0..3000).collect::<Vec<_>>());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_directory_of_another_config_is_refused() {
+    let dir = temp_dir("mismatch");
+    let c = config(Mode::Fanqi, 10, 5, SamplesPerGame::Count(0));
+    run(&c, &dir, 1);
+    let mut other = c.clone();
+    other.games = 12;
+    other.rules.apply_override("mine_rule=trade").unwrap();
+    let err = prepare(other, Some(&dir)).unwrap_err().to_string();
+    assert!(err.contains("holds a run with a different config"), "{err}");
+    assert!(err.contains("games: 10 in the directory, 12 now"), "{err}");
+    assert!(err.contains("rules.mine_rule: \"spring\" in the directory, \"trade\" now"), "{err}");
+    // Shards without a run.json are not ours to resume.
+    std::fs::remove_file(dir.join(RUN_FILE)).unwrap();
+    let err = prepare(c, Some(&dir)).unwrap_err().to_string();
+    assert!(err.contains("no run.json"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Rewrite a games shard with one game's result changed.
+fn tamper_result(path: &Path, game_id: u64, result: &str) {
+    let file = std::fs::File::open(path).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let kv = builder.metadata().file_metadata().key_value_metadata().cloned();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+    let schema = batches[0].schema();
+    let props = parquet::file::properties::WriterProperties::builder().set_key_value_metadata(kv).build();
+    let mut w = ArrowWriter::try_new(std::fs::File::create(path).unwrap(), schema.clone(), Some(props)).unwrap();
+    for b in batches {
+        let ids = b.column_by_name("game_id").unwrap().as_any().downcast_ref::<arrow_array::UInt64Array>().unwrap();
+        let old = b.column_by_name("result").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+        let new: StringArray =
+            (0..b.num_rows()).map(|i| Some(if ids.value(i) == game_id { result } else { old.value(i) })).collect();
+        let i = schema.index_of("result").unwrap();
+        let mut cols: Vec<ArrayRef> = b.columns().to_vec();
+        cols[i] = Arc::new(new);
+        w.write(&RecordBatch::try_new(schema.clone(), cols).unwrap()).unwrap();
+    }
+    w.close().unwrap();
+}
+
+#[test]
+fn replay_finds_a_tampered_result() {
+    let dir = temp_dir("tamper");
+    let c = config(Mode::Mingqi, 12, 6, SamplesPerGame::Count(0));
+    run(&c, &dir, 2);
+    let report = replay_dir(&dir, None).unwrap();
+    assert_eq!((report.games, report.mismatches.len(), report.duplicates.len()), (12, 0, 0));
+    let path = dir.join(GAMES_DIR).join(shard_name(1));
+    let g7 = read_games_file(&path).unwrap().into_iter().find(|g| g.game_id == 7).unwrap();
+    let fake = if g7.result == "1-0" { "0-1" } else { "1-0" };
+    tamper_result(&path, 7, fake);
+    let report = replay_dir(&dir.join(GAMES_DIR), None).unwrap();
+    assert_eq!(report.games, 12);
+    assert_eq!(report.mismatches.len(), 1);
+    let (id, file, why) = &report.mismatches[0];
+    assert_eq!((*id, file), (7, &path));
+    assert!(why.contains(&format!("stored {fake}")), "{why}");
+    assert_eq!(replay_dir(&dir, Some(7)).unwrap().mismatches.len(), 1);
+    assert_eq!(replay_dir(&dir, Some(3)).unwrap().mismatches.len(), 0);
+    assert!(replay_dir(&dir, Some(99)).unwrap_err().to_string().contains("game 99 is not in"));
+    // Other tampering: a move removed, an illegal move, a wrong ply count.
+    let mut g = g7.clone();
+    g.result = g7.result.clone();
+    g.moves.pop();
+    assert!(replay_game(&g).unwrap_err().contains("not over"));
+    let mut g = g7.clone();
+    g.moves[0] = "a1a1".into();
+    assert!(replay_game(&g).unwrap_err().contains("illegal"));
+    let mut g = g7.clone();
+    g.plies += 1;
+    assert!(replay_game(&g).is_err());
+    // A corrupt shard is an error that names the file.
+    std::fs::write(&path, b"not parquet").unwrap();
+    let err = replay_dir(&dir, None).unwrap_err().to_string();
+    assert!(err.contains("shard-000001.parquet"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn playing_without_writing_touches_no_disk() {
+    let c = config(Mode::Fanqi, 20, 5, SamplesPerGame::All);
+    let plan = prepare(c, None).unwrap();
+    let s = plan.run(&RunOptions::default()).unwrap();
+    assert_eq!((s.games_played, s.shards_written, s.games_complete), (20, 4, 20));
+    assert!(s.samples == s.plies && s.plies > 20 * 50);
+}
