@@ -4,6 +4,7 @@
 
 use junqi_core::piece::{Kind, KindSet};
 use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Mode, Move, MoveList, Position, Rules, Seat, Square};
+use junqi_tests::swap_squares;
 use rand::Rng;
 
 fn sq(name: &str) -> Square {
@@ -14,52 +15,6 @@ fn mv(text: &str) -> Move {
 }
 fn kinds(list: &[Kind]) -> KindSet {
     list.iter().fold(0, |s, k| s | k.bit())
-}
-
-/// Swap the pieces on two squares of a position through JFEN, so the test does
-/// not depend on engine internals.
-fn swap(pos: &Position, a: Square, b: Square) -> Position {
-    let text = pos.to_jfen();
-    let (board, rest) = text.split_once(' ').unwrap();
-    // Expand the board to one token per node, swap, and compress again.
-    let mut cells: Vec<String> = Vec::new();
-    for rank in board.split('/') {
-        let mut chars = rank.chars();
-        while let Some(c) = chars.next() {
-            if let Some(d) = c.to_digit(10) {
-                cells.extend((0..d).map(|_| String::new()));
-            } else if c == '~' {
-                cells.push(format!("~{}", chars.next().unwrap()));
-            } else {
-                cells.push(c.to_string());
-            }
-        }
-    }
-    // cells are listed rank 12 first, files a..e.
-    let index = |s: Square| (12 - s.rank()) * 5 + s.file();
-    cells.swap(index(a), index(b));
-    let mut out = String::new();
-    for (r, rank) in cells.chunks(5).enumerate() {
-        let mut empty = 0;
-        for c in rank {
-            if c.is_empty() {
-                empty += 1;
-            } else {
-                if empty > 0 {
-                    out.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                out.push_str(c);
-            }
-        }
-        if empty > 0 {
-            out.push_str(&empty.to_string());
-        }
-        if r < 11 {
-            out.push('/');
-        }
-    }
-    Position::from_jfen(&format!("{out} {rest}"), *pos.rules()).unwrap()
 }
 
 /// Two 暗棋 games whose truths differ only in the kinds of two Black pieces give
@@ -80,7 +35,7 @@ fn anqi_hidden_enemy_kinds_do_not_leak() {
             .flat_map(|&a| candidates.iter().map(move |&b| (a, b)))
             .find(|&(a, b)| start.piece_at(a).unwrap().kind != start.piece_at(b).unwrap().kind)
             .unwrap();
-        let other = swap(&start, a, b);
+        let other = swap_squares(&start, a, b);
         assert_ne!(start, other);
         let (mut g1, mut g2) = (Game::new(start), Game::new(other));
         let mut rng = rng_from_seed(seed);
@@ -115,7 +70,7 @@ fn fanqi_face_down_pieces_do_not_leak() {
                 .find(|&s| start.piece_at(s).is_some() && start.piece_at(s) != start.piece_at(sq("a1")))
                 .unwrap(),
         );
-        let other = swap(&start, a, b);
+        let other = swap_squares(&start, a, b);
         for seat in Seat::BOTH {
             let (i1, i2) = (InfoSet::new(&start, seat), InfoSet::new(&other, seat));
             assert_eq!(i1, i2);

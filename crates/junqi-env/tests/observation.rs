@@ -5,6 +5,7 @@
 use junqi_core::piece::{KindSet, ALL_KINDS};
 use junqi_core::{rng_from_seed, Game, InfoSet, Kind, Mode, Move, MoveList, Position, Rules, Seat, Square, ACTIONS};
 use junqi_env::observation::*;
+use junqi_tests::swap_squares;
 use rand::Rng;
 
 fn sq(name: &str) -> Square {
@@ -314,49 +315,6 @@ fn fanqi_before_colours_are_assigned() {
 
 // ---- nothing hidden leaks ----
 
-/// Swap the pieces on two squares through JFEN (no engine internals).
-fn swap(pos: &Position, a: Square, b: Square) -> Position {
-    let text = pos.to_jfen();
-    let (board, rest) = text.split_once(' ').unwrap();
-    let mut cells: Vec<String> = Vec::new();
-    for rank in board.split('/') {
-        let mut chars = rank.chars();
-        while let Some(c) = chars.next() {
-            if let Some(d) = c.to_digit(10) {
-                cells.extend((0..d).map(|_| String::new()));
-            } else if c == '~' {
-                cells.push(format!("~{}", chars.next().unwrap()));
-            } else {
-                cells.push(c.to_string());
-            }
-        }
-    }
-    let index = |s: Square| (12 - s.rank()) * 5 + s.file();
-    cells.swap(index(a), index(b));
-    let mut out = String::new();
-    for (r, rank) in cells.chunks(5).enumerate() {
-        let mut empty = 0;
-        for c in rank {
-            if c.is_empty() {
-                empty += 1;
-            } else {
-                if empty > 0 {
-                    out.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                out.push_str(c);
-            }
-        }
-        if empty > 0 {
-            out.push_str(&empty.to_string());
-        }
-        if r < 11 {
-            out.push('/');
-        }
-    }
-    Position::from_jfen(&format!("{out} {rest}"), *pos.rules()).unwrap()
-}
-
 /// Play the same random actions in two games whose truths differ only in
 /// hidden kinds; while a seat's observed events are identical in both, its
 /// observation tensor must be identical too. Returns the plies compared.
@@ -408,7 +366,7 @@ fn anqi_hidden_enemy_kinds_do_not_leak_into_observations() {
             .flat_map(|&a| candidates.iter().map(move |&b| (a, b)))
             .find(|&(a, b)| start.piece_at(a).unwrap().kind != start.piece_at(b).unwrap().kind)
             .unwrap();
-        let other = swap(&start, a, b);
+        let other = swap_squares(&start, a, b);
         assert_ne!(start, other);
         compared += compare_observations(&mut Game::new(start), &mut Game::new(other), &[Seat::First], seed);
     }
@@ -423,7 +381,7 @@ fn fanqi_face_down_swaps_do_not_leak_into_observations() {
         let start = Position::new_game(rules, seed);
         let a = sq("a1");
         let b = Square::all().find(|&s| start.piece_at(s).is_some() && start.piece_at(s) != start.piece_at(a)).unwrap();
-        let other = swap(&start, a, b);
+        let other = swap_squares(&start, a, b);
         assert_ne!(start, other);
         compared += compare_observations(&mut Game::new(start), &mut Game::new(other), &Seat::BOTH, seed);
     }
