@@ -1,6 +1,8 @@
 //! The `junqi` command line end to end: outputs, stdin modes, and that bad
 //! input gives one clear `error:` line on stderr and exit code 2, never a panic.
 
+mod common;
+use common::{assert_clean_error, stderr, stdout};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -20,23 +22,6 @@ fn junqi(args: &[&str], stdin: Option<&str>) -> Output {
     let mut pipe = child.stdin.take().unwrap();
     std::thread::spawn(move || pipe.write_all(input.as_bytes()));
     child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Exit code 2 and exactly one stderr line starting `error:`, no panic.
-fn assert_clean_error(o: &Output, mentions: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(mentions), "expected `{mentions}` in: {err}");
 }
 
 #[test]

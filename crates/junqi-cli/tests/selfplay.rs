@@ -3,7 +3,9 @@
 //! cleanly and the same command finishes the run, replay passes a clean
 //! dataset and flags a tampered or corrupt one.
 
+mod common;
 use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
+use common::{assert_clean_error, stderr, stdout};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use std::path::{Path, PathBuf};
@@ -14,25 +16,10 @@ use std::time::{Duration, Instant};
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).stdin(Stdio::null()).output().expect("run junqi")
 }
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("junqi-cli-selfplay-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
-}
-/// Exit code 2 and exactly one stderr line starting `error:`, no panic.
-fn assert_clean_error(o: &Output, mentions: &str) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(mentions), "expected `{mentions}` in: {err}");
 }
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
