@@ -4,7 +4,7 @@
 
 use junqi_core::piece::{Kind, KindSet};
 use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Mode, Move, MoveList, Position, Rules, Seat, Square};
-use junqi_tests::swap_squares;
+use junqi_tests::{swap_squares, two_black_officers_to_swap};
 use rand::Rng;
 
 fn sq(name: &str) -> Square {
@@ -24,17 +24,7 @@ fn anqi_hidden_enemy_kinds_do_not_leak() {
     let rules = Rules::preset(Mode::Anqi);
     for seed in 0..40 {
         let start = Position::new_game(rules, seed);
-        // Two black ranked pieces of different kinds, both off the HQs, front
-        // rank and back ranks, so the swap keeps the deployment legal.
-        let candidates: Vec<Square> = Square::all()
-            .filter(|&s| (8..=10).contains(&s.rank()))
-            .filter(|&s| start.piece_at(s).is_some_and(|p| p.colour == Colour::Black && p.kind.is_ranked()))
-            .collect();
-        let (a, b) = candidates
-            .iter()
-            .flat_map(|&a| candidates.iter().map(move |&b| (a, b)))
-            .find(|&(a, b)| start.piece_at(a).unwrap().kind != start.piece_at(b).unwrap().kind)
-            .unwrap();
+        let (a, b) = two_black_officers_to_swap(&start);
         let other = swap_squares(&start, a, b);
         assert_ne!(start, other);
         let (mut g1, mut g2) = (Game::new(start), Game::new(other));

@@ -3,7 +3,7 @@
 
 pub mod reference;
 
-use junqi_core::{Position, Square};
+use junqi_core::{Colour, Position, Square};
 
 /// Swap the pieces on two squares of a position through JFEN, so the test does
 /// not depend on engine internals.
@@ -49,4 +49,20 @@ pub fn swap_squares(pos: &Position, a: Square, b: Square) -> Position {
         }
     }
     Position::from_jfen(&format!("{out} {rest}"), *pos.rules()).unwrap()
+}
+
+/// Two squares of a fresh 暗棋/明棋 deployment holding Black ranked pieces of
+/// different kinds on ranks 8–10 (off the HQs, front and back ranks), so that
+/// swapping them keeps the deployment legal: the truths differ only in what
+/// Red cannot see.
+pub fn two_black_officers_to_swap(start: &Position) -> (Square, Square) {
+    let candidates: Vec<Square> = Square::all()
+        .filter(|&s| (8..=10).contains(&s.rank()))
+        .filter(|&s| start.piece_at(s).is_some_and(|p| p.colour == Colour::Black && p.kind.is_ranked()))
+        .collect();
+    candidates
+        .iter()
+        .flat_map(|&a| candidates.iter().map(move |&b| (a, b)))
+        .find(|&(a, b)| start.piece_at(a).unwrap().kind != start.piece_at(b).unwrap().kind)
+        .expect("a deployment has ranked pieces of several kinds on ranks 8-10")
 }

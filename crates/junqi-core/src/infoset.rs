@@ -119,8 +119,8 @@ impl InfoSet {
                 let missing = 25usize.saturating_sub(truth.colour_bb(enemy).count_ones() as usize);
                 info.removed = vec![ALL_KINDS & !Kind::Flag.bit(); missing];
             }
+            info.propagate_counts(truth);
         }
-        info.propagate_counts(truth);
         info.rebuild_view(truth);
         info
     }

@@ -12,7 +12,7 @@ pub mod vecenv;
 
 pub use frame::{action_from_frame, action_to_frame, square_to_frame};
 pub use observation::{
-    encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, plane_name, unpack_bits, OBS_CHANNELS,
-    OBS_SIZE,
+    encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, packed_mask_from_moves, plane_name,
+    unpack_bits, OBS_CHANNELS, OBS_SIZE,
 };
 pub use vecenv::{episode_seed, EnvError, StepBuffers, VecEnv};

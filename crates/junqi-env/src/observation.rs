@@ -310,6 +310,17 @@ pub fn mask_from_moves(moves: &MoveList, seat: Seat, out: &mut [u8]) {
     }
 }
 
+/// The packed form of [`mask_from_moves`] (what `pack_bits` of that mask
+/// gives), written straight from the moves into `out` (450 bytes, cleared first).
+pub fn packed_mask_from_moves(moves: &MoveList, seat: Seat, out: &mut [u8]) {
+    assert_eq!(out.len(), junqi_core::ACTIONS / 8);
+    out.fill(0);
+    for &m in moves.iter() {
+        let id = crate::frame::action_to_frame(m, seat);
+        out[id / 8] |= 1 << (id % 8);
+    }
+}
+
 /// Pack a 0/1 mask into bits, least significant bit first (3600 → 450 bytes).
 pub fn pack_bits(mask: &[u8]) -> Vec<u8> {
     let mut out = vec![0u8; mask.len().div_ceil(8)];

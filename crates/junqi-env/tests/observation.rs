@@ -5,7 +5,7 @@
 use junqi_core::piece::{KindSet, ALL_KINDS};
 use junqi_core::{rng_from_seed, Game, InfoSet, Kind, Mode, Move, MoveList, Position, Rules, Seat, Square, ACTIONS};
 use junqi_env::observation::*;
-use junqi_tests::swap_squares;
+use junqi_tests::{swap_squares, two_black_officers_to_swap};
 use rand::Rng;
 
 fn sq(name: &str) -> Square {
@@ -355,17 +355,7 @@ fn anqi_hidden_enemy_kinds_do_not_leak_into_observations() {
     let mut compared = 0;
     for seed in 0..40 {
         let start = Position::new_game(rules, seed);
-        // Two black ranked pieces of different kinds off the HQs, front and back
-        // ranks: swapping them keeps the deployment legal.
-        let candidates: Vec<Square> = Square::all()
-            .filter(|&s| (8..=10).contains(&s.rank()))
-            .filter(|&s| start.piece_at(s).is_some_and(|p| p.colour == junqi_core::Colour::Black && p.kind.is_ranked()))
-            .collect();
-        let (a, b) = candidates
-            .iter()
-            .flat_map(|&a| candidates.iter().map(move |&b| (a, b)))
-            .find(|&(a, b)| start.piece_at(a).unwrap().kind != start.piece_at(b).unwrap().kind)
-            .unwrap();
+        let (a, b) = two_black_officers_to_swap(&start);
         let other = swap_squares(&start, a, b);
         assert_ne!(start, other);
         compared += compare_observations(&mut Game::new(start), &mut Game::new(other), &[Seat::First], seed);

@@ -3,7 +3,7 @@
 use crate::{encode_planes, SamplesPerGame, SelfplayError};
 use junqi_bots::Agent;
 use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS};
-use junqi_env::{action_to_frame, encode_observation, OBS_SIZE};
+use junqi_env::{action_to_frame, encode_observation, packed_mask_from_moves, OBS_SIZE};
 use rand::Rng;
 
 /// A finished game, as stored in `games/`.
@@ -87,13 +87,9 @@ fn fill_sample(
     s.observation.clear();
     encode_planes(obs, &mut s.observation);
     // The packed legal-action mask in the mover's frame, straight from the
-    // legal actions: the bits `pack_bits(encode_mask(info))` gives (tested).
-    s.legal_mask.clear();
+    // legal actions (the bits `pack_bits(encode_mask(info))` gives; tested).
     s.legal_mask.resize(ACTIONS / 8, 0);
-    for &m in legal.iter() {
-        let id = action_to_frame(m, seat);
-        s.legal_mask[id / 8] |= 1 << (id % 8);
-    }
+    packed_mask_from_moves(legal, seat, &mut s.legal_mask);
     s.action = action_to_frame(action, seat) as u16;
     s.policy_actions.clear();
     s.policy_probs.clear();
