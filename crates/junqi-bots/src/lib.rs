@@ -23,15 +23,17 @@
 //! let mut bot = from_spec("greedy").unwrap();
 //! let game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 1));
 //! let mut rng = rng_from_seed(1);
-//! let decision = bot.act(game.infoset(game.truth().turn()), &mut rng);
+//! let decision = bot.act(&game, &mut rng);
 //! assert!(decision.action.is_flip()); // nothing is face-up yet
 //! ```
 
 mod greedy;
+mod player;
 mod random;
 mod spec;
 
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
+pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
 pub use spec::{from_spec, split_bot_list, BotSpec, BotSpecError, BOT_NAMES};
 

@@ -1,6 +1,6 @@
 //! Bot specs: `name` or `name:key=value,key=value`.
 
-use crate::{Agent, Greedy, RandomBot};
+use crate::{Greedy, Player, RandomBot};
 
 /// The bots [`from_spec`] knows.
 pub const BOT_NAMES: [&str; 2] = ["random", "greedy"];
@@ -95,16 +95,16 @@ impl BotSpec {
 }
 
 /// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`.
-pub fn from_spec(spec: &str) -> Result<Box<dyn Agent>, BotSpecError> {
+pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
     let s = BotSpec::parse(spec)?;
     match s.name.as_str() {
         "random" => {
             s.check_keys(&[])?;
-            Ok(Box::new(RandomBot::new()))
+            Ok(Player::Fair(Box::new(RandomBot::new())))
         }
         "greedy" => {
             s.check_keys(&["epsilon"])?;
-            Ok(Box::new(Greedy::new(s.probability("epsilon", 0.0)?)))
+            Ok(Player::Fair(Box::new(Greedy::new(s.probability("epsilon", 0.0)?))))
         }
         other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
     }

@@ -114,7 +114,7 @@ fn greedy_with_epsilon_mixes_in_the_uniform_policy() {
     let g = game("1f3/5/5/5/5/g4/Kc3/5/5/5/5/1F3 mingqi 1 r 0 0", Rules::preset(Mode::Mingqi));
     let mut bot = from_spec("greedy:epsilon=0.5").unwrap();
     let mut rng = rng_from_seed(1);
-    let d = bot.act(g.infoset(Seat::First), &mut rng);
+    let d = bot.act(&g, &mut rng);
     check_decision(&g, &d);
     let n = legal(&g).len() as f32;
     let p = d.policy.iter().find(|&&(m, _)| m == mv("a6a7")).unwrap().1;

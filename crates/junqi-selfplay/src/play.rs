@@ -1,7 +1,7 @@
 //! One game between two agents, with its sampled positions.
 
 use crate::{encode_planes, SamplesPerGame, SelfplayError};
-use junqi_bots::Agent;
+use junqi_bots::Player;
 use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS};
 use junqi_env::{action_to_frame, encode_observation, packed_mask_from_moves, OBS_SIZE};
 use rand::Rng;
@@ -118,7 +118,7 @@ fn sample_seed(seed: u64) -> u64 {
 /// The sampled positions are left in `buf` ([`GameBuffers::samples`]).
 pub fn play_game(
     rules: &Rules,
-    agents: [&mut dyn Agent; 2],
+    agents: [&mut Player; 2],
     game_id: u64,
     seed: u64,
     samples: SamplesPerGame,
@@ -161,8 +161,8 @@ pub fn play_game(
         }
         let seat = truth.turn();
         let ply = truth.ply();
+        let mut decision = agents[seat.index()].act(&game, &mut rng);
         let info = game.infoset(seat);
-        let mut decision = agents[seat.index()].act(info, &mut rng);
         // Which slot (if any) this position goes to.
         let n = game.moves().len(); // positions seen before this one
         let slot = match samples {
@@ -246,7 +246,7 @@ mod tests {
     fn play(mode: Mode, samples: SamplesPerGame, seed: u64) -> (GameRecord, Vec<Sample>) {
         let (mut a, mut b) = (from_spec("random").unwrap(), from_spec("greedy").unwrap());
         let mut buf = GameBuffers::default();
-        let rec = play_game(&Rules::preset(mode), [a.as_mut(), b.as_mut()], 5, seed, samples, &mut buf).unwrap();
+        let rec = play_game(&Rules::preset(mode), [&mut a, &mut b], 5, seed, samples, &mut buf).unwrap();
         (rec, buf.samples().to_vec())
     }
 

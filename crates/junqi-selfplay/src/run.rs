@@ -328,8 +328,7 @@ impl Plan {
                 return Ok(ShardOutcome::Stopped);
             }
             let [p0, p1] = &mut players;
-            let seats: [&mut dyn junqi_bots::Agent; 2] =
-                if c.seat1_player(index) == 0 { [p0.as_mut(), p1.as_mut()] } else { [p1.as_mut(), p0.as_mut()] };
+            let seats = if c.seat1_player(index) == 0 { [p0, p1] } else { [p1, p0] };
             let played = play_game(&c.rules, seats, index, game_seed(c.seed, index), c.samples_per_game, &mut buf)
                 .and_then(|record| {
                     if let Some(w) = writer.as_mut() {

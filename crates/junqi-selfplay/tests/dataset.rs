@@ -54,8 +54,7 @@ fn read_all(dir: &Path) -> (BTreeMap<u64, StoredGame>, BTreeMap<u64, Vec<Sample>
 fn check_against_replay_of_the_seed(config: &Config, g: &StoredGame, samples: &[Sample]) {
     let mut players = [from_spec(&config.bots[0]).unwrap(), from_spec(&config.bots[1]).unwrap()];
     let [p0, p1] = &mut players;
-    let seats: [&mut dyn junqi_bots::Agent; 2] =
-        if config.seat1_player(g.game_id) == 0 { [p0.as_mut(), p1.as_mut()] } else { [p1.as_mut(), p0.as_mut()] };
+    let seats = if config.seat1_player(g.game_id) == 0 { [p0, p1] } else { [p1, p0] };
     let mut buf = GameBuffers::default();
     let seed = game_seed(config.seed, g.game_id);
     let rec = play_game(&config.rules, seats, g.game_id, seed, config.samples_per_game, &mut buf).unwrap();

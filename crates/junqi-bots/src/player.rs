@@ -1,0 +1,64 @@
+//! A seat's player as the game runners see it: a fair [`Agent`], or a
+//! [`CheatingAgent`] that is handed the whole truth.
+
+use crate::{Agent, Decision};
+use junqi_core::{Colour, Deployment, Game, GameRng, Position, Rules};
+
+/// A reference player that reads the true state (e.g. `cheat-mcts`). Only the
+/// runners hand it the truth, and only through [`Player::Cheating`], so a fair
+/// [`Agent`] can never get it; everything that shows a cheating bot marks it.
+pub trait CheatingAgent: Send {
+    /// The bot's spec, e.g. `cheat-mcts:sims=400`.
+    fn name(&self) -> String;
+    /// Choose an action for the side to move in `truth`.
+    fn act(&mut self, truth: &Position, rng: &mut GameRng) -> Decision;
+    /// Choose a 暗棋/明棋 deployment for `colour` (default: uniformly random legal).
+    fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        let _ = rules;
+        Deployment::random(colour, rng)
+    }
+}
+
+/// One seat's player.
+pub enum Player {
+    /// Sees only its seat's information set.
+    Fair(Box<dyn Agent>),
+    /// Sees the whole truth: an upper reference, never a fair opponent.
+    Cheating(Box<dyn CheatingAgent>),
+}
+
+impl Player {
+    /// The bot's spec (recorded with games).
+    pub fn name(&self) -> String {
+        match self {
+            Player::Fair(a) => a.name(),
+            Player::Cheating(c) => c.name(),
+        }
+    }
+    /// Whether this player reads hidden information.
+    pub fn cheats(&self) -> bool {
+        matches!(self, Player::Cheating(_))
+    }
+    /// Decide for the side to move in `game`: a fair agent gets that seat's
+    /// information set, a cheating one the truth.
+    pub fn act(&mut self, game: &Game, rng: &mut GameRng) -> Decision {
+        match self {
+            Player::Fair(a) => a.act(game.infoset(game.truth().turn()), rng),
+            Player::Cheating(c) => c.act(game.truth(), rng),
+        }
+    }
+    /// Choose a 暗棋/明棋 deployment for `colour`.
+    pub fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        match self {
+            Player::Fair(a) => a.deploy(colour, rules, rng),
+            Player::Cheating(c) => c.deploy(colour, rules, rng),
+        }
+    }
+}
+
+impl std::fmt::Debug for Player {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.cheats() { "Cheating" } else { "Fair" };
+        write!(f, "{kind}({})", self.name())
+    }
+}
