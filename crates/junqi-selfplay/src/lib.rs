@@ -38,7 +38,7 @@ pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
 };
-pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, RUN_FILE};
+pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, RUN_FILE};
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
 
 use junqi_core::Rules;

@@ -2,6 +2,7 @@
 
 use crate::writer::ShardWriter;
 use crate::{code_version, game_seed, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use junqi_core::Seat;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,49 @@ pub struct Summary {
     /// Stopped by [`RunOptions::stop`] before every shard was done.
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// Results of the games in the shards this call finished.
+    pub tally: Tally,
+}
+
+/// Results of a set of games between the config's two players.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub games: u64,
+    /// Wins of player 0 and player 1 (the first and second `--bots` spec).
+    pub wins: [u64; 2],
+    pub draws: u64,
+    /// Wins of whoever sat in seat 1 (moved first).
+    pub seat1_wins: u64,
+}
+
+impl Tally {
+    /// Count one game: `seat1_player` sat in seat 1; `winner` is the winning seat.
+    pub fn add(&mut self, seat1_player: usize, winner: Option<Seat>) {
+        self.games += 1;
+        match winner {
+            None => self.draws += 1,
+            Some(w) => {
+                let player = if w == Seat::First { seat1_player } else { 1 - seat1_player };
+                self.wins[player] += 1;
+                self.seat1_wins += u64::from(w == Seat::First);
+            }
+        }
+    }
+    /// Player `i`'s points (a draw is half a point).
+    pub fn points(&self, i: usize) -> f64 {
+        self.wins[i] as f64 + 0.5 * self.draws as f64
+    }
+    /// Seat 1's points.
+    pub fn seat1_points(&self) -> f64 {
+        self.seat1_wins as f64 + 0.5 * self.draws as f64
+    }
+    fn merge(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.wins[0] += other.wins[0];
+        self.wins[1] += other.wins[1];
+        self.draws += other.draws;
+        self.seat1_wins += other.seat1_wins;
+    }
 }
 
 /// A run ready to go: which shards are done and which are still to play.
@@ -222,7 +266,7 @@ fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64
 
 enum ShardOutcome {
     /// Finished (and written, with an output directory): its number of games.
-    Written(u64),
+    Written(u64, Tally),
     Stopped,
 }
 
@@ -264,12 +308,13 @@ impl Plan {
                 })
                 .collect()
         });
-        let (mut written, mut written_games, mut stopped) = (0, 0, false);
+        let (mut written, mut written_games, mut stopped, mut tally) = (0, 0, false, Tally::default());
         for r in results {
             match r? {
-                ShardOutcome::Written(games) => {
+                ShardOutcome::Written(games, t) => {
                     written += 1;
                     written_games += games;
+                    tally.merge(&t);
                 }
                 ShardOutcome::Stopped => stopped = true,
             }
@@ -285,6 +330,7 @@ impl Plan {
             games_complete: self.complete_games + written_games,
             interrupted: stopped,
             elapsed: started.elapsed(),
+            tally,
         })
     }
 
@@ -320,6 +366,7 @@ impl Plan {
             None => None,
         };
         let mut buf = GameBuffers::default();
+        let mut tally = Tally::default();
         for index in c.shard_range(shard) {
             if stop() {
                 if let Some(w) = writer {
@@ -345,6 +392,7 @@ impl Plan {
                     return Err(e);
                 }
             };
+            tally.add(c.seat1_player(index), record.outcome.winner);
             let p = &options.progress;
             p.games.fetch_add(1, Ordering::Relaxed);
             p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
@@ -354,7 +402,7 @@ impl Plan {
             w.finish()?;
         }
         let range = c.shard_range(shard);
-        Ok(ShardOutcome::Written(range.end - range.start))
+        Ok(ShardOutcome::Written(range.end - range.start, tally))
     }
 }
 
@@ -401,4 +449,20 @@ pub fn dataset_stats(dir: &Path) -> Result<DatasetStats, SelfplayError> {
 /// A complete shard file (not a hidden temporary one).
 pub(crate) fn is_shard(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("shard-") && n.ends_with(".parquet"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_credits_the_player_in_the_winning_seat() {
+        let mut t = Tally::default();
+        t.add(0, Some(Seat::First)); // player 0 in seat 1 wins
+        t.add(1, Some(Seat::First)); // player 1 in seat 1 wins
+        t.add(1, Some(Seat::Second)); // player 0 in seat 2 wins
+        t.add(0, None);
+        assert_eq!((t.games, t.wins, t.draws, t.seat1_wins), (4, [2, 1], 1, 2));
+        assert_eq!((t.points(0), t.points(1), t.seat1_points()), (2.5, 1.5, 2.5));
+    }
 }

@@ -164,6 +164,25 @@ pub fn run(args: Args) -> Result<()> {
         summary.games_played as f64 / secs,
         summary.plies as f64 / secs
     )?;
+    let t = &summary.tally;
+    if t.games > 0 {
+        let pct = |points: f64| 100.0 * points / t.games as f64;
+        let bots = &plan.config.bots;
+        let name =
+            |i: usize| if bots[0] == bots[1] { format!("{} (player {})", bots[i], i + 1) } else { bots[i].clone() };
+        writeln!(
+            out,
+            "results: {} {:.1} ({:.1}%), {} {:.1} ({:.1}%); {} draws; seat 1 scored {:.1}%",
+            name(0),
+            t.points(0),
+            pct(t.points(0)),
+            name(1),
+            t.points(1),
+            pct(t.points(1)),
+            t.draws,
+            pct(t.seat1_points()),
+        )?;
+    }
     match &plan.out {
         Some(dir) => {
             let s = dataset_stats(dir)?;
