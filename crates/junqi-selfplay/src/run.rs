@@ -1,7 +1,7 @@
 //! A run: its directory and `run.json`, resuming, and the worker threads.
 
 use crate::writer::ShardWriter;
-use crate::{code_version, game_seed, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use crate::{code_version, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
 use junqi_core::Seat;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rayon::prelude::*;
@@ -376,8 +376,8 @@ impl Plan {
             }
             let [p0, p1] = &mut players;
             let seats = if c.seat1_player(index) == 0 { [p0, p1] } else { [p1, p0] };
-            let played = play_game(&c.rules, seats, index, game_seed(c.seed, index), c.samples_per_game, &mut buf)
-                .and_then(|record| {
+            let played =
+                play_game(&c.rules, seats, index, c.seed_of(index), c.samples_per_game, &mut buf).and_then(|record| {
                     if let Some(w) = writer.as_mut() {
                         w.push(&record, buf.samples())?;
                     }

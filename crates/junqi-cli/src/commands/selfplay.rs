@@ -25,6 +25,10 @@ pub struct Args {
     /// Swap the bots' seats every other game (odd game ids).
     #[arg(long)]
     swap: bool,
+    /// Paired games: games 2k and 2k+1 share a seed (the same 翻棋 deal, the
+    /// same deployment draws) with the seats swapped. Implies --swap.
+    #[arg(long)]
+    paired: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -86,6 +90,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n);
     }
+    config = config.with_pairs(args.paired);
     let plan = prepare(config, args.out.as_deref())?;
     for note in &plan.notes {
         eprintln!("note: {note}");
