@@ -29,6 +29,9 @@ pub enum StatsError {
         "the first-mover advantage cannot be separated from the ratings (seats are never balanced); fit without it"
     )]
     FirstMoveNotIdentifiable,
+    /// Some rating is infinite (a player won or lost every game, or similar) and no prior was allowed.
+    #[error("the maximum-likelihood ratings are infinite (a player won or lost every game); allow a prior")]
+    Separated,
     /// A single game or pair score is not one of the allowed values.
     #[error("score {score} is not one of 0, 0.5, 1")]
     InvalidGameScore { score: f64 },

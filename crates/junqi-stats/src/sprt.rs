@@ -60,7 +60,8 @@ fn secular(values: &[f64], probs: &[f64]) -> Result<f64> {
     const EPSILON: f64 = 1e-9;
     let v = values.iter().copied().fold(f64::INFINITY, f64::min);
     let w = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !(v * w < 0.0) {
+    let product = v * w;
+    if product.is_nan() || product >= 0.0 {
         return Err(StatsError::Numerical("secular equation has no root: the bound lies outside the data's range"));
     }
     let (lower, upper) = (-1.0 / w, -1.0 / v);
