@@ -7,6 +7,11 @@
 //! the observed information (the negated Hessian in the free parameters), and 95% intervals are
 //! `estimate ± 1.959964·stderr`.
 //!
+//! The information counts each game as a Bernoulli trial with variance `p(1-p)`. Draws make a game's real
+//! variance smaller (`P(win) + P(draw)/4 - p²`), so with many draws the intervals are wider than necessary:
+//! conservative rather than too narrow (the simulation tests measure 94.3% coverage without draws and 97.5%
+//! with about 40% draws).
+//!
 //! When a player won (or lost) every game, or more generally the data are separable, the likelihood keeps
 //! rising as some rating goes to ±∞ and there is no finite maximum. Only then, the fit is redone with a weak
 //! prior: [`BtOptions::prior_draws`] virtual draws between every pair of players who met, split evenly between
@@ -132,6 +137,9 @@ pub fn fit_bradley_terry(players: usize, games: &[Game], anchor: usize, options:
             value: options.prior_draws,
             reason: "must be finite and not negative",
         });
+    }
+    if options.max_iterations == 0 {
+        return Err(StatsError::InvalidArgument { name: "max_iterations", value: 0.0, reason: "must be at least 1" });
     }
     let groups = group_games(players, games)?;
     check_connected(players, &groups, anchor)?;
@@ -562,6 +570,8 @@ mod tests {
         assert!((fit.first_move.unwrap().elo - elo_from_score(0.7)).abs() < 1e-6 && fit.ratings[1].elo.abs() < 1e-6);
         let bad_prior = BtOptions { prior_draws: -1.0, ..opts };
         assert!(fit_bradley_terry(2, &ok, 0, &bad_prior).is_err());
+        let no_steps = BtOptions { max_iterations: 0, ..opts };
+        assert!(matches!(fit_bradley_terry(2, &ok, 0, &no_steps), Err(StatsError::InvalidArgument { .. })));
         assert!(fit.covariance(3, 0).is_err() && fit.difference(0, 7).is_err());
     }
 }

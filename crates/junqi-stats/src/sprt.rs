@@ -98,9 +98,9 @@ fn mle_t_value(values: &[f64], probs: &[f64], reference: f64, s: f64) -> Result<
 /// Stopping thresholds for the LLR.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LlrBounds {
-    /// `ln(β / (1 - α))`: at or below it H0 is accepted.
+    /// `ln(β / (1 - α))`: below it H0 is accepted.
     pub lower: f64,
-    /// `ln((1 - β) / α)`: at or above it H1 is accepted.
+    /// `ln((1 - β) / α)`: above it H1 is accepted.
     pub upper: f64,
 }
 
@@ -124,19 +124,20 @@ pub fn sprt_bounds(alpha: f64, beta: f64) -> Result<LlrBounds> {
 /// What the SPRT says after the data so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Decision {
-    /// The LLR is strictly between the bounds: play more pairs.
+    /// The LLR is within the bounds: play more pairs.
     Continue,
-    /// The LLR reached the lower bound: the candidate is not `nelo1` better (fishtest's "rejected").
+    /// The LLR fell below the lower bound: the candidate is not `nelo1` better (fishtest's "rejected").
     AcceptH0,
-    /// The LLR reached the upper bound: the candidate is at least `nelo1` better (fishtest's "accepted").
+    /// The LLR rose above the upper bound: the candidate is at least `nelo1` better (fishtest's "accepted").
     AcceptH1,
 }
 
-/// Compares an LLR with the bounds.
+/// Compares an LLR with the bounds, strictly as fishtest's `update_SPRT` does (without its overshoot
+/// correction, which needs the history of the LLR).
 pub fn decide(llr: f64, bounds: LlrBounds) -> Decision {
-    if llr <= bounds.lower {
+    if llr < bounds.lower {
         Decision::AcceptH0
-    } else if llr >= bounds.upper {
+    } else if llr > bounds.upper {
         Decision::AcceptH1
     } else {
         Decision::Continue
@@ -328,8 +329,10 @@ mod tests {
         assert_eq!(empty.decision, Decision::Continue);
         assert!(empty.elo.value.abs() < 1e-9 && empty.elo.interval.low.is_finite());
         let b = sprt.bounds().unwrap();
-        assert_eq!(decide(b.upper, b), Decision::AcceptH1);
-        assert_eq!(decide(b.lower, b), Decision::AcceptH0);
+        assert_eq!(decide(b.upper, b), Decision::Continue);
+        assert_eq!(decide(b.lower, b), Decision::Continue);
+        assert_eq!(decide(b.upper + 1e-9, b), Decision::AcceptH1);
+        assert_eq!(decide(b.lower - 1e-9, b), Decision::AcceptH0);
         assert_eq!(decide(0.0, b), Decision::Continue);
     }
 
