@@ -31,6 +31,8 @@ pub struct Progress {
     pub games: AtomicU64,
     pub plies: AtomicU64,
     pub samples: AtomicU64,
+    /// Games found complete on disk by callers that run several plans (not played).
+    pub resumed: AtomicU64,
 }
 
 /// How to run a plan.
@@ -73,12 +75,21 @@ pub struct Tally {
     pub draws: u64,
     /// Wins of whoever sat in seat 1 (moved first).
     pub seat1_wins: u64,
+    /// Per player: decisions made, and seconds spent making them.
+    pub decisions: [u64; 2],
+    pub think_secs: [f64; 2],
 }
 
 impl Tally {
-    /// Count one game: `seat1_player` sat in seat 1; `winner` is the winning seat.
-    pub fn add(&mut self, seat1_player: usize, winner: Option<Seat>) {
+    /// Count one game: `seat1_player` sat in seat 1; `winner` is the winning
+    /// seat; `thinking` per seat: decisions and seconds (`GameBuffers::thinking`).
+    pub fn add(&mut self, seat1_player: usize, winner: Option<Seat>, thinking: [(u64, f64); 2]) {
         self.games += 1;
+        for (seat, (n, secs)) in thinking.into_iter().enumerate() {
+            let player = if seat == 0 { seat1_player } else { 1 - seat1_player };
+            self.decisions[player] += n;
+            self.think_secs[player] += secs;
+        }
         match winner {
             None => self.draws += 1,
             Some(w) => {
@@ -92,16 +103,24 @@ impl Tally {
     pub fn points(&self, i: usize) -> f64 {
         self.wins[i] as f64 + 0.5 * self.draws as f64
     }
+    /// Player `i`'s decisions per second of thinking.
+    pub fn moves_per_s(&self, i: usize) -> f64 {
+        self.decisions[i] as f64 / self.think_secs[i].max(1e-12)
+    }
     /// Seat 1's points.
     pub fn seat1_points(&self) -> f64 {
         self.seat1_wins as f64 + 0.5 * self.draws as f64
     }
-    fn merge(&mut self, other: &Tally) {
+    pub fn merge(&mut self, other: &Tally) {
         self.games += other.games;
         self.wins[0] += other.wins[0];
         self.wins[1] += other.wins[1];
         self.draws += other.draws;
         self.seat1_wins += other.seat1_wins;
+        for i in 0..2 {
+            self.decisions[i] += other.decisions[i];
+            self.think_secs[i] += other.think_secs[i];
+        }
     }
 }
 
@@ -392,7 +411,7 @@ impl Plan {
                     return Err(e);
                 }
             };
-            tally.add(c.seat1_player(index), record.outcome.winner);
+            tally.add(c.seat1_player(index), record.outcome.winner, buf.thinking());
             let p = &options.progress;
             p.games.fetch_add(1, Ordering::Relaxed);
             p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
@@ -458,11 +477,14 @@ mod tests {
     #[test]
     fn tally_credits_the_player_in_the_winning_seat() {
         let mut t = Tally::default();
-        t.add(0, Some(Seat::First)); // player 0 in seat 1 wins
-        t.add(1, Some(Seat::First)); // player 1 in seat 1 wins
-        t.add(1, Some(Seat::Second)); // player 0 in seat 2 wins
-        t.add(0, None);
+        let thinking = [(3, 0.5), (2, 1.0)]; // seat 1, seat 2
+        t.add(0, Some(Seat::First), thinking); // player 0 in seat 1 wins
+        t.add(1, Some(Seat::First), thinking); // player 1 in seat 1 wins
+        t.add(1, Some(Seat::Second), thinking); // player 0 in seat 2 wins
+        t.add(0, None, thinking);
         assert_eq!((t.games, t.wins, t.draws, t.seat1_wins), (4, [2, 1], 1, 2));
+        assert_eq!((t.decisions, t.think_secs), ([10, 10], [3.0, 3.0]));
+        assert_eq!(t.moves_per_s(0), 10.0 / 3.0);
         assert_eq!((t.points(0), t.points(1), t.seat1_points()), (2.5, 1.5, 2.5));
     }
 }
