@@ -1,9 +1,9 @@
 //! Bot specs: `name` or `name:key=value,key=value`.
 
-use crate::{Greedy, Player, RandomBot};
+use crate::{Greedy, Heuristic, Player, RandomBot};
 
 /// The bots [`from_spec`] knows.
-pub const BOT_NAMES: [&str; 2] = ["random", "greedy"];
+pub const BOT_NAMES: [&str; 3] = ["random", "greedy", "heuristic"];
 
 /// A parsed spec: the bot's name and its parameters in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +82,17 @@ impl BotSpec {
         }
     }
 
+    /// A finite number ≥ 0 (e.g. a temperature).
+    fn non_negative(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<f32>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err(self.bad(key, "expected a finite number >= 0")),
+            },
+        }
+    }
+
     /// A probability parameter in [0, 1].
     fn probability(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
         match self.get(key) {
@@ -94,7 +105,8 @@ impl BotSpec {
     }
 }
 
-/// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`.
+/// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`,
+/// `heuristic`, `heuristic:temp=0`.
 pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
     let s = BotSpec::parse(spec)?;
     match s.name.as_str() {
@@ -105,6 +117,10 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
         "greedy" => {
             s.check_keys(&["epsilon"])?;
             Ok(Player::Fair(Box::new(Greedy::new(s.probability("epsilon", 0.0)?))))
+        }
+        "heuristic" => {
+            s.check_keys(&["temp"])?;
+            Ok(Player::Fair(Box::new(Heuristic::new(s.non_negative("temp", crate::heuristic::DEFAULT_TEMP)?))))
         }
         other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
     }
@@ -141,6 +157,14 @@ mod tests {
         assert_eq!(from_spec(" greedy ").unwrap().name(), "greedy");
         assert_eq!(from_spec("greedy:epsilon=0.25").unwrap().name(), "greedy:epsilon=0.25");
         assert_eq!(from_spec("greedy:epsilon=0").unwrap().name(), "greedy");
+        assert_eq!(from_spec("heuristic").unwrap().name(), "heuristic");
+        assert_eq!(from_spec("heuristic:temp=0").unwrap().name(), "heuristic:temp=0");
+        assert_eq!(from_spec("heuristic:temp=0.5").unwrap().name(), "heuristic:temp=0.5");
+        // Names round-trip through from_spec.
+        for spec in ["heuristic", "heuristic:temp=0", "heuristic:temp=0.25", "heuristic:temp=0.1"] {
+            let name = from_spec(spec).unwrap().name();
+            assert_eq!(from_spec(&name).unwrap().name(), name);
+        }
         let p = BotSpec::parse("mcts:sims=100, c=1.5").unwrap();
         assert_eq!(p.name, "mcts");
         assert_eq!(p.params, vec![("sims".into(), "100".into()), ("c".into(), "1.5".into())]);
@@ -150,7 +174,7 @@ mod tests {
     fn bad_specs_say_why() {
         let err = |s: &str| from_spec(s).err().unwrap().to_string();
         assert!(err("").contains("empty bot spec"));
-        assert!(err("mcts").contains("unknown bot `mcts`; bots are: random, greedy"));
+        assert!(err("mcts").contains("unknown bot `mcts`; bots are: random, greedy, heuristic"));
         assert!(err("random:x=1").contains("has no parameter `x` (it takes none)"));
         assert!(err("greedy:eps=1").contains("parameters are: epsilon"));
         assert!(err("greedy:epsilon").contains("must be key=value"));
@@ -158,6 +182,10 @@ mod tests {
         assert!(err("greedy:epsilon=x").contains("bad value `x`"));
         assert!(err("greedy:epsilon=0.1,epsilon=0.2").contains("given twice"));
         assert!(err("greedy:").contains("must be key=value"));
+        assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
+        assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
+        assert!(err("heuristic:temp=x").contains("bad value `x`"));
+        assert!(err("heuristic:t=1").contains("parameters are: temp"));
     }
 
     #[test]
