@@ -184,7 +184,7 @@ mod tests {
         assert!((g.change.value + 60.0).abs() < 1e-9);
         // Combined error: 1.96 * sqrt(10² + 10²).
         assert!((g.change.high - g.change.value - Z95 * 200f64.sqrt()).abs() < 1e-9);
-        let mut other = result(&[("random", 0.0)], 50.0);
+        let mut other = result(&[("random", 0.0), ("greedy", 300.0)], 50.0);
         other.suite.version = 2;
         assert!(compare(&other, &base).is_err());
     }

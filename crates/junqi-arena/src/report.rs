@@ -177,11 +177,12 @@ impl ArenaReport {
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         let c = &self.config;
+        let changes = crate::study::changes(&c.rules);
         let _ = writeln!(
             s,
             "Arena: {} ({}), {} games per pair (paired seeds, seats swapped), seed {}, code {}\n",
             c.rules.mode.name(),
-            serde_json::to_string(&c.rules).unwrap_or_default(),
+            if changes.is_empty() { "preset rules".to_string() } else { changes.join(", ") },
             c.games_per_pair,
             c.seed,
             self.code_version

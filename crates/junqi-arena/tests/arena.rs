@@ -1,0 +1,177 @@
+//! Arenas, tests and studies end to end on tiny game counts: pairing, resume,
+//! the statistics against the games on disk.
+
+use junqi_arena::arena::{run_arena, ArenaConfig, Schedule};
+use junqi_arena::sprt::{run_sprt, SprtConfig};
+use junqi_arena::study::{run_study, to_csv, StudyConfig, Variant};
+use junqi_arena::{matchup_config, play_matchup};
+use junqi_core::{Mode, Rules};
+use junqi_selfplay::{read_games_file, shard_files, RunOptions, GAMES_DIR};
+use junqi_stats::Decision;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-arena-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn options() -> RunOptions {
+    RunOptions { threads: 2, ..Default::default() }
+}
+
+/// The two games of a pair share their seed and start position and swap the seats.
+#[test]
+fn paired_games_share_their_deal_and_swap_seats() {
+    for mode in [Mode::Fanqi, Mode::Anqi] {
+        let dir = temp_dir(&format!("pairs-{mode:?}"));
+        let config = matchup_config(Rules::preset(mode), ["random", "greedy"], 12, 5).unwrap();
+        let (_, results) = play_matchup(config, &dir, &options()).unwrap();
+        assert_eq!(results.len(), 12);
+        let mut games: Vec<_> =
+            shard_files(&dir.join(GAMES_DIR)).unwrap().iter().flat_map(|f| read_games_file(f).unwrap()).collect();
+        games.sort_by_key(|g| g.game_id);
+        let mut starts = std::collections::HashSet::new();
+        for pair in games.chunks_exact(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            assert_eq!(a.seed, b.seed);
+            // Both bots deploy uniformly at random from the shared stream: the same start.
+            assert_eq!(a.start_jfen, b.start_jfen, "{mode:?} game {}", a.game_id);
+            assert_eq!(a.bots, [b.bots[1].clone(), b.bots[0].clone()]);
+            starts.insert(a.start_jfen.clone());
+        }
+        assert_eq!(starts.len(), 6, "each pair has its own deal");
+        // Seat 1 alternates between the players; scores are the players' from the stored result.
+        assert!(results.iter().all(|r| r.seat1 == (r.game_id % 2) as usize));
+        for (r, g) in results.iter().zip(&games) {
+            let expected = match g.result.as_str() {
+                "1-0" => 1.0,
+                "0-1" => 0.0,
+                _ => 0.5,
+            };
+            assert_eq!(r.seat1_score, expected);
+        }
+    }
+}
+
+#[test]
+fn an_arena_reports_what_its_games_say_and_resumes_without_replaying() {
+    let dir = temp_dir("arena");
+    let bots: Vec<String> = ["random", "greedy", "heuristic"].map(String::from).to_vec();
+    let config = ArenaConfig::new(Rules::preset(Mode::Fanqi), &bots, Schedule::RoundRobin, 8, 3).unwrap();
+    assert_eq!(config.matchups(), vec![(0, 1), (0, 2), (1, 2)]);
+    let opts = options();
+    let report = run_arena(&config, &dir, &opts, |_, _| {}).unwrap();
+    assert_eq!(opts.progress.games.load(Ordering::Relaxed), 24);
+    assert_eq!(report.anchor, "random");
+    assert_eq!(report.bots[0].elo.value, 0.0);
+    for (i, line) in report.bots.iter().enumerate() {
+        assert_eq!(line.games, 16);
+        // The crosstable's points agree with the bot's score.
+        let points: f64 = report.crosstable[i].iter().flatten().map(|c| c.wins as f64 + 0.5 * c.draws as f64).sum();
+        assert!((points / 16.0 - line.score).abs() < 1e-12);
+        assert!(line.elo.low <= line.elo.value && line.elo.value <= line.elo.high);
+        assert!(line.moves_per_s.is_some_and(|v| v > 0.0));
+    }
+    for m in &report.matchups {
+        assert_eq!(m.penta.iter().sum::<u64>(), 4);
+    }
+    // The better score gets the higher Elo.
+    let (g, h) = (&report.bots[1], &report.bots[2]);
+    assert_eq!(g.score < h.score, g.elo.value < h.elo.value);
+    let md = report.to_markdown();
+    assert!(md.contains("| heuristic |") && md.contains("anchored at 0"), "{md}");
+
+    // Again: nothing is played, the same statistics come back.
+    let again = RunOptions { threads: 2, ..Default::default() };
+    let report2 = run_arena(&config, &dir, &again, |_, _| {}).unwrap();
+    assert_eq!(again.progress.games.load(Ordering::Relaxed), 0);
+    assert_eq!(again.progress.resumed.load(Ordering::Relaxed), 24);
+    for (a, b) in report.bots.iter().zip(&report2.bots) {
+        assert_eq!((a.elo, a.score), (b.elo, b.score));
+    }
+    assert_eq!(report.crosstable, report2.crosstable);
+    // Another arena in the same directory is refused.
+    let other = ArenaConfig::new(Rules::preset(Mode::Fanqi), &bots, Schedule::Gauntlet, 8, 3).unwrap();
+    let err = run_arena(&other, &dir, &options(), |_, _| {}).unwrap_err().to_string();
+    assert!(err.contains("holds other work"), "{err}");
+}
+
+#[test]
+fn bad_arenas_are_refused() {
+    let rules = Rules::preset(Mode::Fanqi);
+    let one = vec!["random".to_string()];
+    assert!(ArenaConfig::new(rules, &one, Schedule::RoundRobin, 8, 0).is_err());
+    let twice = vec!["random".to_string(), "random".to_string()];
+    assert!(ArenaConfig::new(rules, &twice, Schedule::RoundRobin, 8, 0).unwrap_err().to_string().contains("twice"));
+    let two = vec!["random".to_string(), "greedy".to_string()];
+    assert!(ArenaConfig::new(rules, &two, Schedule::RoundRobin, 7, 0).unwrap_err().to_string().contains("even"));
+    assert!(ArenaConfig::new(rules, &["nope".to_string(), "random".to_string()], Schedule::RoundRobin, 8, 0).is_err());
+}
+
+#[test]
+fn an_sprt_of_a_much_stronger_bot_accepts_h1_and_resumes_to_the_same_verdict() {
+    let dir = temp_dir("sprt");
+    let config = SprtConfig {
+        rules: Rules::preset(Mode::Mingqi),
+        candidate: "heuristic".into(),
+        baseline: "random".into(),
+        elo0: 0.0,
+        elo1: 5.0,
+        alpha: 0.05,
+        beta: 0.05,
+        batch_games: 8,
+        max_games: 400,
+        seed: 1,
+    };
+    let mut checks = 0;
+    let outcome = run_sprt(&config, &dir, &options(), |_, _| checks += 1).unwrap();
+    assert_eq!(outcome.summary.decision, Decision::AcceptH1);
+    assert!(outcome.summary.llr > outcome.summary.bounds.upper);
+    assert_eq!(outcome.games, 8 * checks);
+    assert_eq!(outcome.summary.pairs * 2, outcome.games);
+    let again = RunOptions { threads: 1, ..Default::default() };
+    let resumed = run_sprt(&config, &dir, &again, |_, _| {}).unwrap();
+    assert_eq!(again.progress.games.load(Ordering::Relaxed), 0);
+    assert_eq!((resumed.games, resumed.summary.llr), (outcome.games, outcome.summary.llr));
+
+    // Equal bots never accept H1 within a few batches; the limit stops the test.
+    let dir = temp_dir("sprt-equal");
+    let equal =
+        SprtConfig { candidate: "greedy".into(), baseline: "greedy:epsilon=0.5".into(), max_games: 16, ..config };
+    let out = run_sprt(&equal, &dir, &options(), |_, _| {}).unwrap();
+    assert!(out.games <= 16);
+}
+
+#[test]
+fn a_study_counts_every_game_once() {
+    let dir = temp_dir("study");
+    let mut trade = Rules::preset(Mode::Anqi);
+    trade.apply_override("mine_rule=trade").unwrap();
+    let config = StudyConfig {
+        variants: vec![
+            Variant { name: "anqi".into(), rules: Rules::preset(Mode::Anqi) },
+            Variant { name: "anqi-trade".into(), rules: trade },
+        ],
+        bot: "greedy".into(),
+        games: 20,
+        seed: 2,
+    };
+    let lines = run_study(&config, &dir, &options(), |_| {}).unwrap();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].changes.is_empty());
+    assert_eq!(lines[1].changes, vec!["mine_rule=trade"]);
+    for l in &lines {
+        assert_eq!(l.wins.count + l.draws.count + l.losses.count, 20);
+        assert_eq!(l.terminations.values().sum::<u64>(), 20);
+        let score = (l.wins.count as f64 + 0.5 * l.draws.count as f64) / 20.0;
+        assert!((l.score.value - score).abs() < 1e-3, "{} vs {score}", l.score.value);
+        assert!(l.wins.low <= l.wins.rate && l.wins.rate <= l.wins.high);
+        assert_eq!(l.significant, l.elo.low > 0.0 || l.elo.high < 0.0);
+        assert!(l.median_plies > 0.0 && l.mean_plies > 0.0);
+    }
+    let csv = to_csv(&lines);
+    assert_eq!(csv.lines().count(), 3);
+    assert_eq!(csv.lines().next().unwrap().split(',').count(), csv.lines().nth(1).unwrap().split(',').count());
+}
