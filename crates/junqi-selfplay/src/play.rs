@@ -128,6 +128,14 @@ fn sample_seed(seed: u64) -> u64 {
     seed ^ 0x5341_4D50_4C45_5321
 }
 
+/// The seed of the bots' decisions in game `game_id`: the start position
+/// comes from `seed` alone (so the two games of a pair share it), the moves
+/// from the seed and the game id (so a pair of equal bots plays two games,
+/// not one game twice).
+fn decision_seed(seed: u64, game_id: u64) -> u64 {
+    crate::game_seed(seed ^ 0x4445_4349_4445_2121, game_id)
+}
+
 /// Play one game of `rules` from `seed`: `agents[0]` in seat 1, `agents[1]` in
 /// seat 2. 翻棋 deals from the seed; 暗棋/明棋 take each agent's deployment.
 /// The sampled positions are left in `buf` ([`GameBuffers::samples`]).
@@ -166,6 +174,7 @@ pub fn play_game(
         }
     };
     let start_jfen = start.to_jfen();
+    let mut play_rng = rng_from_seed(decision_seed(seed, game_id));
     let mut game = Game::new(start);
     buf.used = 0;
     buf.decisions = [0; 2];
@@ -179,7 +188,7 @@ pub fn play_game(
         let seat = truth.turn();
         let ply = truth.ply();
         let thinking = std::time::Instant::now();
-        let mut decision = agents[seat.index()].act(&game, &mut rng);
+        let mut decision = agents[seat.index()].act(&game, &mut play_rng);
         buf.think[seat.index()] += thinking.elapsed();
         buf.decisions[seat.index()] += 1;
         let info = game.infoset(seat);
