@@ -2,6 +2,7 @@ pub mod apply;
 pub mod bench;
 pub mod moves;
 pub mod perft;
+pub mod play;
 pub mod random_game;
 pub mod replay;
 pub mod selfplay;
