@@ -254,9 +254,10 @@ fn status_line(s: &Session) -> String {
 fn undo(s: &mut Session) -> Result<Option<usize>> {
     let start = s.game.start().clone();
     // Every action passes the turn, so the mover of move i is known.
-    let mover = |i: usize| if i.is_multiple_of(2) { start.turn() } else { start.turn().other() };
     let moves = s.game.moves().to_vec();
-    let Some(last) = (0..moves.len()).rev().find(|&i| mover(i) == s.human) else {
+    let movers: Vec<Seat> =
+        std::iter::successors(Some(start.turn()), |seat| Some(seat.other())).take(moves.len()).collect();
+    let Some(last) = movers.iter().rposition(|&seat| seat == s.human) else {
         return Ok(None);
     };
     let mut game = Game::new(start);
