@@ -23,6 +23,8 @@ enum Command {
     Apply(commands::apply::Args),
     /// Draw a position in the terminal.
     Show(commands::show::Args),
+    /// Play a game against a bot in the terminal, seeing only what your seat may know.
+    Play(commands::play::Args),
     /// Play a game of uniformly random legal moves from a seed.
     RandomGame(commands::random_game::Args),
     /// Count the leaf nodes of the action tree to a depth (flips count as actions).
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Moves(a) => commands::moves::run(a),
         Command::Apply(a) => commands::apply::run(a),
         Command::Show(a) => commands::show::run(a),
+        Command::Play(a) => commands::play::run(a),
         Command::RandomGame(a) => commands::random_game::run(a),
         Command::Perft(a) => commands::perft::run(a),
         Command::Bench(a) => commands::bench::run(a),

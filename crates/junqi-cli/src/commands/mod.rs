@@ -3,6 +3,7 @@ pub mod arena;
 pub mod bench;
 pub mod moves;
 pub mod perft;
+pub mod play;
 pub mod random_game;
 pub mod regress;
 pub mod replay;

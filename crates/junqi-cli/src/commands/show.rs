@@ -24,9 +24,34 @@ const BLACK: &str = "\x1b[1;34m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
-/// Draw `pos`: each node is 8 columns; `( )` marks camps, `[ ]` headquarters,
-/// `暗子` a face-down piece, `=` railway ranks, `‖` the three frontier crossings.
+/// Draw `pos`: the board, then a status line (mode, turn, counters, result).
 pub fn render(pos: &Position, color: bool) -> String {
+    let mut out = render_board(pos, color);
+    let side = |seat| match pos.colour_of(seat) {
+        Some(c) => c.chinese().to_string(),
+        None => "colour not yet assigned".to_string(),
+    };
+    out.push_str(&format!(
+        "{}, {} to move ({}), quiet {}, ply {}",
+        pos.mode(),
+        pos.turn(),
+        side(pos.turn()),
+        pos.quiet(),
+        pos.ply()
+    ));
+    if let Some(o) = pos.outcome() {
+        out.push_str(&format!(", result {} ({})", o.result_str(), o.termination.name()));
+    }
+    out.push('\n');
+    out
+}
+
+/// Draw the board of `pos` (the truth, or a seat's [`junqi_core::InfoSet`]
+/// view): each node is 8 columns; `( )` marks camps, `[ ]` headquarters,
+/// `暗子` a face-down piece, `黑 ??` a piece whose colour is known but not its
+/// kind (an enemy piece in a 暗棋 view), `=` railway ranks, `‖` the three
+/// frontier crossings.
+pub fn render_board(pos: &Position, color: bool) -> String {
     let paint = |code: &str, text: String| if color { format!("{code}{text}{RESET}") } else { text };
     let mut out = String::new();
     let files = "         a       b       c       d       e\n";
@@ -57,7 +82,14 @@ pub fn render(pos: &Position, color: bool) -> String {
                         let code = if p.colour == Colour::Red { RED } else { BLACK };
                         format!("{open}{}{close}", paint(code, format!("{}{}", p.colour.chinese(), p.kind.chinese())))
                     }
-                    None => format!("{open} ??   {close}"),
+                    // Occupied, kind unknown to this view: its colour if known.
+                    None => match Colour::ALL.into_iter().find(|&c| pos.colour_bb(c) & sq.bit() != 0) {
+                        Some(c) => {
+                            let code = if c == Colour::Red { RED } else { BLACK };
+                            format!("{open}{}{close}", paint(code, format!("{} ?? ", c.chinese())))
+                        }
+                        None => format!("{open} ??   {close}"),
+                    },
                 }
             };
             out.push_str(&body);
@@ -68,32 +100,20 @@ pub fn render(pos: &Position, color: bool) -> String {
         }
     }
     out.push_str(files);
-    let side = |seat| match pos.colour_of(seat) {
-        Some(c) => c.chinese().to_string(),
-        None => "colour not yet assigned".to_string(),
-    };
-    out.push_str(&format!(
-        "{}, {} to move ({}), quiet {}, ply {}",
-        pos.mode(),
-        pos.turn(),
-        side(pos.turn()),
-        pos.quiet(),
-        pos.ply()
-    ));
-    if let Some(o) = pos.outcome() {
-        out.push_str(&format!(", result {} ({})", o.result_str(), o.termination.name()));
-    }
-    out.push('\n');
     out
 }
 
 pub fn run(args: Args) -> Result<()> {
     let pos = args.rules.position(&args.position)?;
-    let color = match args.color.as_str() {
+    write!(std::io::stdout(), "{}", render(&pos, use_color(&args.color)))?;
+    Ok(())
+}
+
+/// `--color auto|always|never`: colour the output?
+pub fn use_color(choice: &str) -> bool {
+    match choice {
         "always" => true,
         "never" => false,
         _ => std::io::stdout().is_terminal(),
-    };
-    write!(std::io::stdout(), "{}", render(&pos, color))?;
-    Ok(())
+    }
 }
