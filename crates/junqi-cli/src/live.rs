@@ -87,11 +87,6 @@ impl Live {
         }
     }
 
-    /// Whether Ctrl-C was pressed.
-    pub fn stopped(&self) -> bool {
-        self.options.stop.load(Ordering::Relaxed)
-    }
-
     /// Stop the display.
     pub fn finish(mut self) {
         self.done.store(true, Ordering::Relaxed);

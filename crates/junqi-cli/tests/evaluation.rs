@@ -1,0 +1,134 @@
+//! `junqi arena`, `sprt`, `study first-move` and `regress` from the command line.
+
+mod common;
+
+use common::{assert_clean_error, stderr, stdout};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn junqi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).stdin(Stdio::null()).output().expect("run junqi")
+}
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-cli-eval-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn sprt_on_given_counts_gives_fishtests_llr() {
+    let o = junqi(&["sprt", "--penta", "39,8843,26675,9240,44", "--elo0", "0.5", "--elo1", "2.5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("LLR 2.9417 (bounds [-2.9444, 2.9444])"), "{text}");
+    assert!(text.contains("pentanomial [39, 8843, 26675, 9240, 44] over 44841 pairs"), "{text}");
+    assert!(text.contains("no decision yet"), "{text}");
+    assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3"]), "five counts");
+    assert_clean_error(&junqi(&["sprt", "--penta", "1,2,x,4,5"]), "`x` is not a count");
+    assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3,4,5", "--alpha", "2"]), "alpha");
+    assert_clean_error(&junqi(&["sprt", "--candidate", "greedy"]), "--baseline");
+}
+
+#[test]
+fn arena_writes_its_tables_and_resumes() {
+    let dir = temp_dir("arena");
+    let out = dir.to_str().unwrap();
+    let args =
+        ["arena", "--bots", "random,greedy:epsilon=0.5,greedy", "--games-per-pair", "6", "--out", out, "--seed", "4"];
+    let o = junqi(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("| greedy:epsilon=0.5 |") && text.contains("anchored at 0"), "{text}");
+    for f in ["arena.json", "results.json", "results.md"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["bots"].as_array().unwrap().len(), 3);
+    assert_eq!(json["bots"][0]["elo"]["value"], 0.0);
+    // Again: the same tables from the stored games.
+    let again = junqi(&args);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let table = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("| "))
+            .map(|l| l.rsplit_once(" |").map(|x| x.0.to_string()))
+            .collect::<Vec<_>>()
+    };
+    // (the last column, moves/s, is only measured when games are played)
+    assert_eq!(table(&text).len(), table(&stdout(&again)).len());
+    assert!(stdout(&again).contains(&text.lines().find(|l| l.contains("| random vs greedy |")).unwrap().to_string()));
+    // Another arena into the same directory is refused; bad input is one line.
+    assert_clean_error(
+        &junqi(&["arena", "--bots", "random,greedy", "--games-per-pair", "6", "--out", out]),
+        "holds other work",
+    );
+    assert_clean_error(&junqi(&["arena", "--bots", "random", "--out", out]), "at least two bots");
+    assert_clean_error(&junqi(&["arena", "--bots", "random,nope", "--out", out]), "unknown bot `nope`");
+    assert_clean_error(&junqi(&["arena", "--bots", "random,greedy", "--games-per-pair", "5", "--out", out]), "even");
+    assert_clean_error(&junqi(&["arena", "--bots", "random,greedy", "--schedule", "swiss", "--out", out]), "swiss");
+}
+
+#[test]
+fn study_writes_table_csv_and_chart() {
+    let dir = temp_dir("study");
+    let out = dir.to_str().unwrap();
+    let variants = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/variants/anqi-mine_rule-trade.toml");
+    let o = junqi(&[
+        "study",
+        "first-move",
+        "--variants",
+        variants,
+        "--variant",
+        "fanqi:attack_hidden=true",
+        "--games",
+        "10",
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("| anqi-mine_rule-trade | mine_rule=trade |"), "{text}");
+    assert!(text.contains("| fanqi:attack_hidden=true | attack_hidden=true |"), "{text}");
+    let csv = std::fs::read_to_string(dir.join("first-move.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3);
+    let svg = std::fs::read_to_string(dir.join("first-move.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 2);
+    assert_clean_error(&junqi(&["study", "first-move", "--out", out]), "no variants");
+    assert_clean_error(&junqi(&["study", "first-move", "--variant", "chess", "--out", out]), "chess");
+    assert_clean_error(&junqi(&["study", "first-move", "--variant", "anqi:mine_rule=boom", "--out", out]), "boom");
+}
+
+#[test]
+fn regress_fails_on_a_drop_beyond_the_margin() {
+    let dir = temp_dir("regress");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("suite.toml");
+    std::fs::write(
+        &suite,
+        "version = 7\nmargin_elo = 30.0\ngames_per_pair = 20\nseed = 1\n[[arena]]\nrules = \"mingqi\"\nbots = [\"random\", \"heuristic\"]\n",
+    )
+    .unwrap();
+    let (s, run1) = (suite.to_str().unwrap(), dir.join("run1"));
+    let o = junqi(&["regress", "--suite", s, "--out", run1.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = run1.join("regress.json");
+    // Compared with itself: no change, exit 0.
+    let o = junqi(&["regress", "--suite", s, "--out", run1.to_str().unwrap(), "--baseline", result.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| mingqi | heuristic |") && stdout(&o).contains("| ok |"), "{}", stdout(&o));
+    // A baseline where heuristic was 500 Elo stronger: exit 1, the bot flagged.
+    let mut base: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let elo = &mut base["arenas"][0]["bots"][1]["elo"]["value"];
+    *elo = serde_json::json!(elo.as_f64().unwrap() + 500.0);
+    let inflated = dir.join("inflated.json");
+    std::fs::write(&inflated, base.to_string()).unwrap();
+    let o =
+        junqi(&["regress", "--suite", s, "--out", run1.to_str().unwrap(), "--baseline", inflated.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("FAIL"), "{}", stdout(&o));
+    assert_clean_error(
+        &junqi(&["regress", "--suite", "/nonexistent.toml", "--out", run1.to_str().unwrap()]),
+        "nonexistent",
+    );
+}
