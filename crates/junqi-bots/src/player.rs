@@ -1,5 +1,34 @@
 //! A seat's player as the game runners see it: a fair [`Agent`], or a
 //! [`CheatingAgent`] that is handed the whole truth.
+//!
+//! A fair bot cannot read hidden information: [`Agent::act`] receives only an
+//! [`junqi_core::InfoSet`], whose one position is a view with hidden kinds
+//! erased (tested in `tests/infoset.rs`), and whose fields are private. A bot
+//! that tries to reach the truth does not compile:
+//!
+//! ```compile_fail
+//! use junqi_bots::{Agent, Decision};
+//! use junqi_core::{GameRng, InfoSet};
+//! struct Peeker;
+//! impl Agent for Peeker {
+//!     fn name(&self) -> String { "peeker".into() }
+//!     fn act(&mut self, info: &InfoSet, _rng: &mut GameRng) -> Decision {
+//!         let truth = &info.truth; // no such field: the truth never enters an InfoSet
+//!         unimplemented!()
+//!     }
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! use junqi_bots::{Agent, Decision};
+//! use junqi_core::{Game, GameRng};
+//! struct Peeker;
+//! impl Agent for Peeker {
+//!     fn name(&self) -> String { "peeker".into() }
+//!     // The trait's signature takes an InfoSet; asking for the Game is a type error.
+//!     fn act(&mut self, game: &Game, _rng: &mut GameRng) -> Decision { unimplemented!() }
+//! }
+//! ```
 
 use crate::{Agent, Decision};
 use junqi_core::{Colour, Deployment, Game, GameRng, Position, Rules};
