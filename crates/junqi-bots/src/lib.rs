@@ -16,6 +16,8 @@
 //! | `random` | uniformly among the legal actions |
 //! | `greedy` | the most valuable capture it can prove by the rules from what it knows, else uniformly random |
 //! | `greedy:epsilon=0.1` | as `greedy`, but a uniformly random action with probability 0.1 |
+//! | `mcts:sims=400,c=0.7,depth=4,rollout=capture` | information-set MCTS over worlds drawn from its information set ([`mcts`]); `mcts:800` = `mcts:sims=800` |
+//! | `cheat-mcts:sims=400` | the same search in the true position: a cheating reference ([`Player::Cheating`]) |
 //!
 //! ```
 //! use junqi_bots::from_spec;
@@ -28,11 +30,13 @@
 //! ```
 
 mod greedy;
+pub mod mcts;
 mod player;
 mod random;
 mod spec;
 
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
+pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
 pub use spec::{from_spec, split_bot_list, BotSpec, BotSpecError, BOT_NAMES};
