@@ -1,70 +1,67 @@
-//! A quick match between two bot specs, seats swapped every game, with the
-//! time each bot spends per move: for tuning bots without the full CLI.
-//!
-//! `cargo run --release -p junqi-bots --example arena -- fanqi mcts:200 greedy 50 [seed]`
+//! Quick strength check without the CLI: `cargo run --release -p junqi-bots
+//! --example arena -- <bot1> <bot2> <mode> <games> [seed] [set=value ...]`.
+//! Seats alternate every game; prints bot1's score, draws, terminations and moves/s.
 
-use junqi_bots::{from_spec, Player};
+use junqi_bots::from_spec;
 use junqi_core::{rng_from_seed, Colour, Game, Mode, Position, Rules, Seat};
-use std::time::{Duration, Instant};
+use std::collections::BTreeMap;
+use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() < 4 {
-        eprintln!("usage: arena <fanqi|anqi|mingqi> <bot A> <bot B> <games> [seed]");
-        std::process::exit(2);
+    let (a, b) = (&args[0], &args[1]);
+    let mode: Mode = args[2].parse().unwrap();
+    let games: u64 = args[3].parse().unwrap();
+    let seed: u64 = args.get(4).map(|s| s.parse().unwrap()).unwrap_or(1);
+    let mut rules = Rules::preset(mode);
+    for s in args.iter().skip(5) {
+        rules.apply_override(s).unwrap();
     }
-    let rules = Rules::preset_named(&args[0]).expect("rules preset");
-    let specs = [args[1].as_str(), args[2].as_str()];
-    let games: u64 = args[3].parse().expect("games");
-    let seed0: u64 = args.get(4).map_or(1, |s| s.parse().expect("seed"));
-    let mut bots: Vec<Player> = specs.iter().map(|s| from_spec(s).expect("bot spec")).collect();
-    let (mut score_a, mut time, mut moves, mut plies) = (0.0, [Duration::ZERO; 2], [0u64; 2], 0u64);
+    let (mut score, mut draws) = (0.0, 0);
+    let mut terms: BTreeMap<&str, u32> = BTreeMap::new();
+    let (mut plies, mut think) = (0u64, [0f64; 2]);
+    let mut acts = [0u64; 2];
     for g in 0..games {
-        let seed = seed0 + g;
-        let mut rng = rng_from_seed(seed);
-        // Bot A sits in seat 1 in even games.
-        let a_seat = if g % 2 == 0 { Seat::First } else { Seat::Second };
-        let bot_of = |seat: Seat| if seat == a_seat { 0 } else { 1 };
-        let start = match rules.mode {
+        let mut rng = rng_from_seed(seed * 100_000 + g);
+        let swap = g % 2 == 1;
+        let specs = if swap { [b, a] } else { [a, b] };
+        let mut players = specs.map(|s| from_spec(s).unwrap());
+        let start = match mode {
             Mode::Fanqi => Position::new_game_with(rules, &mut rng),
             _ => {
+                // Seat 1 plays Red unless first_player = black.
                 let first = rules.first_player.colour();
-                let d1 = bots[bot_of(Seat::First)].deploy(first, &rules, &mut rng);
-                let d2 = bots[bot_of(Seat::Second)].deploy(first.other(), &rules, &mut rng);
-                let (red, black) = if first == Colour::Red { (d1, d2) } else { (d2, d1) };
-                Position::from_deployments(rules, &red, &black).expect("deployments")
+                let (ri, bi) = if first == Colour::Red { (0, 1) } else { (1, 0) };
+                let red = players[ri].deploy(Colour::Red, &rules, &mut rng);
+                let black = players[bi].deploy(Colour::Black, &rules, &mut rng);
+                Position::from_deployments(rules, &red, &black).unwrap()
             }
         };
         let mut game = Game::new(start);
         while game.outcome().is_none() {
-            let b = bot_of(game.truth().turn());
+            let seat = game.truth().turn();
             let t = Instant::now();
-            let d = bots[b].act(&game, &mut rng);
-            time[b] += t.elapsed();
-            moves[b] += 1;
-            game.play(d.action).expect("legal action");
+            let d = players[seat.index()].act(&game, &mut rng);
+            let who = (seat.index() + swap as usize) % 2;
+            think[who] += t.elapsed().as_secs_f64();
+            acts[who] += 1;
+            game.play(d.action).unwrap();
+            plies += 1;
         }
-        plies += game.moves().len() as u64;
         let o = game.outcome().unwrap();
-        score_a += o.score(a_seat);
-        eprintln!(
-            "game {g}: {} ({}), {} plies, A score so far {score_a}/{}",
-            o.result_str(),
-            o.termination.name(),
-            game.moves().len(),
-            g + 1
-        );
-    }
-    for (i, spec) in specs.iter().enumerate() {
-        let per = time[i].as_secs_f64() / moves[i].max(1) as f64;
-        println!("{spec}: {} moves, {:.2} ms/move, {:.1} moves/s", moves[i], per * 1e3, 1.0 / per);
+        let a_seat = if swap { Seat::Second } else { Seat::First };
+        score += o.score(a_seat);
+        if o.winner.is_none() {
+            draws += 1;
+        }
+        *terms.entry(o.termination.name()).or_default() += 1;
     }
     println!(
-        "{} vs {} in {}: {games} games, A scores {score_a} ({:.1}%), {:.0} plies/game",
-        specs[0],
-        specs[1],
-        args[0],
-        100.0 * score_a / games as f64,
-        plies as f64 / games as f64
+        "{a} vs {b} {mode}: {games} games, score {:.1}% ({score}), draws {draws} ({:.1}%), plies/game {:.0}, {terms:?}, moves/s {a}: {:.0} {b}: {:.0}",
+        100.0 * score / games as f64,
+        100.0 * draws as f64 / games as f64,
+        plies as f64 / games as f64,
+        acts[0] as f64 / think[0],
+        acts[1] as f64 / think[1],
     );
 }

@@ -1,10 +1,10 @@
 //! Bot specs: `name` or `name:key=value,key=value`.
 
 use crate::mcts::{CheatMcts, Mcts, MctsConfig};
-use crate::{Greedy, Player, RandomBot};
+use crate::{Greedy, Heuristic, Player, RandomBot};
 
 /// The bots [`from_spec`] knows.
-pub const BOT_NAMES: [&str; 4] = ["random", "greedy", "mcts", "cheat-mcts"];
+pub const BOT_NAMES: [&str; 5] = ["random", "greedy", "heuristic", "mcts", "cheat-mcts"];
 
 /// The parameter a bare value stands for (`mcts:800` = `mcts:sims=800`).
 fn positional_key(bot: &str) -> Option<&'static str> {
@@ -120,6 +120,17 @@ impl BotSpec {
         }
     }
 
+    /// A finite number ≥ 0 (e.g. a temperature).
+    fn non_negative(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<f32>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err(self.bad(key, "expected a finite number >= 0")),
+            },
+        }
+    }
+
     /// A probability parameter in [0, 1].
     fn probability(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
         match self.get(key) {
@@ -133,7 +144,7 @@ impl BotSpec {
 }
 
 /// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`,
-/// `mcts:sims=400,c=0.7` (or `mcts:400`), `cheat-mcts:200` (a
+/// `heuristic`, `heuristic:temp=0`, `mcts:sims=400,c=0.7` (or `mcts:400`), `cheat-mcts:200` (a
 /// [`Player::Cheating`]).
 pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
     let s = BotSpec::parse(spec)?;
@@ -145,6 +156,10 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
         "greedy" => {
             s.check_keys(&["epsilon"])?;
             Ok(Player::Fair(Box::new(Greedy::new(s.probability("epsilon", 0.0)?))))
+        }
+        "heuristic" => {
+            s.check_keys(&["temp"])?;
+            Ok(Player::Fair(Box::new(Heuristic::new(s.non_negative("temp", crate::heuristic::DEFAULT_TEMP)?))))
         }
         "mcts" => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
         "cheat-mcts" => Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?)))),
@@ -183,6 +198,14 @@ mod tests {
         assert_eq!(from_spec(" greedy ").unwrap().name(), "greedy");
         assert_eq!(from_spec("greedy:epsilon=0.25").unwrap().name(), "greedy:epsilon=0.25");
         assert_eq!(from_spec("greedy:epsilon=0").unwrap().name(), "greedy");
+        assert_eq!(from_spec("heuristic").unwrap().name(), "heuristic");
+        assert_eq!(from_spec("heuristic:temp=0").unwrap().name(), "heuristic:temp=0");
+        assert_eq!(from_spec("heuristic:temp=0.5").unwrap().name(), "heuristic:temp=0.5");
+        // Names round-trip through from_spec.
+        for spec in ["heuristic", "heuristic:temp=0", "heuristic:temp=0.25", "heuristic:temp=0.1"] {
+            let name = from_spec(spec).unwrap().name();
+            assert_eq!(from_spec(&name).unwrap().name(), name);
+        }
         let p = BotSpec::parse("mcts:sims=100, c=1.5").unwrap();
         assert_eq!(p.name, "mcts");
         assert_eq!(p.params, vec![("sims".into(), "100".into()), ("c".into(), "1.5".into())]);
@@ -192,7 +215,7 @@ mod tests {
     fn bad_specs_say_why() {
         let err = |s: &str| from_spec(s).err().unwrap().to_string();
         assert!(err("").contains("empty bot spec"));
-        assert!(err("minimax").contains("unknown bot `minimax`; bots are: random, greedy, mcts, cheat-mcts"));
+        assert!(err("minimax").contains("unknown bot `minimax`; bots are: random, greedy, heuristic, mcts, cheat-mcts"));
         assert!(err("random:x=1").contains("has no parameter `x` (it takes none)"));
         assert!(err("greedy:eps=1").contains("parameters are: epsilon"));
         assert!(err("greedy:epsilon").contains("must be key=value"));
@@ -210,6 +233,10 @@ mod tests {
         assert!(err("mcts:depth=5000").contains("from 0 to 1000"));
         assert!(err("mcts:rollout=smart").contains("expected random or capture"));
         assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, c, depth, rollout"));
+        assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
+        assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
+        assert!(err("heuristic:temp=x").contains("bad value `x`"));
+        assert!(err("heuristic:t=1").contains("parameters are: temp"));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! mode, reproducible from the seed; the search takes a win in one and parries
 //! a threat to its flag; only `cheat-mcts`, a `Player::Cheating`, reads the truth.
 
-use junqi_bots::{from_spec, Agent, Decision, Mcts, MctsConfig, Player};
+mod common;
+use common::check_decision;
+use junqi_bots::{from_spec, Agent, Mcts, MctsConfig, Player};
 use junqi_core::{rng_from_seed, Game, Mode, Move, MoveList, Position, Rules};
 use rand::Rng;
 
@@ -12,24 +14,6 @@ fn mv(text: &str) -> Move {
 
 fn game(jfen: &str, mode: Mode) -> Game {
     Game::new(Position::from_jfen(jfen, Rules::preset(mode)).unwrap())
-}
-
-/// The action is legal and in its policy; the policy lists distinct legal
-/// actions with positive probabilities summing to 1.
-fn check_decision(g: &Game, d: &Decision) {
-    let mut list = MoveList::new();
-    g.truth().legal_moves(&mut list);
-    assert!(list.contains(d.action), "illegal {} in {}", d.action, g.truth());
-    let mut seen = std::collections::HashSet::new();
-    let mut sum = 0.0f64;
-    for &(m, p) in &d.policy {
-        assert!(list.contains(m), "policy holds illegal {m}");
-        assert!(seen.insert(m), "policy lists {m} twice");
-        assert!(p > 0.0 && p <= 1.0, "probability {p}");
-        sum += p as f64;
-    }
-    assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
-    assert!(d.policy.iter().any(|&(m, p)| m == d.action && p > 0.0), "action not in its policy");
 }
 
 /// Stretches of games in each mode, mcts against random: every mcts decision

@@ -2,6 +2,7 @@
 //! calls the crates; every error is one line on stderr and exit code 2.
 
 mod commands;
+mod live;
 mod rules_arg;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,15 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Re-play stored games through the rules engine and report any that disagree.
     Replay(commands::replay::Args),
+    /// Paired games among bots: crosstable and Bradley–Terry Elo with 95% intervals.
+    Arena(commands::arena::Args),
+    /// Sequential probability ratio test of a candidate bot against a baseline (or of given pair counts).
+    Sprt(commands::sprt::Args),
+    /// Studies over rule variants.
+    #[command(subcommand)]
+    Study(commands::study::Study),
+    /// The strength regression suite, compared with a stored baseline (exit 1 on a regression).
+    Regress(commands::regress::Args),
 }
 
 /// A failure that has already been reported line by line (stdin modes):
@@ -91,6 +101,10 @@ fn main() -> ExitCode {
         Command::Bench(a) => commands::bench::run(a),
         Command::Selfplay(a) => commands::selfplay::run(a),
         Command::Replay(a) => commands::replay::run(a),
+        Command::Arena(a) => commands::arena::run(a),
+        Command::Sprt(a) => commands::sprt::run(a),
+        Command::Study(s) => commands::study::run(s),
+        Command::Regress(a) => commands::regress::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -59,6 +59,14 @@ fn selfplay_writes_both_datasets_and_replay_agrees() {
     let text = stdout(&o);
     assert!(text.starts_with("played 30 games, "), "{text}");
     assert!(text.contains("30 of 30 games in 4 of 4 shards"), "{text}");
+    // The two players' points add up to the games played.
+    let results = text.lines().find(|l| l.starts_with("results: ")).expect("a results line");
+    let points: Vec<f64> = results
+        .split(|c: char| c == ',' || c == ';')
+        .take(2)
+        .map(|part| part.split_whitespace().rev().nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(points.iter().sum::<f64>(), 30.0, "{results}");
     assert!(text.contains("samples/ 150 rows"), "{text}");
     assert_eq!(files(&dir), ["games", "run.json", "samples"]);
     let shards = ["shard-000000.parquet", "shard-000001.parquet", "shard-000002.parquet", "shard-000003.parquet"];

@@ -38,7 +38,7 @@ pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
 };
-pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, RUN_FILE};
+pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, RUN_FILE};
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
 
 use junqi_core::Rules;
@@ -150,10 +150,14 @@ pub struct Config {
     pub rules: Rules,
     /// Games in the run (indices `0..games`).
     pub games: u64,
-    /// Bot specs of the two players, canonical (`Agent::name`). Player 0 takes
+    /// Bot specs of the two players, canonical (`Player::name`). Player 0 takes
     /// seat 1 in even games; with `swap` the players change seats every other game.
     pub bots: [String; 2],
     pub swap: bool,
+    /// Paired games: games `2k` and `2k + 1` share one seed (the same 翻棋
+    /// deal, the same deployment draws) with the seats swapped. Implies `swap`.
+    #[serde(default)]
+    pub paired: bool,
     /// The run seed (see [`game_seed`]).
     pub seed: u64,
     pub samples_per_game: SamplesPerGame,
@@ -172,6 +176,7 @@ impl Config {
             games,
             bots,
             swap: false,
+            paired: false,
             seed,
             samples_per_game: SamplesPerGame::All,
             shard_games: default_shard_games(games),
@@ -184,6 +189,14 @@ impl Config {
     }
     pub fn with_swap(mut self, swap: bool) -> Config {
         self.swap = swap;
+        self
+    }
+    /// Play each seed twice with the seats swapped (see [`Config::paired`]).
+    pub fn with_pairs(mut self, paired: bool) -> Config {
+        self.paired = paired;
+        self.swap |= paired;
+        // A pair never straddles two shards.
+        self.shard_games += self.shard_games % 2 * u64::from(paired);
         self
     }
     pub fn with_shard_games(mut self, shard_games: u64) -> Config {
@@ -199,6 +212,11 @@ impl Config {
         let start = s * self.shard_games;
         start..(start + self.shard_games).min(self.games)
     }
+    /// The seed game `index` is played from: [`game_seed`] of the index, or
+    /// of the pair's index when games are paired.
+    pub fn seed_of(&self, index: u64) -> u64 {
+        game_seed(self.seed, if self.paired { index / 2 } else { index })
+    }
     /// Which player (index into `bots`) sits in seat 1 in game `index`.
     pub fn seat1_player(&self, index: u64) -> usize {
         if self.swap && index % 2 == 1 {
@@ -213,6 +231,14 @@ impl Config {
         }
         if self.shard_games == 0 {
             return Err(SelfplayError::Config("games per shard must be at least 1".into()));
+        }
+        if self.paired && (self.games % 2 == 1 || self.shard_games % 2 == 1) {
+            return Err(SelfplayError::Config(
+                "paired games need an even number of games and of games per shard".into(),
+            ));
+        }
+        if self.paired && !self.swap {
+            return Err(SelfplayError::Config("paired games swap seats: `paired` needs `swap`".into()));
         }
         for b in &self.bots {
             junqi_bots::from_spec(b)?;
@@ -295,6 +321,23 @@ mod tests {
         assert_eq!(serde_json::to_string(&SamplesPerGame::Count(3)).unwrap(), "3");
         assert_eq!(serde_json::from_str::<SamplesPerGame>("3").unwrap(), SamplesPerGame::Count(3));
         assert_eq!(serde_json::from_str::<SamplesPerGame>("\"all\"").unwrap(), SamplesPerGame::All);
+    }
+
+    #[test]
+    fn paired_games_share_a_seed_and_swap_seats() {
+        let c = Config::new(Rules::default(), 10, ["random", "greedy"], 3).unwrap().with_pairs(true);
+        for k in 0..5 {
+            assert_eq!(c.seed_of(2 * k), c.seed_of(2 * k + 1));
+            assert_ne!(c.seed_of(2 * k), c.seed_of(2 * k + 2));
+            assert_eq!((c.seat1_player(2 * k), c.seat1_player(2 * k + 1)), (0, 1));
+        }
+        let unpaired = Config::new(Rules::default(), 10, ["random", "greedy"], 3).unwrap().with_swap(true);
+        assert_ne!(unpaired.seed_of(0), unpaired.seed_of(1));
+        assert!(c.clone().with_shard_games(3).check().is_err());
+        let mut odd = c.clone();
+        odd.games = 9;
+        assert!(odd.check().is_err());
+        assert!(c.check().is_ok());
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct GameBuffers {
     used: usize,
     /// `--samples-per-game K`: the positions in the reservoir, encoded when the game ends.
     kept: Vec<Option<Kept>>,
+    /// Per seat in the last game: decisions made and the time spent making them.
+    decisions: [u64; 2],
+    think: [std::time::Duration; 2],
 }
 
 /// A position held in the reservoir until the game ends: cloning the seat's
@@ -64,7 +67,15 @@ struct Kept {
 
 impl Default for GameBuffers {
     fn default() -> Self {
-        GameBuffers { moves: MoveList::new(), obs: vec![0.0; OBS_SIZE], samples: Vec::new(), used: 0, kept: Vec::new() }
+        GameBuffers {
+            moves: MoveList::new(),
+            obs: vec![0.0; OBS_SIZE],
+            samples: Vec::new(),
+            used: 0,
+            kept: Vec::new(),
+            decisions: [0; 2],
+            think: Default::default(),
+        }
     }
 }
 
@@ -104,6 +115,10 @@ impl GameBuffers {
     /// The samples of the last game played, in ply order.
     pub fn samples(&self) -> &[Sample] {
         &self.samples[..self.used]
+    }
+    /// Per seat in the last game: decisions made, and seconds spent making them.
+    pub fn thinking(&self) -> [(u64, f64); 2] {
+        [0, 1].map(|i| (self.decisions[i], self.think[i].as_secs_f64()))
     }
 }
 
@@ -153,6 +168,8 @@ pub fn play_game(
     let start_jfen = start.to_jfen();
     let mut game = Game::new(start);
     buf.used = 0;
+    buf.decisions = [0; 2];
+    buf.think = Default::default();
     let outcome = loop {
         let truth = game.truth();
         truth.legal_moves(&mut buf.moves);
@@ -161,7 +178,10 @@ pub fn play_game(
         }
         let seat = truth.turn();
         let ply = truth.ply();
+        let thinking = std::time::Instant::now();
         let mut decision = agents[seat.index()].act(&game, &mut rng);
+        buf.think[seat.index()] += thinking.elapsed();
+        buf.decisions[seat.index()] += 1;
         let info = game.infoset(seat);
         // Which slot (if any) this position goes to.
         let n = game.moves().len(); // positions seen before this one

@@ -1,7 +1,8 @@
 //! A run: its directory and `run.json`, resuming, and the worker threads.
 
 use crate::writer::ShardWriter;
-use crate::{code_version, game_seed, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use crate::{code_version, play_game, Config, GameBuffers, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use junqi_core::Seat;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,8 @@ pub struct Progress {
     pub games: AtomicU64,
     pub plies: AtomicU64,
     pub samples: AtomicU64,
+    /// Games found complete on disk by callers that run several plans (not played).
+    pub resumed: AtomicU64,
 }
 
 /// How to run a plan.
@@ -59,6 +62,66 @@ pub struct Summary {
     /// Stopped by [`RunOptions::stop`] before every shard was done.
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// Results of the games in the shards this call finished.
+    pub tally: Tally,
+}
+
+/// Results of a set of games between the config's two players.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub games: u64,
+    /// Wins of player 0 and player 1 (the first and second `--bots` spec).
+    pub wins: [u64; 2],
+    pub draws: u64,
+    /// Wins of whoever sat in seat 1 (moved first).
+    pub seat1_wins: u64,
+    /// Per player: decisions made, and seconds spent making them.
+    pub decisions: [u64; 2],
+    pub think_secs: [f64; 2],
+}
+
+impl Tally {
+    /// Count one game: `seat1_player` sat in seat 1; `winner` is the winning
+    /// seat; `thinking` per seat: decisions and seconds (`GameBuffers::thinking`).
+    pub fn add(&mut self, seat1_player: usize, winner: Option<Seat>, thinking: [(u64, f64); 2]) {
+        self.games += 1;
+        for (seat, (n, secs)) in thinking.into_iter().enumerate() {
+            let player = if seat == 0 { seat1_player } else { 1 - seat1_player };
+            self.decisions[player] += n;
+            self.think_secs[player] += secs;
+        }
+        match winner {
+            None => self.draws += 1,
+            Some(w) => {
+                let player = if w == Seat::First { seat1_player } else { 1 - seat1_player };
+                self.wins[player] += 1;
+                self.seat1_wins += u64::from(w == Seat::First);
+            }
+        }
+    }
+    /// Player `i`'s points (a draw is half a point).
+    pub fn points(&self, i: usize) -> f64 {
+        self.wins[i] as f64 + 0.5 * self.draws as f64
+    }
+    /// Player `i`'s decisions per second of thinking.
+    pub fn moves_per_s(&self, i: usize) -> f64 {
+        self.decisions[i] as f64 / self.think_secs[i].max(1e-12)
+    }
+    /// Seat 1's points.
+    pub fn seat1_points(&self) -> f64 {
+        self.seat1_wins as f64 + 0.5 * self.draws as f64
+    }
+    pub fn merge(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.wins[0] += other.wins[0];
+        self.wins[1] += other.wins[1];
+        self.draws += other.draws;
+        self.seat1_wins += other.seat1_wins;
+        for i in 0..2 {
+            self.decisions[i] += other.decisions[i];
+            self.think_secs[i] += other.think_secs[i];
+        }
+    }
 }
 
 /// A run ready to go: which shards are done and which are still to play.
@@ -222,7 +285,7 @@ fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64
 
 enum ShardOutcome {
     /// Finished (and written, with an output directory): its number of games.
-    Written(u64),
+    Written(u64, Tally),
     Stopped,
 }
 
@@ -264,12 +327,13 @@ impl Plan {
                 })
                 .collect()
         });
-        let (mut written, mut written_games, mut stopped) = (0, 0, false);
+        let (mut written, mut written_games, mut stopped, mut tally) = (0, 0, false, Tally::default());
         for r in results {
             match r? {
-                ShardOutcome::Written(games) => {
+                ShardOutcome::Written(games, t) => {
                     written += 1;
                     written_games += games;
+                    tally.merge(&t);
                 }
                 ShardOutcome::Stopped => stopped = true,
             }
@@ -285,6 +349,7 @@ impl Plan {
             games_complete: self.complete_games + written_games,
             interrupted: stopped,
             elapsed: started.elapsed(),
+            tally,
         })
     }
 
@@ -320,6 +385,7 @@ impl Plan {
             None => None,
         };
         let mut buf = GameBuffers::default();
+        let mut tally = Tally::default();
         for index in c.shard_range(shard) {
             if stop() {
                 if let Some(w) = writer {
@@ -329,8 +395,8 @@ impl Plan {
             }
             let [p0, p1] = &mut players;
             let seats = if c.seat1_player(index) == 0 { [p0, p1] } else { [p1, p0] };
-            let played = play_game(&c.rules, seats, index, game_seed(c.seed, index), c.samples_per_game, &mut buf)
-                .and_then(|record| {
+            let played =
+                play_game(&c.rules, seats, index, c.seed_of(index), c.samples_per_game, &mut buf).and_then(|record| {
                     if let Some(w) = writer.as_mut() {
                         w.push(&record, buf.samples())?;
                     }
@@ -345,6 +411,7 @@ impl Plan {
                     return Err(e);
                 }
             };
+            tally.add(c.seat1_player(index), record.outcome.winner, buf.thinking());
             let p = &options.progress;
             p.games.fetch_add(1, Ordering::Relaxed);
             p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
@@ -354,7 +421,7 @@ impl Plan {
             w.finish()?;
         }
         let range = c.shard_range(shard);
-        Ok(ShardOutcome::Written(range.end - range.start))
+        Ok(ShardOutcome::Written(range.end - range.start, tally))
     }
 }
 
@@ -401,4 +468,23 @@ pub fn dataset_stats(dir: &Path) -> Result<DatasetStats, SelfplayError> {
 /// A complete shard file (not a hidden temporary one).
 pub(crate) fn is_shard(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("shard-") && n.ends_with(".parquet"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_credits_the_player_in_the_winning_seat() {
+        let mut t = Tally::default();
+        let thinking = [(3, 0.5), (2, 1.0)]; // seat 1, seat 2
+        t.add(0, Some(Seat::First), thinking); // player 0 in seat 1 wins
+        t.add(1, Some(Seat::First), thinking); // player 1 in seat 1 wins
+        t.add(1, Some(Seat::Second), thinking); // player 0 in seat 2 wins
+        t.add(0, None, thinking);
+        assert_eq!((t.games, t.wins, t.draws, t.seat1_wins), (4, [2, 1], 1, 2));
+        assert_eq!((t.decisions, t.think_secs), ([10, 10], [3.0, 3.0]));
+        assert_eq!(t.moves_per_s(0), 10.0 / 3.0);
+        assert_eq!((t.points(0), t.points(1), t.seat1_points()), (2.5, 1.5, 2.5));
+    }
 }

@@ -56,7 +56,7 @@ fn check_against_replay_of_the_seed(config: &Config, g: &StoredGame, samples: &[
     let [p0, p1] = &mut players;
     let seats = if config.seat1_player(g.game_id) == 0 { [p0, p1] } else { [p1, p0] };
     let mut buf = GameBuffers::default();
-    let seed = game_seed(config.seed, g.game_id);
+    let seed = config.seed_of(g.game_id);
     let rec = play_game(&config.rules, seats, g.game_id, seed, config.samples_per_game, &mut buf).unwrap();
     assert_eq!(g.seed, seed);
     assert_eq!(g.start_jfen, rec.start_jfen);

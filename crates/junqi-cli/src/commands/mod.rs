@@ -1,11 +1,15 @@
 pub mod apply;
+pub mod arena;
 pub mod bench;
 pub mod moves;
 pub mod perft;
 pub mod random_game;
+pub mod regress;
 pub mod replay;
 pub mod selfplay;
 pub mod show;
+pub mod sprt;
+pub mod study;
 
 use crate::AlreadyReported;
 use anyhow::Result;

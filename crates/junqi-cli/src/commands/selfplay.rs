@@ -1,17 +1,14 @@
 //! `junqi selfplay`: games between two bots on worker threads, written to the
 //! `games/` and `samples/` Parquet datasets of `--out` (see docs/data.md).
 
+use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{bail, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use junqi_core::Mode;
-use junqi_selfplay::{dataset_stats, prepare, Config, RunOptions, SamplesPerGame};
-use std::io::{IsTerminal, Write};
+use junqi_selfplay::{dataset_stats, prepare, Config, SamplesPerGame};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,12 +16,16 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     games: u64,
     /// Bots of seat 1 and seat 2, e.g. `random,greedy` or `greedy:epsilon=0.1,random`;
-    /// one spec plays both seats. Bots: random, greedy.
+    /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts.
     #[arg(long, value_name = "A,B", default_value = "random,random")]
     bots: String,
     /// Swap the bots' seats every other game (odd game ids).
     #[arg(long)]
     swap: bool,
+    /// Paired games: games 2k and 2k+1 share a seed (the same 翻棋 deal, the
+    /// same deployment draws) with the seats swapped. Implies --swap.
+    #[arg(long)]
+    paired: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -50,24 +51,6 @@ pub struct Args {
 }
 
 /// `1234567` → `1.23M`.
-fn si(x: f64) -> String {
-    match x {
-        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
-        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
-        x if x >= 1e4 => format!("{:.1}k", x / 1e3),
-        x => format!("{x:.0}"),
-    }
-}
-
-fn duration(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match s {
-        s if s >= 3600 => format!("{}h{:02}m", s / 3600, s / 60 % 60),
-        s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
-        s => format!("{s}s"),
-    }
-}
-
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
@@ -86,6 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n);
     }
+    config = config.with_pairs(args.paired);
     let plan = prepare(config, args.out.as_deref())?;
     for note in &plan.notes {
         eprintln!("note: {note}");
@@ -108,48 +92,9 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
 
-    let options = RunOptions { threads, ..Default::default() };
-    // Ctrl-C: stop cleanly (shards in flight are abandoned); a second one exits at once.
-    let stop = options.stop.clone();
-    let pressed = Arc::new(AtomicBool::new(false));
-    ctrlc::set_handler(move || {
-        if pressed.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        stop.store(true, Ordering::SeqCst);
-    })?;
-
-    let target =
-        if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
-    let bar = ProgressBar::with_draw_target(Some(total), target).with_position(plan.complete_games);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    let done = Arc::new(AtomicBool::new(false));
-    let ticker = {
-        let (bar, done, progress, stop) = (bar.clone(), done.clone(), options.progress.clone(), options.stop.clone());
-        let (start, base) = (Instant::now(), plan.complete_games);
-        std::thread::spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                let secs = start.elapsed().as_secs_f64().max(1e-9);
-                let games = progress.games.load(Ordering::Relaxed);
-                let plies = progress.plies.load(Ordering::Relaxed);
-                let rate = games as f64 / secs;
-                let left = total.saturating_sub(base + games) as f64;
-                let eta = if rate > 0.0 { duration(left / rate) } else { "?".into() };
-                let state = if stop.load(Ordering::Relaxed) { "  stopping…" } else { "" };
-                bar.set_position(base + games);
-                bar.set_message(format!("{} games/s  {} plies/s  ETA {eta}{state}", si(rate), si(plies as f64 / secs)));
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        })
-    };
-    let result = plan.run(&options);
-    done.store(true, Ordering::Relaxed);
-    let _ = ticker.join();
-    bar.finish_and_clear();
+    let live = Live::start(threads, total, plan.complete_games)?;
+    let result = plan.run(&live.options);
+    live.finish();
     let summary = result?;
 
     let secs = summary.elapsed.as_secs_f64().max(1e-9);
@@ -164,6 +109,25 @@ pub fn run(args: Args) -> Result<()> {
         summary.games_played as f64 / secs,
         summary.plies as f64 / secs
     )?;
+    let t = &summary.tally;
+    if t.games > 0 {
+        let pct = |points: f64| 100.0 * points / t.games as f64;
+        let bots = &plan.config.bots;
+        let name =
+            |i: usize| if bots[0] == bots[1] { format!("{} (player {})", bots[i], i + 1) } else { bots[i].clone() };
+        writeln!(
+            out,
+            "results: {} {:.1} ({:.1}%), {} {:.1} ({:.1}%); {} draws; seat 1 scored {:.1}%",
+            name(0),
+            t.points(0),
+            pct(t.points(0)),
+            name(1),
+            t.points(1),
+            pct(t.points(1)),
+            t.draws,
+            pct(t.seat1_points()),
+        )?;
+    }
     match &plan.out {
         Some(dir) => {
             let s = dataset_stats(dir)?;

@@ -1,0 +1,121 @@
+//! Round robin or gauntlet of paired games among several bots.
+
+use crate::matchup::{matchup_config, play_matchup, GameResult};
+use crate::report::ArenaReport;
+use crate::{ensure_run_file, slug, ArenaError};
+use junqi_core::Rules;
+use junqi_selfplay::{RunOptions, Tally};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Who plays whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// Every bot against every other.
+    RoundRobin,
+    /// The first bot against each of the others.
+    Gauntlet,
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "round-robin" => Ok(Schedule::RoundRobin),
+            "gauntlet" => Ok(Schedule::Gauntlet),
+            other => Err(format!("unknown schedule `{other}`; schedules are: round-robin, gauntlet")),
+        }
+    }
+}
+
+/// Everything that decides an arena's games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaConfig {
+    pub rules: Rules,
+    /// Canonical bot specs.
+    pub bots: Vec<String>,
+    pub schedule: Schedule,
+    /// Games per matchup (even: each seed is played twice, seats swapped).
+    pub games_per_pair: u64,
+    /// Every matchup plays the same seeds, so all bots meet the same deals.
+    pub seed: u64,
+}
+
+/// The arena file's name inside the output directory.
+pub const ARENA_FILE: &str = "arena.json";
+
+impl ArenaConfig {
+    /// An arena of `bots` (specs; checked and made canonical).
+    pub fn new(
+        rules: Rules,
+        bots: &[String],
+        schedule: Schedule,
+        games_per_pair: u64,
+        seed: u64,
+    ) -> Result<ArenaConfig, ArenaError> {
+        if bots.len() < 2 {
+            return Err(ArenaError::Config(format!("an arena needs at least two bots, got {}", bots.len())));
+        }
+        let bots: Vec<String> =
+            bots.iter().map(|b| junqi_bots::from_spec(b).map(|p| p.name())).collect::<Result<_, _>>()?;
+        for (i, b) in bots.iter().enumerate() {
+            if bots[..i].contains(b) {
+                return Err(ArenaError::Config(format!("bot `{b}` is listed twice")));
+            }
+        }
+        let config = ArenaConfig { rules, bots, schedule, games_per_pair, seed };
+        matchup_config(rules, [&config.bots[0], &config.bots[1]], games_per_pair, seed)?;
+        Ok(config)
+    }
+
+    /// The matchups as pairs of bot indices, in play order.
+    pub fn matchups(&self) -> Vec<(usize, usize)> {
+        let n = self.bots.len();
+        match self.schedule {
+            Schedule::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
+            Schedule::Gauntlet => (1..n).map(|j| (0, j)).collect(),
+        }
+    }
+
+    /// Games in the whole arena.
+    pub fn total_games(&self) -> u64 {
+        self.matchups().len() as u64 * self.games_per_pair
+    }
+
+    /// The directory of matchup `k` inside `out`.
+    pub fn matchup_dir(&self, out: &Path, k: usize) -> PathBuf {
+        let (i, j) = self.matchups()[k];
+        out.join("matchups").join(format!("{k:02}-{}-vs-{}", slug(&self.bots[i]), slug(&self.bots[j])))
+    }
+}
+
+/// One matchup's games and what this call measured of it.
+#[derive(Clone, Debug)]
+pub struct MatchupGames {
+    /// Bot indices into the arena's bots: `bots.0` is player 0 of the results.
+    pub bots: (usize, usize),
+    pub results: Vec<GameResult>,
+    /// Results and thinking time of the games played by this call (empty when resumed as done).
+    pub tally: Tally,
+}
+
+/// Play (or resume) an arena into `out`; `on_matchup` hears each matchup's
+/// bots before it starts. Returns the report over all games on disk.
+pub fn run_arena(
+    config: &ArenaConfig,
+    out: &Path,
+    options: &RunOptions,
+    mut on_matchup: impl FnMut(&str, &str),
+) -> Result<ArenaReport, ArenaError> {
+    ensure_run_file(out, ARENA_FILE, "junqi-arena/1", config)?;
+    let mut games = Vec::new();
+    for (k, &(i, j)) in config.matchups().iter().enumerate() {
+        on_matchup(&config.bots[i], &config.bots[j]);
+        let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?;
+        let (summary, results) = play_matchup(c, &config.matchup_dir(out, k), options)?;
+        games.push(MatchupGames { bots: (i, j), results, tally: summary.map(|s| s.tally).unwrap_or_default() });
+    }
+    ArenaReport::new(config, &games)
+}

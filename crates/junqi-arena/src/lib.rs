@@ -1,0 +1,103 @@
+//! # junqi-arena
+//!
+//! Measuring bots against each other, the way engine testers do:
+//!
+//! * [`arena`]: a round robin or gauntlet of paired games (each seed played
+//!   twice with the seats swapped), a crosstable, and Elo for every bot from
+//!   a maximum-likelihood Bradley–Terry fit with a first-mover term,
+//!   `random` anchored at 0.
+//! * [`sprt`]: a sequential probability ratio test of a candidate against a
+//!   baseline on pentanomial pair statistics (fishtest's normalized GSPRT).
+//! * [`study`]: the first-move study: per rule variant, how much moving first is worth.
+//! * [`regress`]: a fixed strength suite compared with a stored baseline.
+//!
+//! Every matchup is a `junqi-selfplay` run of paired games without samples,
+//! so its games land in the `games/` Parquet dataset, a killed run resumes,
+//! and the statistics are computed from the games read back from disk.
+
+pub mod arena;
+mod matchup;
+pub mod regress;
+pub mod report;
+pub mod sprt;
+pub mod study;
+pub mod svg;
+
+pub use matchup::{matchup_config, pair_scores, play_matchup, read_results, GameResult};
+
+use std::path::PathBuf;
+
+/// What can go wrong in an arena, test or study.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Selfplay(#[from] junqi_selfplay::SelfplayError),
+    #[error(transparent)]
+    Stats(#[from] junqi_stats::StatsError),
+    #[error(transparent)]
+    Bot(#[from] junqi_bots::BotSpecError),
+    #[error("{0}")]
+    Data(String),
+    #[error("{}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl ArenaError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ArenaError {
+        let path = path.into();
+        move |cause| ArenaError::Io { path, cause }
+    }
+}
+
+/// Write `text` to `path` atomically (a temporary name, then a rename), so a
+/// killed run never leaves half a report.
+pub fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), ArenaError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(ArenaError::io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(ArenaError::io(path))
+}
+
+/// A file-system-safe name for a bot spec: `mcts:sims=200` → `mcts_sims_200`.
+pub fn slug(spec: &str) -> String {
+    spec.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct RunFile<C> {
+    format: String,
+    config: C,
+    code_version: String,
+}
+
+/// Create `out/<name>` holding `config` and the code version, or check that
+/// the one there holds the same config (so a re-run resumes the same work and
+/// never mixes two configs in one directory).
+pub(crate) fn ensure_run_file<C>(out: &std::path::Path, name: &str, format: &str, config: &C) -> Result<(), ArenaError>
+where
+    C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
+{
+    std::fs::create_dir_all(out).map_err(ArenaError::io(out))?;
+    let path = out.join(name);
+    if path.exists() {
+        let text = std::fs::read_to_string(&path).map_err(ArenaError::io(&path))?;
+        let file: RunFile<serde_json::Value> = serde_json::from_str(&text)
+            .map_err(|e| ArenaError::Data(format!("{}: unreadable ({e})", path.display())))?;
+        let same =
+            file.format == format && serde_json::from_value::<C>(file.config.clone()).is_ok_and(|c| &c == config);
+        if !same {
+            return Err(ArenaError::Config(format!(
+                "{} holds other work ({}); re-run with the same options to resume it, or choose another --out",
+                out.display(),
+                file.config
+            )));
+        }
+        return Ok(());
+    }
+    let file =
+        RunFile { format: format.to_string(), config: config.clone(), code_version: junqi_selfplay::code_version() };
+    write_atomic(&path, &serde_json::to_string_pretty(&file).expect("configs serialize"))
+}

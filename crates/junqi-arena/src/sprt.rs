@@ -1,0 +1,129 @@
+//! A sequential probability ratio test of a candidate against a baseline:
+//! batches of paired games until fishtest's normalized pentanomial GSPRT
+//! decides (or the game limit is reached).
+
+use crate::matchup::{matchup_config, pair_scores, play_matchup};
+use crate::{ensure_run_file, ArenaError};
+use junqi_core::Rules;
+use junqi_selfplay::{game_seed, RunOptions};
+use junqi_stats::{Decision, Penta, Sprt, SprtSummary};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Everything that decides a test's games and its verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtConfig {
+    pub rules: Rules,
+    /// Canonical specs of the candidate and the baseline.
+    pub candidate: String,
+    pub baseline: String,
+    /// Hypotheses in normalized Elo: H0 nElo = elo0, H1 nElo = elo1.
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    /// Games per batch (even); the LLR is checked after each batch.
+    pub batch_games: u64,
+    /// Stop without a decision after this many games.
+    pub max_games: u64,
+    pub seed: u64,
+}
+
+impl SprtConfig {
+    /// The test statistic's parameters.
+    pub fn sprt(&self) -> Result<Sprt, ArenaError> {
+        Ok(Sprt::new(self.elo0, self.elo1, self.alpha, self.beta)?)
+    }
+    fn check(&self) -> Result<(), ArenaError> {
+        self.sprt()?;
+        if self.candidate == self.baseline {
+            return Err(ArenaError::Config("the candidate and the baseline are the same bot".into()));
+        }
+        if self.max_games < self.batch_games {
+            return Err(ArenaError::Config(format!(
+                "--max-games ({}) must be at least one batch ({} games)",
+                self.max_games, self.batch_games
+            )));
+        }
+        matchup_config(self.rules, [&self.candidate, &self.baseline], self.batch_games, self.seed).map(|_| ())
+    }
+}
+
+/// Where a test stopped.
+#[derive(Clone, Debug)]
+pub struct SprtOutcome {
+    pub summary: SprtSummary,
+    pub games: u64,
+}
+
+/// The file holding a test's config inside its output directory.
+pub const SPRT_FILE: &str = "sprt.json";
+
+/// Play (or resume) the test in `out`, batch after batch; `on_batch` hears the
+/// statistics after each. Batch `b` is a matchup run in `out/batches/<b>` with
+/// its own seed, so a resumed test replays the same decisions.
+pub fn run_sprt(
+    config: &SprtConfig,
+    out: &Path,
+    options: &RunOptions,
+    mut on_batch: impl FnMut(&SprtSummary, u64),
+) -> Result<SprtOutcome, ArenaError> {
+    config.check()?;
+    ensure_run_file(out, SPRT_FILE, "junqi-sprt/1", config)?;
+    let sprt = config.sprt()?;
+    let mut penta = Penta::default();
+    let mut games = 0;
+    for batch in 0.. {
+        let seed = game_seed(config.seed, batch);
+        let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?;
+        let (_, results) = play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)?;
+        for (a, b) in pair_scores(&results, 0) {
+            penta.add_pair(a, b)?;
+        }
+        games += results.len() as u64;
+        let summary = sprt.evaluate(&penta)?;
+        on_batch(&summary, games);
+        if summary.decision != Decision::Continue || games + config.batch_games > config.max_games {
+            return Ok(SprtOutcome { summary, games });
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// The verdict in words.
+pub fn verdict(summary: &SprtSummary) -> &'static str {
+    match summary.decision {
+        Decision::AcceptH1 => "H1 accepted: the candidate is stronger (pass)",
+        Decision::AcceptH0 => "H0 accepted: the candidate is not stronger by elo1 (fail)",
+        Decision::Continue => "no decision yet (the LLR is inside the bounds)",
+    }
+}
+
+/// A multi-line report of a test's statistics.
+pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64) -> String {
+    let c = s.penta.counts;
+    format!(
+        "LLR {:.4} (bounds [{:.4}, {:.4}]) for H0 nElo={nelo0} vs H1 nElo={nelo1}\n\
+         pentanomial [{}, {}, {}, {}, {}] over {} pairs (pair points 0, ½, 1, 1½, 2)\n\
+         score {:.2}%; Elo {:+.2} [{:+.2}, {:+.2}]; nElo {:+.2} [{:+.2}, {:+.2}] (95%)\n\
+         {}",
+        s.llr,
+        s.bounds.lower,
+        s.bounds.upper,
+        c[0],
+        c[1],
+        c[2],
+        c[3],
+        c[4],
+        s.pairs,
+        100.0 * s.score.value,
+        s.elo.value,
+        s.elo.interval.low,
+        s.elo.interval.high,
+        s.nelo.value,
+        s.nelo.interval.low,
+        s.nelo.interval.high,
+        verdict(s)
+    )
+}

@@ -1,0 +1,228 @@
+//! The first-move study: for each rule variant, paired games between equal
+//! bots, and how much moving first is worth.
+
+use crate::matchup::{matchup_config, play_matchup, GameResult};
+use crate::report::WithInterval;
+use crate::{ensure_run_file, slug, ArenaError};
+use junqi_core::Rules;
+use junqi_selfplay::RunOptions;
+use junqi_stats::{wilson_interval, Penta, Sprt};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A named rule set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    pub name: String,
+    pub rules: Rules,
+}
+
+impl Variant {
+    /// A rules TOML file (a preset's `mode` plus the options that differ); named by its file stem.
+    pub fn from_file(path: &Path) -> Result<Variant, ArenaError> {
+        let text = std::fs::read_to_string(path).map_err(ArenaError::io(path))?;
+        let rules = Rules::from_toml_str(&text).map_err(|e| ArenaError::Config(format!("{}: {e}", path.display())))?;
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(Variant { name, rules })
+    }
+}
+
+/// Everything that decides a study's games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyConfig {
+    pub variants: Vec<Variant>,
+    /// The bot playing both seats (canonical spec).
+    pub bot: String,
+    /// Games per variant (even: each seed twice, seats swapped).
+    pub games: u64,
+    pub seed: u64,
+}
+
+/// The file holding a study's config inside its output directory.
+pub const STUDY_FILE: &str = "study.json";
+
+/// A proportion with its Wilson 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Proportion {
+    pub count: u64,
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Proportion {
+    fn new(count: u64, n: u64) -> Result<Proportion, ArenaError> {
+        let i = wilson_interval(count as f64, n as f64)?;
+        Ok(Proportion { count, rate: count as f64 / n as f64, low: i.low, high: i.high })
+    }
+}
+
+/// One variant's line of the study.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantLine {
+    pub variant: String,
+    /// The options that differ from the mode's preset, `name=value`.
+    pub changes: Vec<String>,
+    pub games: u64,
+    /// The first mover's (seat 1's) wins, draws and losses.
+    pub wins: Proportion,
+    pub draws: Proportion,
+    pub losses: Proportion,
+    /// Seat 1's points per game, with the 95% interval from the paired games' pentanomial variance.
+    pub score: WithInterval,
+    /// The first-mover advantage in Elo (logistic), 95% interval from the pairs.
+    pub elo: WithInterval,
+    /// Whether the Elo interval excludes zero.
+    pub significant: bool,
+    pub mean_plies: f64,
+    pub median_plies: f64,
+    /// How games ended: termination name → games.
+    pub terminations: BTreeMap<String, u64>,
+}
+
+/// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
+pub fn run_study(
+    config: &StudyConfig,
+    out: &Path,
+    options: &RunOptions,
+    mut on_variant: impl FnMut(&str),
+) -> Result<Vec<VariantLine>, ArenaError> {
+    if config.variants.is_empty() {
+        return Err(ArenaError::Config("the study has no variants".into()));
+    }
+    ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
+    let mut lines = Vec::new();
+    for (k, v) in config.variants.iter().enumerate() {
+        on_variant(&v.name);
+        let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
+        let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name)));
+        let (_, results) = play_matchup(c, &dir, options)?;
+        lines.push(variant_line(v, &results)?);
+    }
+    Ok(lines)
+}
+
+/// The options of `rules` that differ from its mode's preset.
+pub fn changes(rules: &Rules) -> Vec<String> {
+    let preset = serde_json::to_value(Rules::preset(rules.mode)).expect("rules serialize");
+    let here = serde_json::to_value(rules).expect("rules serialize");
+    let (Some(p), Some(h)) = (preset.as_object(), here.as_object()) else { return Vec::new() };
+    h.iter()
+        .filter(|(k, v)| p.get(*k) != Some(*v))
+        .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
+        .collect()
+}
+
+/// The statistics of one variant's games (paired: games 2k and 2k+1 share a seed).
+pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, ArenaError> {
+    let n = results.len() as u64;
+    let count = |s: f64| results.iter().filter(|r| r.seat1_score == s).count() as u64;
+    let penta = Penta::from_pairs(results.chunks_exact(2).map(|p| (p[0].seat1_score, p[1].seat1_score)))?;
+    let summary = Sprt::new(0.0, 5.0, 0.05, 0.05)?.evaluate(&penta)?;
+    let est = |e: &junqi_stats::Estimate| WithInterval { value: e.value, low: e.interval.low, high: e.interval.high };
+    let elo = est(&summary.elo);
+    let mut plies: Vec<u32> = results.iter().map(|r| r.plies).collect();
+    plies.sort_unstable();
+    let median_plies = match plies.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => plies[len / 2] as f64,
+        len => (plies[len / 2 - 1] as f64 + plies[len / 2] as f64) / 2.0,
+    };
+    let mut terminations = BTreeMap::new();
+    for r in results {
+        *terminations.entry(r.termination.clone()).or_insert(0) += 1;
+    }
+    Ok(VariantLine {
+        variant: v.name.clone(),
+        changes: changes(&v.rules),
+        games: n,
+        wins: Proportion::new(count(1.0), n)?,
+        draws: Proportion::new(count(0.5), n)?,
+        losses: Proportion::new(count(0.0), n)?,
+        score: est(&summary.score),
+        elo,
+        significant: elo.low > 0.0 || elo.high < 0.0,
+        mean_plies: plies.iter().map(|&p| p as f64).sum::<f64>() / n.max(1) as f64,
+        median_plies,
+        terminations,
+    })
+}
+
+fn pct(p: &Proportion) -> String {
+    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * p.rate, 100.0 * p.low, 100.0 * p.high)
+}
+
+/// The study as a Markdown table.
+pub fn to_markdown(config: &StudyConfig, lines: &[VariantLine]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "First-move study: `{}` against itself, {} paired games per variant (each seed twice, seats swapped), seed {}, code {}.\n",
+        config.bot,
+        config.games,
+        config.seed,
+        junqi_selfplay::code_version()
+    );
+    let _ = writeln!(
+        s,
+        "| variant | changes | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 | plies mean / median | endings |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    for l in lines {
+        let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
+            l.variant,
+            if l.changes.is_empty() { "(preset)".to_string() } else { l.changes.join(", ") },
+            pct(&l.wins),
+            pct(&l.draws),
+            pct(&l.losses),
+            l.elo.show(),
+            if l.significant { "yes" } else { "no" },
+            l.mean_plies,
+            l.median_plies,
+            endings.join(", ")
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nRates: Wilson 95% intervals. Elo: logistic Elo of the first mover's score, interval from the pentanomial variance of the paired games."
+    );
+    s
+}
+
+/// The study as CSV, one row per variant.
+pub fn to_csv(lines: &[VariantLine]) -> String {
+    let mut s = String::from(
+        "variant,changes,games,wins,win_rate,win_low,win_high,draws,draw_rate,draw_low,draw_high,losses,loss_rate,loss_low,loss_high,score,score_low,score_high,elo,elo_low,elo_high,significant,mean_plies,median_plies,terminations\n",
+    );
+    for l in lines {
+        let p = |x: &Proportion| format!("{},{:.6},{:.6},{:.6}", x.count, x.rate, x.low, x.high);
+        let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let _ = writeln!(
+            s,
+            "{},\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\"",
+            l.variant,
+            l.changes.join("; "),
+            l.games,
+            p(&l.wins),
+            p(&l.draws),
+            p(&l.losses),
+            l.score.value,
+            l.score.low,
+            l.score.high,
+            l.elo.value,
+            l.elo.low,
+            l.elo.high,
+            l.significant,
+            l.mean_plies,
+            l.median_plies,
+            endings.join(" ")
+        );
+    }
+    s
+}

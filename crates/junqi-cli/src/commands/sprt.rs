@@ -1,0 +1,112 @@
+//! `junqi sprt`: a sequential test of a candidate bot against a baseline
+//! (pentanomial normalized GSPRT, as fishtest), or of given pair counts.
+
+use crate::commands::arena::{interrupted, threads};
+use crate::live::Live;
+use crate::rules_arg::RulesArgs;
+use anyhow::{bail, Context, Result};
+use junqi_arena::sprt::{describe, run_sprt, SprtConfig};
+use junqi_core::Mode;
+use junqi_stats::{Penta, Sprt};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The bot under test, e.g. `mcts:sims=400`.
+    #[arg(long, required_unless_present = "penta")]
+    candidate: Option<String>,
+    /// The bot it must beat.
+    #[arg(long, required_unless_present = "penta")]
+    baseline: Option<String>,
+    /// H0: the candidate's normalized Elo is elo0.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    elo0: f64,
+    /// H1: the candidate's normalized Elo is elo1.
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
+    elo1: f64,
+    /// False-positive rate (accepting H1 when H0 holds).
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// False-negative rate (accepting H0 when H1 holds).
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// Do not play: test these pair counts, the numbers of game pairs scoring
+    /// 0, ½, 1, 1½ and 2 points (LL, LD+DL, DD+WL+LW, DW+WD, WW).
+    #[arg(long, value_name = "A,B,C,D,E", conflicts_with_all = ["candidate", "baseline", "out"])]
+    penta: Option<String>,
+    /// Games per batch; the LLR is checked after each batch (even: paired games).
+    #[arg(long, default_value_t = 64)]
+    batch_games: u64,
+    /// Stop without a decision after this many games.
+    #[arg(long, default_value_t = 20_000)]
+    max_games: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output directory: sprt.json, batches/*/games/*.parquet, result.json. Re-running the same command resumes.
+    #[arg(long, value_name = "DIR", required_unless_present = "penta")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    rules: RulesArgs,
+}
+
+/// `A,B,C,D,E` → pentanomial counts.
+fn parse_penta(text: &str) -> Result<Penta> {
+    let counts: Vec<u64> = text
+        .split(',')
+        .map(|p| p.trim().parse::<u64>().with_context(|| format!("--penta: `{}` is not a count", p.trim())))
+        .collect::<Result<_>>()?;
+    let Ok(counts) = <[u64; 5]>::try_from(counts) else {
+        bail!("--penta needs five counts A,B,C,D,E (pairs scoring 0, ½, 1, 1½, 2), got `{text}`")
+    };
+    Ok(Penta::new(counts))
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if let Some(text) = &args.penta {
+        let summary = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?.evaluate(&parse_penta(text)?)?;
+        writeln!(out, "{}", describe(&summary, args.elo0, args.elo1))?;
+        return Ok(());
+    }
+    let (Some(candidate), Some(baseline), Some(dir)) = (&args.candidate, &args.baseline, &args.out) else {
+        bail!("--candidate, --baseline and --out are needed to play (or give --penta)")
+    };
+    let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
+    let config = SprtConfig {
+        rules: args.rules.resolve(mode)?,
+        candidate: junqi_bots::from_spec(candidate)?.name(),
+        baseline: junqi_bots::from_spec(baseline)?.name(),
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        batch_games: args.batch_games,
+        max_games: args.max_games,
+        seed: args.seed,
+    };
+    let live = Live::start(threads(args.threads)?, config.max_games, 0)?;
+    let outcome = run_sprt(&config, dir, &live.options, |s, games| {
+        live.set_label(&format!("LLR {:.3} [{:.3}, {:.3}]", s.llr, s.bounds.lower, s.bounds.upper));
+        live.println(&format!(
+            "{games} games: LLR {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
+            s.llr, s.bounds.lower, s.bounds.upper, s.elo.value, s.elo.interval.low, s.elo.interval.high
+        ));
+    });
+    live.finish();
+    let outcome = outcome.map_err(|e| interrupted(e, dir))?;
+    let text = format!(
+        "{} vs {} ({}), {} games\n{}",
+        config.candidate,
+        config.baseline,
+        config.rules.mode.name(),
+        outcome.games,
+        describe(&outcome.summary, config.elo0, config.elo1)
+    );
+    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(&outcome.summary)?)?;
+    writeln!(out, "{text}")?;
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! `junqi study first-move`: how much moving first is worth under each rule variant.
+
+use crate::commands::arena::{interrupted, threads};
+use crate::live::Live;
+use anyhow::{bail, Context, Result};
+use junqi_arena::study::{run_study, to_csv, to_markdown, StudyConfig, Variant};
+use junqi_arena::svg::{error_bar_chart, Row};
+use junqi_arena::write_atomic;
+use junqi_core::{Mode, Rules};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum Study {
+    /// Per rule variant: paired games between equal bots; the first mover's
+    /// wins/draws/losses, its advantage in Elo, game lengths and endings.
+    FirstMove(FirstMove),
+}
+
+#[derive(clap::Args)]
+pub struct FirstMove {
+    /// Variant files (rules TOML: a `mode` and the options that differ), e.g. `configs/variants/*.toml`.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    variants: Vec<PathBuf>,
+    /// A variant as a preset and overrides, `MODE` or `MODE:opt=val;opt=val`, e.g. `anqi:mine_rule=trade`; repeatable.
+    #[arg(long = "variant", value_name = "MODE[:OPT=VAL;...]")]
+    variant_specs: Vec<String>,
+    /// The bot playing both seats.
+    #[arg(long, default_value = "greedy")]
+    bot: String,
+    /// Games per variant (even: each seed twice, seats swapped).
+    #[arg(long, default_value_t = 2000)]
+    games: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output directory: study.json, variants/*/games/*.parquet, first-move.{md,csv,svg}, first-move.json.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// `anqi` or `anqi:mine_rule=trade;hq_locked=false`.
+fn parse_variant(spec: &str) -> Result<Variant> {
+    let (mode, sets) = spec.split_once(':').unwrap_or((spec, ""));
+    let mode: Mode = mode.trim().parse().with_context(|| format!("--variant {spec}"))?;
+    let mut rules = Rules::preset(mode);
+    for s in sets.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        rules.apply_override(s).with_context(|| format!("--variant {spec}"))?;
+    }
+    Ok(Variant { name: spec.trim().to_string(), rules })
+}
+
+pub fn run(study: Study) -> Result<()> {
+    let Study::FirstMove(args) = study;
+    let mut variants = Vec::new();
+    for path in &args.variants {
+        variants.push(Variant::from_file(path)?);
+    }
+    for spec in &args.variant_specs {
+        variants.push(parse_variant(spec)?);
+    }
+    if variants.is_empty() {
+        bail!("no variants: pass --variants FILE... or --variant MODE[:opt=val;...]");
+    }
+    let config =
+        StudyConfig { variants, bot: junqi_bots::from_spec(&args.bot)?.name(), games: args.games, seed: args.seed };
+    let total = config.games * config.variants.len() as u64;
+    let live = Live::start(threads(args.threads)?, total, 0)?;
+    let lines = run_study(&config, &args.out, &live.options, |name| live.set_label(name));
+    live.finish();
+    let lines = lines.map_err(|e| interrupted(e, &args.out))?;
+    let markdown = to_markdown(&config, &lines);
+    let rows: Vec<Row> = lines
+        .iter()
+        .map(|l| Row {
+            label: format!("{} ({:+.0} Elo)", l.variant, l.elo.value),
+            value: l.score.value,
+            low: l.score.low,
+            high: l.score.high,
+            highlight: l.significant,
+        })
+        .collect();
+    let title =
+        format!("First-mover score per variant: {} vs itself, {} games each (95% CI)", config.bot, config.games);
+    let svg = error_bar_chart(&title, "first mover's score (red: differs from 50%)", &rows, 0.5);
+    write_atomic(&args.out.join("first-move.md"), &markdown)?;
+    write_atomic(&args.out.join("first-move.csv"), &to_csv(&lines))?;
+    write_atomic(&args.out.join("first-move.svg"), &svg)?;
+    write_atomic(&args.out.join("first-move.json"), &serde_json::to_string_pretty(&lines)?)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{markdown}")?;
+    writeln!(out, "written: first-move.md, .csv, .svg and .json in {}", args.out.display())?;
+    Ok(())
+}

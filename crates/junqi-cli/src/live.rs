@@ -1,0 +1,123 @@
+//! A long run's live display and Ctrl-C handling, shared by the commands that
+//! play many games (selfplay, arena, sprt, study, regress).
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use junqi_selfplay::RunOptions;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A progress bar over `total` games fed by [`RunOptions::progress`], and a
+/// Ctrl-C handler that sets [`RunOptions::stop`] (a second Ctrl-C exits at once).
+pub struct Live {
+    pub options: RunOptions,
+    bar: ProgressBar,
+    done: Arc<AtomicBool>,
+    ticker: Option<JoinHandle<()>>,
+    label: Arc<Mutex<String>>,
+}
+
+impl Live {
+    /// Start the display; `base` games are already complete.
+    pub fn start(threads: usize, total: u64, base: u64) -> Result<Live> {
+        let options = RunOptions { threads, ..Default::default() };
+        let stop = options.stop.clone();
+        let pressed = Arc::new(AtomicBool::new(false));
+        ctrlc::set_handler(move || {
+            if pressed.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            stop.store(true, Ordering::SeqCst);
+        })?;
+        let target =
+            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let bar = ProgressBar::with_draw_target(Some(total), target).with_position(base);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        let done = Arc::new(AtomicBool::new(false));
+        let label = Arc::new(Mutex::new(String::new()));
+        let ticker = {
+            let (bar, done, progress, stop) =
+                (bar.clone(), done.clone(), options.progress.clone(), options.stop.clone());
+            let label = label.clone();
+            let start = Instant::now();
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    let secs = start.elapsed().as_secs_f64().max(1e-9);
+                    let games = progress.games.load(Ordering::Relaxed);
+                    let position = base + progress.resumed.load(Ordering::Relaxed) + games;
+                    let plies = progress.plies.load(Ordering::Relaxed);
+                    let rate = games as f64 / secs;
+                    let left = total.saturating_sub(position) as f64;
+                    let eta = if rate > 0.0 { duration(left / rate) } else { "?".into() };
+                    let state = if stop.load(Ordering::Relaxed) { "  stopping…" } else { "" };
+                    let label = label.lock().map(|l| l.clone()).unwrap_or_default();
+                    bar.set_position(position);
+                    bar.set_message(format!(
+                        "{} games/s  {} plies/s  ETA {eta}{state}{label}",
+                        si(rate),
+                        si(plies as f64 / secs)
+                    ));
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            })
+        };
+        Ok(Live { options, bar, done, ticker: Some(ticker), label })
+    }
+
+    /// Text shown after the rates (e.g. the matchup being played).
+    pub fn set_label(&self, text: &str) {
+        if let Ok(mut l) = self.label.lock() {
+            *l = format!("  {text}");
+        }
+    }
+
+    /// Print a line above the bar.
+    pub fn println(&self, line: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+
+    /// Whether Ctrl-C was pressed.
+    pub fn stopped(&self) -> bool {
+        self.options.stop.load(Ordering::Relaxed)
+    }
+
+    /// Stop the display.
+    pub fn finish(mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+/// `12.3k`-style numbers for the progress line.
+pub fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
+        x if x >= 1e4 => format!("{:.1}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// `1h02m`, `3m05s`, `42s`.
+pub fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        s if s >= 3600 => format!("{}h{:02}m", s / 3600, s / 60 % 60),
+        s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{s}s"),
+    }
+}
