@@ -31,8 +31,10 @@
 //! 47.5 / 42.5, depth 6 52.5 / 42.5, depth 12 37.5 / 52.5 (and slower),
 //! depth 30 27.5 / 42.5, uniformly random playouts 20.0 / 42.5, `c=0.35`
 //! 53.8 / 62.5, `c=1.4` 56.2 / 50.0 (the `c` results are within noise).
-//! Hence the defaults: 4 plies of capture-first playout, then material,
-//! `c=0.7`.
+//! Material scale ([`RolloutEvaluator::scale`]), `mcts:800` against
+//! `heuristic`, 100 games each: 8 scored 29.5 % / 40.0 %, 20 scored
+//! 42.0 % / 40.0 %, 50 scored 37.0 % / 43.0 %. Hence the defaults: 4 plies of
+//! capture-first playout, then material at scale 20, `c=0.7`.
 
 mod config;
 mod deploy;
