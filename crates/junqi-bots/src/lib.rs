@@ -18,6 +18,8 @@
 //! | `greedy:epsilon=0.1` | as `greedy`, but a uniformly random action with probability 0.1 |
 //! | `heuristic` | scores every action by hand-written rules (expected combat value over the defender's possible kinds, one-ply threats, flag guard, approach, 翻棋 flips) and samples a softmax over the scores at temperature 0.1; deploys in named formations |
 //! | `heuristic:temp=0` | as `heuristic`, always a best-scored action (ties uniformly); `temp` is any number ≥ 0 |
+//! | `mcts:sims=400,c=0.7,depth=4,rollout=capture` | information-set MCTS over worlds drawn from its information set ([`mcts`]); `mcts:800` = `mcts:sims=800` |
+//! | `cheat-mcts:sims=400` | the same search in the true position: a cheating reference ([`Player::Cheating`]) |
 //!
 //! ```
 //! use junqi_bots::from_spec;
@@ -31,12 +33,14 @@
 
 mod greedy;
 pub mod heuristic;
+pub mod mcts;
 mod player;
 mod random;
 mod spec;
 
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
 pub use heuristic::{heuristic_deployment, Heuristic};
+pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
 pub use spec::{from_spec, split_bot_list, BotSpec, BotSpecError, BOT_NAMES};

@@ -1,9 +1,18 @@
 //! Bot specs: `name` or `name:key=value,key=value`.
 
+use crate::mcts::{CheatMcts, Mcts, MctsConfig};
 use crate::{Greedy, Heuristic, Player, RandomBot};
 
 /// The bots [`from_spec`] knows.
-pub const BOT_NAMES: [&str; 3] = ["random", "greedy", "heuristic"];
+pub const BOT_NAMES: [&str; 5] = ["random", "greedy", "heuristic", "mcts", "cheat-mcts"];
+
+/// The parameter a bare value stands for (`mcts:800` = `mcts:sims=800`).
+fn positional_key(bot: &str) -> Option<&'static str> {
+    match bot {
+        "mcts" | "cheat-mcts" => Some("sims"),
+        _ => None,
+    }
+}
 
 /// A parsed spec: the bot's name and its parameters in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +39,9 @@ pub enum BotSpecError {
 }
 
 impl BotSpec {
-    /// Parse `name` or `name:key=value,key=value` (spaces around parts are ignored).
+    /// Parse `name` or `name:key=value,key=value` (spaces around parts are
+    /// ignored). A bot with a main parameter also takes its value bare as the
+    /// first part: `mcts:800` is `mcts:sims=800`.
     pub fn parse(spec: &str) -> Result<BotSpec, BotSpecError> {
         let spec = spec.trim();
         let (name, rest) = match spec.split_once(':') {
@@ -41,9 +52,13 @@ impl BotSpec {
             return Err(BotSpecError::Empty);
         }
         let mut params: Vec<(String, String)> = Vec::new();
-        for part in rest.into_iter().flat_map(|r| r.split(',')) {
+        for (i, part) in rest.into_iter().flat_map(|r| r.split(',')).enumerate() {
             let syntax = || BotSpecError::Syntax { spec: spec.to_string(), part: part.trim().to_string() };
-            let (k, v) = part.split_once('=').ok_or_else(syntax)?;
+            let (k, v) = match (part.split_once('='), positional_key(name)) {
+                (Some(kv), _) => kv,
+                (None, Some(key)) if i == 0 && !part.trim().is_empty() => (key, part),
+                (None, _) => return Err(syntax()),
+            };
             let (k, v) = (k.trim(), v.trim());
             if k.is_empty() || v.is_empty() {
                 return Err(syntax());
@@ -56,7 +71,7 @@ impl BotSpec {
         Ok(BotSpec { name: name.to_string(), params })
     }
 
-    fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
+    pub(crate) fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
         for (k, _) in &self.params {
             if !known.contains(&k.as_str()) {
                 return Err(BotSpecError::UnknownParam {
@@ -69,16 +84,39 @@ impl BotSpec {
         Ok(())
     }
 
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
-    fn bad(&self, key: &str, message: &str) -> BotSpecError {
+    pub(crate) fn bad(&self, key: &str, message: &str) -> BotSpecError {
         BotSpecError::BadValue {
             bot: self.name.clone(),
             key: key.to_string(),
             value: self.get(key).unwrap_or("").to_string(),
             message: message.to_string(),
+        }
+    }
+
+    /// A whole-number parameter in `min..=max`.
+    pub(crate) fn integer(&self, key: &str, default: u32, min: u32, max: u32) -> Result<u32, BotSpecError> {
+        self.in_range(key, default, min, max, "a whole number")
+    }
+
+    /// A number parameter in `min..=max`.
+    pub(crate) fn number(&self, key: &str, default: f32, min: f32, max: f32) -> Result<f32, BotSpecError> {
+        self.in_range(key, default, min, max, "a number")
+    }
+
+    fn in_range<T>(&self, key: &str, default: T, min: T, max: T, what: &str) -> Result<T, BotSpecError>
+    where
+        T: std::str::FromStr + PartialOrd + std::fmt::Display,
+    {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => match v.parse::<T>() {
+                Ok(x) if min <= x && x <= max => Ok(x),
+                _ => Err(self.bad(key, &format!("expected {what} from {min} to {max}"))),
+            },
         }
     }
 
@@ -106,7 +144,8 @@ impl BotSpec {
 }
 
 /// Build a bot from its spec: `random`, `greedy`, `greedy:epsilon=0.1`,
-/// `heuristic`, `heuristic:temp=0`.
+/// `heuristic`, `heuristic:temp=0`, `mcts:sims=400,c=0.7` (or `mcts:400`), `cheat-mcts:200` (a
+/// [`Player::Cheating`]).
 pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
     let s = BotSpec::parse(spec)?;
     match s.name.as_str() {
@@ -122,6 +161,8 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
             s.check_keys(&["temp"])?;
             Ok(Player::Fair(Box::new(Heuristic::new(s.non_negative("temp", crate::heuristic::DEFAULT_TEMP)?))))
         }
+        "mcts" => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
+        "cheat-mcts" => Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?)))),
         other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
     }
 }
@@ -174,7 +215,7 @@ mod tests {
     fn bad_specs_say_why() {
         let err = |s: &str| from_spec(s).err().unwrap().to_string();
         assert!(err("").contains("empty bot spec"));
-        assert!(err("mcts").contains("unknown bot `mcts`; bots are: random, greedy, heuristic"));
+        assert!(err("minimax").contains("unknown bot `minimax`; bots are: random, greedy, heuristic, mcts, cheat-mcts"));
         assert!(err("random:x=1").contains("has no parameter `x` (it takes none)"));
         assert!(err("greedy:eps=1").contains("parameters are: epsilon"));
         assert!(err("greedy:epsilon").contains("must be key=value"));
@@ -182,10 +223,35 @@ mod tests {
         assert!(err("greedy:epsilon=x").contains("bad value `x`"));
         assert!(err("greedy:epsilon=0.1,epsilon=0.2").contains("given twice"));
         assert!(err("greedy:").contains("must be key=value"));
+        assert!(err("greedy:0.5").contains("must be key=value"), "only bots with a main parameter take a bare value");
+        assert!(err("mcts:sims=0").contains("whole number from 1 to 1000000"));
+        assert!(err("mcts:sims=1.5").contains("bad value `1.5` for `sims`"));
+        assert!(err("mcts:x").contains("bad value `x` for `sims`"));
+        assert!(err("mcts:800,sims=400").contains("`sims` given twice"));
+        assert!(err("mcts:sims=10,800").contains("must be key=value"), "a bare value only comes first");
+        assert!(err("mcts:c=-1").contains("from 0 to 100"));
+        assert!(err("mcts:depth=5000").contains("from 0 to 1000"));
+        assert!(err("mcts:rollout=smart").contains("expected random or capture"));
+        assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, c, depth, rollout"));
         assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
         assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
         assert!(err("heuristic:temp=x").contains("bad value `x`"));
         assert!(err("heuristic:t=1").contains("parameters are: temp"));
+    }
+
+    #[test]
+    fn mcts_specs_round_trip() {
+        assert_eq!(from_spec("mcts").unwrap().name(), "mcts:sims=400");
+        assert_eq!(from_spec("mcts:800").unwrap().name(), "mcts:sims=800");
+        assert_eq!(from_spec("mcts: 800 ,c=1.5").unwrap().name(), "mcts:sims=800,c=1.5");
+        for spec in ["mcts:sims=200,c=1.4,depth=0,rollout=random", "cheat-mcts:sims=50,depth=12", "mcts:sims=1"] {
+            let name = from_spec(spec).unwrap().name();
+            assert_eq!(name, spec);
+            assert_eq!(from_spec(&name).unwrap().name(), name);
+        }
+        assert!(!from_spec("mcts:100").unwrap().cheats());
+        assert!(from_spec("cheat-mcts:100").unwrap().cheats());
+        assert_eq!(BotSpec::parse("mcts:800").unwrap().params, vec![("sims".into(), "800".into())]);
     }
 
     #[test]

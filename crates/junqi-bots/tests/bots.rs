@@ -2,6 +2,8 @@
 //! never "proves" a capture the referee then loses; every bot plays only legal
 //! actions and its policy is a distribution over legal actions that sums to 1.
 
+mod common;
+use common::check_decision;
 use junqi_bots::{from_spec, provable_captures, Agent, Decision, Greedy, RandomBot};
 use junqi_core::{rng_from_seed, CombatOutcome, Effect, Game, Mode, Move, MoveList, Position, Rules, Seat};
 
@@ -32,22 +34,6 @@ fn legal(g: &Game) -> Vec<Move> {
     let mut list = MoveList::new();
     g.truth().legal_moves(&mut list);
     list.as_slice().to_vec()
-}
-
-/// The policy is over distinct legal actions, sums to 1, and gives the action a positive probability.
-fn check_decision(g: &Game, d: &Decision) {
-    let legal = legal(g);
-    assert!(legal.contains(&d.action), "illegal {} in {}", d.action, g.truth());
-    let mut seen = std::collections::HashSet::new();
-    let mut sum = 0.0f64;
-    for &(m, p) in &d.policy {
-        assert!(legal.contains(&m), "policy holds illegal {m}");
-        assert!(seen.insert(m), "policy lists {m} twice");
-        assert!(p > 0.0 && p <= 1.0, "probability {p}");
-        sum += p as f64;
-    }
-    assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
-    assert!(d.policy.iter().any(|&(m, _)| m == d.action), "action not in its policy");
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! games in every mode and several variants, deployments that validate and
 //! guard the flag, and hand-built positions for its main rules.
 
+mod common;
+use common::check_decision;
 use junqi_bots::heuristic::{formation_deployment, Formation};
 use junqi_bots::{from_spec, heuristic_deployment, Agent, Decision, Greedy, Heuristic, RandomBot};
 use junqi_core::board::{Square, ADJACENT, HEADQUARTERS};
 use junqi_core::piece::Kind;
-use junqi_core::{rng_from_seed, Colour, Game, Mode, Move, MoveList, Position, Rules, Seat};
+use junqi_core::{rng_from_seed, Colour, Game, Mode, Move, Position, Rules, Seat};
 
 fn rules(mode: Mode, sets: &[&str]) -> Rules {
     let mut r = Rules::preset(mode);
@@ -70,23 +72,6 @@ fn decide(g: &Game, temp: f32, seed: u64) -> Decision {
 
 fn prob(d: &Decision, m: Move) -> f32 {
     d.policy.iter().find(|&&(x, _)| x == m).map_or(0.0, |&(_, p)| p)
-}
-
-/// The policy is over distinct legal actions, sums to 1, and holds the action.
-fn check_decision(g: &Game, d: &Decision) {
-    let mut list = MoveList::new();
-    g.truth().legal_moves(&mut list);
-    assert!(list.contains(d.action), "illegal {} in {}", d.action, g.truth());
-    let mut seen = std::collections::HashSet::new();
-    let mut sum = 0.0f64;
-    for &(m, p) in &d.policy {
-        assert!(list.contains(m), "policy holds illegal {m}");
-        assert!(seen.insert(m), "policy lists {m} twice");
-        assert!(p > 0.0 && p <= 1.0 && p.is_finite(), "probability {p}");
-        sum += p as f64;
-    }
-    assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
-    assert!(prob(d, d.action) > 0.0, "action not in its policy");
 }
 
 #[test]

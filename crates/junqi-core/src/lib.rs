@@ -4,8 +4,8 @@
 //! and precomputed tables, pieces, every variant option, a [`Position`] for
 //! 翻棋, 暗棋 and 明棋 with legal-action generation into a caller-supplied
 //! [`MoveList`], combat, the end conditions, JFEN and move notation,
-//! deployments and deals from a seed, and the [`InfoSet`] a player is allowed
-//! to see.
+//! deployments and deals from a seed, the [`InfoSet`] a player is allowed
+//! to see, and worlds sampled from it ([`InfoSet::sample_world`]).
 //!
 //! ```
 //! use junqi_core::{Position, Rules, Mode, MoveList};
@@ -17,6 +17,7 @@
 //! ```
 
 pub mod board;
+pub mod determinize;
 pub mod game;
 pub mod infoset;
 pub mod jfen;

@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     games: u64,
     /// Bots of seat 1 and seat 2, e.g. `random,greedy` or `greedy:epsilon=0.1,random`;
-    /// one spec plays both seats. Bots: random, greedy, heuristic.
+    /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts.
     #[arg(long, value_name = "A,B", default_value = "random,random")]
     bots: String,
     /// Swap the bots' seats every other game (odd game ids).

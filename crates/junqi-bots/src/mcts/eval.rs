@@ -1,0 +1,140 @@
+//! Leaf evaluation: the [`LeafEvaluator`] trait the search calls at every new
+//! node, and the default [`RolloutEvaluator`] (a short playout, then material).
+
+use crate::greedy::piece_value;
+use junqi_core::piece::Kind;
+use junqi_core::position::combat;
+use junqi_core::{CombatOutcome, GameRng, Move, MoveList, Outcome, Position, Seat};
+use rand::Rng;
+
+/// Values a position for the search. A network evaluator plugs in here: it
+/// may also hand out priors over the legal actions, and the search then
+/// selects by PUCT at that node instead of UCB1.
+pub trait LeafEvaluator: Send {
+    /// The value of `world` (a full position; the game goes on) for its side
+    /// to move, in [-1, 1].
+    fn evaluate(&mut self, world: &Position, rng: &mut GameRng) -> f32;
+
+    /// Priors over `moves` (the legal actions of `world`), one per action in
+    /// the same order, written to `out` (cleared by the caller). Return false
+    /// to give none. Called right after [`LeafEvaluator::evaluate`] on the
+    /// same world (so one network call can serve both), and once per search
+    /// for the root.
+    fn priors(&mut self, world: &Position, moves: &[Move], out: &mut Vec<f32>) -> bool {
+        let _ = (world, moves, out);
+        false
+    }
+}
+
+/// The value of a finished game for `seat`: 1 win, -1 loss, 0 draw.
+pub fn outcome_value(outcome: &Outcome, seat: Seat) -> f32 {
+    match outcome.winner {
+        Some(w) if w == seat => 1.0,
+        Some(_) => -1.0,
+        None => 0.0,
+    }
+}
+
+/// Material (by [`piece_value`], flag excluded) of the side to move less the
+/// other side's, squashed into (-1, 1) by `tanh(diff / scale)`. 0 while
+/// 翻棋 colours are unassigned.
+pub fn material_value(pos: &Position, scale: f32) -> f32 {
+    let Some(me) = pos.colour_of(pos.turn()) else { return 0.0 };
+    let side = |c| -> i32 {
+        Kind::ALL.iter().filter(|&&k| k != Kind::Flag).map(|&k| pos.count(c, k) as i32 * piece_value(k) as i32).sum()
+    };
+    ((side(me) - side(me.other())) as f32 / scale).tanh()
+}
+
+/// How the playout picks its actions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RolloutPolicy {
+    /// Uniformly among the legal actions.
+    Random,
+    /// The most valuable capture that wins by the rules (the world shows
+    /// every kind), else uniformly random.
+    Capture,
+}
+
+impl RolloutPolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            RolloutPolicy::Random => "random",
+            RolloutPolicy::Capture => "capture",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<RolloutPolicy> {
+        [RolloutPolicy::Random, RolloutPolicy::Capture].into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// Plays up to `depth` plies by `policy` from the leaf, then scores the
+/// result: the game's outcome if it ended, else [`material_value`].
+#[derive(Clone)]
+pub struct RolloutEvaluator {
+    pub depth: u32,
+    pub policy: RolloutPolicy,
+    /// Material difference that counts as about 0.76 of a win (tanh 1).
+    pub scale: f32,
+    moves: MoveList,
+}
+
+impl RolloutEvaluator {
+    pub fn new(depth: u32, policy: RolloutPolicy) -> RolloutEvaluator {
+        RolloutEvaluator { depth, policy, scale: 20.0, moves: MoveList::new() }
+    }
+}
+
+/// The best capture of `moves` in the full position `pos` that the rules
+/// decide for the attacker (a flag first), if any.
+fn best_capture(pos: &Position, moves: &MoveList) -> Option<Move> {
+    let mut best: Option<(i32, Move)> = None;
+    for &mv in moves {
+        if mv.is_flip() || pos.is_face_down(mv.to) {
+            continue;
+        }
+        let (Some(a), Some(d)) = (pos.piece_at(mv.from), pos.piece_at(mv.to)) else { continue };
+        if a.colour == d.colour {
+            continue;
+        }
+        let may = pos.may_capture_flag(a.colour, a.kind);
+        let gain = match combat(pos.rules(), a.kind, d.kind, may) {
+            CombatOutcome::FlagCaptured => 10_000,
+            CombatOutcome::AttackerWon => piece_value(d.kind) as i32,
+            CombatOutcome::BothRemoved => piece_value(d.kind) as i32 - piece_value(a.kind) as i32,
+            _ => continue,
+        };
+        if gain > 0 && best.is_none_or(|(g, _)| gain > g) {
+            best = Some((gain, mv));
+        }
+    }
+    best.map(|(_, m)| m)
+}
+
+impl LeafEvaluator for RolloutEvaluator {
+    fn evaluate(&mut self, world: &Position, rng: &mut GameRng) -> f32 {
+        let seat = world.turn();
+        if self.depth == 0 {
+            return material_value(world, self.scale);
+        }
+        let mut pos = world.clone();
+        for _ in 0..self.depth {
+            pos.legal_moves(&mut self.moves);
+            if let Some(outcome) = pos.outcome_given(self.moves.len()) {
+                return outcome_value(&outcome, seat);
+            }
+            let capture = match self.policy {
+                RolloutPolicy::Capture => best_capture(&pos, &self.moves),
+                RolloutPolicy::Random => None,
+            };
+            let mv = capture.unwrap_or_else(|| self.moves[rng.random_range(0..self.moves.len())]);
+            pos.play_unchecked(mv);
+        }
+        let v = material_value(&pos, self.scale);
+        if pos.turn() == seat {
+            v
+        } else {
+            -v
+        }
+    }
+}
