@@ -11,17 +11,7 @@ const FANQI_START: &str =
 const ANQI: &str = "1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K anqi 1 r 0 0";
 
 fn junqi(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run junqi");
-    let input = stdin.unwrap_or("").to_string();
-    let mut pipe = child.stdin.take().unwrap();
-    std::thread::spawn(move || pipe.write_all(input.as_bytes()));
-    child.wait_with_output().unwrap()
+    common::junqi_with_stdin(args, stdin.unwrap_or(""))
 }
 
 #[test]

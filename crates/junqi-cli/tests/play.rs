@@ -19,18 +19,7 @@ const KIND_NAMES: [&str; 12] =
 
 /// `junqi play ARGS` with the whole of `script` on stdin, then EOF.
 fn play_script(args: &[&str], script: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run junqi");
-    let input = script.to_string();
-    let mut pipe = child.stdin.take().unwrap();
-    std::thread::spawn(move || pipe.write_all(input.as_bytes()));
-    child.wait_with_output().unwrap()
+    common::junqi_with_stdin(&[&["play"], args].concat(), script)
 }
 
 /// A `junqi play` driven turn by turn: wait for the prompt, answer.

@@ -1,7 +1,23 @@
 //! Helpers shared by the CLI test binaries.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use std::process::Output;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Run `junqi ARGS` with `stdin` written to its standard input, then EOF.
+pub fn junqi_with_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run junqi");
+    let input = stdin.to_string();
+    let mut pipe = child.stdin.take().unwrap();
+    std::thread::spawn(move || pipe.write_all(input.as_bytes()));
+    child.wait_with_output().unwrap()
+}
 
 pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
