@@ -110,12 +110,19 @@ pub fn run_arena(
     mut on_matchup: impl FnMut(&str, &str),
 ) -> Result<ArenaReport, ArenaError> {
     ensure_run_file(out, ARENA_FILE, "junqi-arena/1", config)?;
-    let mut games = Vec::new();
+    let (mut games, mut notes) = (Vec::new(), Vec::new());
     for (k, &(i, j)) in config.matchups().iter().enumerate() {
         on_matchup(&config.bots[i], &config.bots[j]);
         let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?;
-        let (summary, results) = play_matchup(c, &config.matchup_dir(out, k), options)?;
-        games.push(MatchupGames { bots: (i, j), results, tally: summary.map(|s| s.tally).unwrap_or_default() });
+        let m = play_matchup(c, &config.matchup_dir(out, k), options)?;
+        notes.extend(m.notes);
+        games.push(MatchupGames {
+            bots: (i, j),
+            results: m.results,
+            tally: m.summary.map(|s| s.tally).unwrap_or_default(),
+        });
     }
-    ArenaReport::new(config, &games)
+    let mut report = ArenaReport::new(config, &games)?;
+    report.notes = notes;
+    Ok(report)
 }

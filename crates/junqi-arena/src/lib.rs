@@ -23,7 +23,7 @@ pub mod sprt;
 pub mod study;
 pub mod svg;
 
-pub use matchup::{matchup_config, pair_scores, play_matchup, read_results, GameResult};
+pub use matchup::{matchup_config, pair_scores, play_matchup, read_results, GameResult, Matchup};
 
 use std::path::PathBuf;
 

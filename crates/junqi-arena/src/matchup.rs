@@ -46,21 +46,29 @@ pub fn matchup_config(rules: Rules, bots: [&str; 2], games: u64, seed: u64) -> R
         .with_pairs(true))
 }
 
-/// Play (or resume) the matchup of `config` into `dir` and return every game's
-/// result in game-id order. `summary` is `None` when nothing was left to play.
-pub fn play_matchup(
-    config: Config,
-    dir: &Path,
-    options: &RunOptions,
-) -> Result<(Option<Summary>, Vec<GameResult>), ArenaError> {
+/// A played (or resumed) matchup.
+#[derive(Clone, Debug)]
+pub struct Matchup {
+    /// What this call played (`None` when every game was already on disk).
+    pub summary: Option<Summary>,
+    /// Every game's result, in game-id order.
+    pub results: Vec<GameResult>,
+    /// Things found while resuming (games from another code version,
+    /// unreadable shards played again), each naming the directory.
+    pub notes: Vec<String>,
+}
+
+/// Play (or resume) the matchup of `config` into `dir` and read back every game.
+pub fn play_matchup(config: Config, dir: &Path, options: &RunOptions) -> Result<Matchup, ArenaError> {
     let plan = prepare(config, Some(dir))?;
+    let notes = plan.notes.iter().map(|n| format!("{}: {n}", dir.display())).collect();
     options.progress.resumed.fetch_add(plan.complete_games, std::sync::atomic::Ordering::Relaxed);
     let summary = if plan.pending.is_empty() { None } else { Some(plan.run(options)?) };
     if summary.as_ref().is_some_and(|s| s.interrupted) {
         return Err(ArenaError::Interrupted);
     }
     let results = read_results(&plan.config, dir)?;
-    Ok((summary, results))
+    Ok(Matchup { summary, results, notes })
 }
 
 /// Read a matchup's games back: every game exactly once, with the bots the

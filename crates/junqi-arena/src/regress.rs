@@ -43,6 +43,13 @@ impl Suite {
         if suite.arena.is_empty() {
             return Err(ArenaError::Config(format!("{}: the suite has no [[arena]]", path.display())));
         }
+        if !(suite.margin_elo.is_finite() && suite.margin_elo > 0.0) {
+            return Err(ArenaError::Config(format!(
+                "{}: margin_elo must be a positive number, got {}",
+                path.display(),
+                suite.margin_elo
+            )));
+        }
         suite.arena_configs()?;
         Ok(suite)
     }
@@ -100,9 +107,11 @@ pub struct Comparison {
 
 /// Compare `now` with `baseline`: every bot present in the same arena of both.
 pub fn compare(now: &SuiteResult, baseline: &SuiteResult) -> Result<Vec<Comparison>, ArenaError> {
-    if now.suite.version != baseline.suite.version || now.arenas.len() != baseline.arenas.len() {
+    // The same games on both sides: everything but the margin must match.
+    let same_games = |s: &Suite| Suite { margin_elo: 0.0, ..s.clone() };
+    if same_games(&now.suite) != same_games(&baseline.suite) || now.arenas.len() != baseline.arenas.len() {
         return Err(ArenaError::Config(format!(
-            "the baseline is of suite version {} with {} arenas; this run is version {} with {}",
+            "the baseline holds other games (suite version {}, {} arenas) than this run (version {}, {} arenas); store a new baseline",
             baseline.suite.version,
             baseline.arenas.len(),
             now.suite.version,
@@ -112,7 +121,9 @@ pub fn compare(now: &SuiteResult, baseline: &SuiteResult) -> Result<Vec<Comparis
     let mut out = Vec::new();
     for (a, b) in now.arenas.iter().zip(&baseline.arenas) {
         for line in &a.bots {
-            let Some(base) = b.bots.iter().find(|x| x.bot == line.bot) else { continue };
+            let Some(base) = b.bots.iter().find(|x| x.bot == line.bot) else {
+                return Err(ArenaError::Data(format!("bot `{}` is missing from the baseline", line.bot)));
+            };
             let diff = line.elo.value - base.elo.value;
             let half = Z95 * (line.stderr.powi(2) + base.stderr.powi(2)).sqrt();
             out.push(Comparison {
@@ -169,6 +180,7 @@ mod tests {
             prior_draws: 0.0,
             crosstable: vec![],
             matchups: vec![],
+            notes: vec![],
         };
         SuiteResult { suite, code_version: String::new(), arenas: vec![report] }
     }
@@ -187,5 +199,10 @@ mod tests {
         let mut other = result(&[("random", 0.0), ("greedy", 300.0)], 50.0);
         other.suite.version = 2;
         assert!(compare(&other, &base).is_err());
+        let mut other = result(&[("random", 0.0), ("greedy", 300.0)], 50.0);
+        other.suite.seed = 9;
+        assert!(compare(&other, &base).is_err());
+        // Another margin is the same games.
+        assert!(compare(&result(&[("random", 0.0), ("greedy", 300.0)], 80.0), &base).is_ok());
     }
 }

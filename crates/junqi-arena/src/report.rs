@@ -86,6 +86,9 @@ pub struct ArenaReport {
     /// `crosstable[i][j]`: bot i against bot j (None where they did not meet).
     pub crosstable: Vec<Vec<Option<Cell>>>,
     pub matchups: Vec<MatchupLine>,
+    /// Things found while resuming (e.g. games written by another code version).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl ArenaReport {
@@ -160,6 +163,7 @@ impl ArenaReport {
             prior_draws: if fit.prior_used() { fit.prior_draws } else { 0.0 },
             crosstable,
             matchups,
+            notes: Vec::new(),
         })
     }
 
@@ -170,6 +174,14 @@ impl ArenaReport {
             format!("{} (cheats: sees hidden pieces)", b.bot)
         } else {
             b.bot.clone()
+        }
+    }
+
+    /// A bot's name in the crosstable and matchup lists: cheating bots carry a `†`.
+    fn short_name(&self, bot: &str) -> String {
+        match self.bots.iter().find(|b| b.bot == bot) {
+            Some(b) if b.cheats => format!("{bot} †"),
+            _ => bot.to_string(),
         }
     }
 
@@ -216,8 +228,8 @@ impl ArenaReport {
             }
         );
         let _ = write!(s, "| row vs column |");
-        for i in 0..self.bots.len() {
-            let _ = write!(s, " {} |", self.bots[i].bot);
+        for b in &self.bots {
+            let _ = write!(s, " {} |", self.short_name(&b.bot));
         }
         let _ = write!(s, "\n|---|");
         for _ in &self.bots {
@@ -225,7 +237,7 @@ impl ArenaReport {
         }
         let _ = writeln!(s);
         for (i, row) in self.crosstable.iter().enumerate() {
-            let _ = write!(s, "| {} |", self.bots[i].bot);
+            let _ = write!(s, "| {} |", self.short_name(&self.bots[i].bot));
             for cell in row {
                 match cell {
                     Some(c) => {
@@ -238,7 +250,7 @@ impl ArenaReport {
             }
             let _ = writeln!(s);
         }
-        let _ = writeln!(s, "\nCells: the row bot's score (wins-draws-losses).\n");
+        let _ = writeln!(s, "\nCells: the row bot's score (wins-draws-losses). †: reads hidden information (a reference, not a fair player).\n");
         let _ = writeln!(s, "| matchup | games | score | pentanomial (0, ½, 1, 1½, 2) | Elo from pairs [95% CI] |");
         let _ = writeln!(s, "|---|---:|---:|---|---|");
         for m in &self.matchups {
@@ -246,8 +258,8 @@ impl ArenaReport {
             let _ = writeln!(
                 s,
                 "| {} vs {} | {} | {:.1}% | {} {} {} {} {} | {} |",
-                m.bots[0],
-                m.bots[1],
+                self.short_name(&m.bots[0]),
+                self.short_name(&m.bots[1]),
                 m.games,
                 100.0 * m.score,
                 p[0],
@@ -257,6 +269,12 @@ impl ArenaReport {
                 p[4],
                 m.elo.show()
             );
+        }
+        if !self.notes.is_empty() {
+            let _ = writeln!(s, "\nNotes:\n");
+            for n in &self.notes {
+                let _ = writeln!(s, "* {n}");
+            }
         }
         s
     }

@@ -51,10 +51,15 @@ impl SprtConfig {
 }
 
 /// Where a test stopped.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SprtOutcome {
+    pub config: SprtConfig,
     pub summary: SprtSummary,
     pub games: u64,
+    /// Stopped by `max_games` with the LLR still inside the bounds.
+    pub limit_reached: bool,
+    /// Things found while resuming (e.g. games written by another code version).
+    pub notes: Vec<String>,
 }
 
 /// The file holding a test's config inside its output directory.
@@ -74,37 +79,44 @@ pub fn run_sprt(
     let sprt = config.sprt()?;
     let mut penta = Penta::default();
     let mut games = 0;
+    let mut notes = Vec::new();
     for batch in 0.. {
         let seed = game_seed(config.seed, batch);
         let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?;
-        let (_, results) = play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)?;
-        for (a, b) in pair_scores(&results, 0) {
+        let m = play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)?;
+        notes.extend(m.notes);
+        for (a, b) in pair_scores(&m.results, 0) {
             penta.add_pair(a, b)?;
         }
-        games += results.len() as u64;
+        games += m.results.len() as u64;
         let summary = sprt.evaluate(&penta)?;
         on_batch(&summary, games);
-        if summary.decision != Decision::Continue || games + config.batch_games > config.max_games {
-            return Ok(SprtOutcome { summary, games });
+        let limit_reached = games + config.batch_games > config.max_games;
+        if summary.decision != Decision::Continue || limit_reached {
+            let limit_reached = limit_reached && summary.decision == Decision::Continue;
+            return Ok(SprtOutcome { config: config.clone(), summary, games, limit_reached, notes });
         }
     }
     unreachable!("the loop returns")
 }
 
-/// The verdict in words.
-pub fn verdict(summary: &SprtSummary) -> &'static str {
+/// The verdict in words; `limit_reached`: the test stopped at its game limit.
+pub fn verdict(summary: &SprtSummary, limit_reached: bool) -> &'static str {
     match summary.decision {
         Decision::AcceptH1 => "H1 accepted: the candidate is stronger (pass)",
         Decision::AcceptH0 => "H0 accepted: the candidate is not stronger by elo1 (fail)",
+        Decision::Continue if limit_reached => {
+            "inconclusive: the game limit was reached with the LLR inside the bounds"
+        }
         Decision::Continue => "no decision yet (the LLR is inside the bounds)",
     }
 }
 
 /// A multi-line report of a test's statistics.
-pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64) -> String {
+pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64, limit_reached: bool) -> String {
     let c = s.penta.counts;
     format!(
-        "LLR {:.4} (bounds [{:.4}, {:.4}]) for H0 nElo={nelo0} vs H1 nElo={nelo1}\n\
+        "LLR {:.7} (bounds [{:.7}, {:.7}]) for H0 nElo={nelo0} vs H1 nElo={nelo1}\n\
          pentanomial [{}, {}, {}, {}, {}] over {} pairs (pair points 0, ½, 1, 1½, 2)\n\
          score {:.2}%; Elo {:+.2} [{:+.2}, {:+.2}]; nElo {:+.2} [{:+.2}, {:+.2}] (95%)\n\
          {}",
@@ -124,6 +136,6 @@ pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64) -> String {
         s.nelo.value,
         s.nelo.interval.low,
         s.nelo.interval.high,
-        verdict(s)
+        verdict(s, limit_reached)
     )
 }

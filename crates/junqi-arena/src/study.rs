@@ -83,26 +83,37 @@ pub struct VariantLine {
     pub terminations: BTreeMap<String, u64>,
 }
 
+/// A finished study.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StudyResult {
+    pub lines: Vec<VariantLine>,
+    /// Things found while resuming (e.g. games written by another code version).
+    pub notes: Vec<String>,
+}
+
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
 pub fn run_study(
     config: &StudyConfig,
     out: &Path,
     options: &RunOptions,
     mut on_variant: impl FnMut(&str),
-) -> Result<Vec<VariantLine>, ArenaError> {
-    if config.variants.is_empty() {
+) -> Result<StudyResult, ArenaError> {
+    let Some(first) = config.variants.first() else {
         return Err(ArenaError::Config("the study has no variants".into()));
-    }
+    };
+    // Check the games before anything is written, so a bad count leaves no directory behind.
+    matchup_config(first.rules, [&config.bot, &config.bot], config.games, config.seed)?;
     ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
-    let mut lines = Vec::new();
+    let (mut lines, mut notes) = (Vec::new(), Vec::new());
     for (k, v) in config.variants.iter().enumerate() {
         on_variant(&v.name);
         let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
         let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name)));
-        let (_, results) = play_matchup(c, &dir, options)?;
-        lines.push(variant_line(v, &results)?);
+        let m = play_matchup(c, &dir, options)?;
+        notes.extend(m.notes);
+        lines.push(variant_line(v, &m.results)?);
     }
-    Ok(lines)
+    Ok(StudyResult { lines, notes })
 }
 
 /// The options of `rules` that differ from its mode's preset.
@@ -156,12 +167,15 @@ fn pct(p: &Proportion) -> String {
 }
 
 /// The study as a Markdown table.
-pub fn to_markdown(config: &StudyConfig, lines: &[VariantLine]) -> String {
+pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
+    let lines = &result.lines;
     let mut s = String::new();
+    let cheats = junqi_bots::from_spec(&config.bot).is_ok_and(|p| p.cheats());
     let _ = writeln!(
         s,
-        "First-move study: `{}` against itself, {} paired games per variant (each seed twice, seats swapped), seed {}, code {}.\n",
+        "First-move study: `{}`{} against itself, {} paired games per variant (each seed twice, seats swapped), seed {}, code {}.\n",
         config.bot,
+        if cheats { " (cheats: sees hidden pieces)" } else { "" },
         config.games,
         config.seed,
         junqi_selfplay::code_version()
@@ -190,8 +204,11 @@ pub fn to_markdown(config: &StudyConfig, lines: &[VariantLine]) -> String {
     }
     let _ = writeln!(
         s,
-        "\nRates: Wilson 95% intervals. Elo: logistic Elo of the first mover's score, interval from the pentanomial variance of the paired games."
+        "\nRates: Wilson 95% intervals per game; the two games of a pair share their deal, so these are a little narrow. Elo: logistic Elo of the first mover's score, its interval from the variance of the paired games (pentanomial), which accounts for that."
     );
+    for n in &result.notes {
+        let _ = writeln!(s, "\nNote: {n}");
+    }
     s
 }
 
@@ -205,7 +222,7 @@ pub fn to_csv(lines: &[VariantLine]) -> String {
         let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         let _ = writeln!(
             s,
-            "{},\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\"",
+            "\"{}\",\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\"",
             l.variant,
             l.changes.join("; "),
             l.games,

@@ -20,7 +20,7 @@ fn sprt_on_given_counts_gives_fishtests_llr() {
     let o = junqi(&["sprt", "--penta", "39,8843,26675,9240,44", "--elo0", "0.5", "--elo1", "2.5"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.starts_with("LLR 2.9417 (bounds [-2.9444, 2.9444])"), "{text}");
+    assert!(text.starts_with("LLR 2.9416752 (bounds [-2.9444390, 2.9444390])"), "{text}");
     assert!(text.contains("pentanomial [39, 8843, 26675, 9240, 44] over 44841 pairs"), "{text}");
     assert!(text.contains("no decision yet"), "{text}");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3"]), "five counts");
@@ -95,6 +95,26 @@ fn study_writes_table_csv_and_chart() {
     let svg = std::fs::read_to_string(dir.join("first-move.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 2);
     assert_clean_error(&junqi(&["study", "first-move", "--out", out]), "no variants");
+    // A bad game count is refused before anything is written, so the fixed command runs.
+    let fresh = temp_dir("study-odd");
+    let fresh_out = fresh.to_str().unwrap();
+    assert_clean_error(
+        &junqi(&["study", "first-move", "--variant", "mingqi", "--games", "3", "--out", fresh_out]),
+        "even",
+    );
+    assert!(!fresh.exists());
+    let o = junqi(&[
+        "study",
+        "first-move",
+        "--variant",
+        "mingqi:rail_turns=none,hq_locked=false",
+        "--games",
+        "2",
+        "--out",
+        fresh_out,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("rail_turns=none") && stdout(&o).contains("hq_locked=false"), "{}", stdout(&o));
     assert_clean_error(&junqi(&["study", "first-move", "--variant", "chess", "--out", out]), "chess");
     assert_clean_error(&junqi(&["study", "first-move", "--variant", "anqi:mine_rule=boom", "--out", out]), "boom");
 }

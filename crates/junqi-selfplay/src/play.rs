@@ -136,6 +136,11 @@ fn decision_seed(seed: u64, game_id: u64) -> u64 {
     crate::game_seed(seed ^ 0x4445_4349_4445_2121, game_id)
 }
 
+/// The seed of `seat`'s 暗棋/明棋 deployment in a game seeded `seed`.
+fn deployment_seed(seed: u64, seat: Seat) -> u64 {
+    crate::game_seed(seed ^ 0x4445_504C_4F59_2121, seat.index() as u64)
+}
+
 /// Play one game of `rules` from `seed`: `agents[0]` in seat 1, `agents[1]` in
 /// seat 2. 翻棋 deals from the seed; 暗棋/明棋 take each agent's deployment.
 /// The sampled positions are left in `buf` ([`GameBuffers::samples`]).
@@ -157,7 +162,10 @@ pub fn play_game(
             let mut deployments = Vec::with_capacity(2);
             for (i, seat) in Seat::BOTH.into_iter().enumerate() {
                 let colour = if seat == Seat::First { seat1 } else { seat1.other() };
-                let d = agents[i].deploy(colour, rules, &mut rng);
+                // Each seat deploys from its own stream of the seed, so the two
+                // games of a pair give each seat the same draws whatever the bots.
+                let mut deploy_rng = rng_from_seed(deployment_seed(seed, seat));
+                let d = agents[i].deploy(colour, rules, &mut deploy_rng);
                 let bad = |message: String| SelfplayError::BadDeployment { bot: names[i].clone(), game_id, message };
                 if d.colour != colour {
                     return Err(bad(format!("asked for {colour:?}, got {:?}", d.colour)));

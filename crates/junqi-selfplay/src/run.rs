@@ -167,7 +167,13 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
                 message: format!("format `{}`, this program writes `{RUN_FORMAT}`", stored.format),
             });
         }
-        let diffs = differences("", &stored.config, &config_json);
+        // Read the stored config as a `Config` and write it again, so options
+        // added since (with serde defaults) compare equal to their defaults.
+        let stored_config = serde_json::from_value::<Config>(stored.config.clone())
+            .ok()
+            .and_then(|c| serde_json::to_value(c).ok())
+            .unwrap_or_else(|| stored.config.clone());
+        let diffs = differences("", &stored_config, &config_json);
         if !diffs.is_empty() {
             return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
         }
@@ -373,7 +379,6 @@ impl Plan {
             return Ok(ShardOutcome::Stopped);
         }
         let c = &self.config;
-        let mut players = [junqi_bots::from_spec(&c.bots[0])?, junqi_bots::from_spec(&c.bots[1])?];
         let mut writer = match &self.out {
             Some(dir) => Some(ShardWriter::create(
                 dir,
@@ -393,6 +398,9 @@ impl Plan {
                 }
                 return Ok(ShardOutcome::Stopped);
             }
+            // Fresh players every game: nothing a bot remembers carries over,
+            // not even to the other game of a pair (same deal, seats swapped).
+            let mut players = [junqi_bots::from_spec(&c.bots[0])?, junqi_bots::from_spec(&c.bots[1])?];
             let [p0, p1] = &mut players;
             let seats = if c.seat1_player(index) == 0 { [p0, p1] } else { [p1, p0] };
             let played =
@@ -473,6 +481,24 @@ pub(crate) fn is_shard(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use junqi_core::{Mode, Rules};
+
+    /// A run written before an option existed resumes: the stored config is
+    /// read with the option's default, not compared as raw JSON.
+    #[test]
+    fn a_run_from_before_the_paired_option_resumes() {
+        let dir = std::env::temp_dir().join(format!("junqi-run-old-config-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = Config::new(Rules::preset(Mode::Fanqi), 4, ["random", "random"], 1).unwrap();
+        prepare(config.clone(), Some(&dir)).unwrap();
+        let path = dir.join(RUN_FILE);
+        let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(run["config"].as_object_mut().unwrap().remove("paired").is_some());
+        std::fs::write(&path, run.to_string()).unwrap();
+        prepare(config.clone(), Some(&dir)).unwrap();
+        let err = prepare(config.with_pairs(true), Some(&dir)).unwrap_err().to_string();
+        assert!(err.contains("paired"), "{err}");
+    }
 
     #[test]
     fn tally_credits_the_player_in_the_winning_seat() {

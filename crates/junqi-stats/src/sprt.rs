@@ -215,11 +215,20 @@ impl Sprt {
 }
 
 /// Mean per-game score with its 95% interval `μ ± z·sqrt(var/N)` over pairs, and the standard deviation of the
-/// per-pair average score. Empty cells are regularized as in the LLR (fishtest's `get_elo` does the same), so
-/// the values stay finite with no pairs or a perfect score.
+/// per-pair average score. Empty cells are regularized in the variance as in the LLR (fishtest's `get_elo` does
+/// the same), so the interval stays finite with no pairs or a perfect score.
+///
+/// The point estimate is the plain mean of the counts (so it agrees to the digit
+/// with the wins, draws and losses it came from); only the spread is regularized.
 fn pair_score(penta: &Penta) -> (Estimate, f64) {
     let (n, values, probs) = results_to_pdf(&penta.counts);
-    let (mu, var) = stats(&values, &probs);
+    let (regularized_mu, var) = stats(&values, &probs);
+    let pairs = penta.pairs();
+    let mu = if pairs == 0 {
+        regularized_mu
+    } else {
+        penta.counts.iter().enumerate().map(|(i, &c)| c as f64 * i as f64 / 4.0).sum::<f64>() / pairs as f64
+    };
     let half = Z95 * (var / n).sqrt();
     (Estimate { value: mu, interval: Interval { low: mu - half, high: mu + half } }, var.sqrt())
 }
@@ -230,6 +239,18 @@ mod tests {
 
     /// The reference case: fishtest's `LLR_normalized(0.5, 2.5, [39, 8843, 26675, 9240, 44])` = 2.9416752.
     const CHECK: [u64; 5] = [39, 8843, 26675, 9240, 44];
+
+    #[test]
+    fn the_point_score_is_the_plain_mean_of_the_pairs() {
+        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap();
+        let s = sprt.evaluate(&Penta::new([1, 2, 3, 0, 4])).unwrap();
+        // (0·1 + ½·2 + 1·3 + 2·4) / (2 · 10 pairs)
+        assert_eq!(s.score.value, 12.0 / 20.0);
+        assert!(s.score.interval.low < 0.6 && 0.6 < s.score.interval.high);
+        let perfect = sprt.evaluate(&Penta::new([0, 0, 0, 0, 5])).unwrap();
+        assert_eq!(perfect.score.value, 1.0);
+        assert!(perfect.elo.value.is_finite() && perfect.score.interval.low < 1.0);
+    }
 
     #[test]
     fn matches_fishtest_on_the_check_case() {

@@ -41,7 +41,7 @@ pub const PROMPT: &str = "your move> ";
 
 const HELP: &str = "\
 type a move as <from><to> (a6a7) or two squares (a6 a7); a flip is written c6c6 (or just c6 in 翻棋)
-commands: moves (your legal moves), board (draw the board again), undo (take back your last move and the bot's reply), resign, quit, help";
+commands: moves (your legal moves), board (draw the board again), undo (take back your last move and the bot's reply; what they revealed stays in your memory, so undo is for slips, not for peeking), resign, quit, help";
 
 /// A game between the person and a bot.
 pub struct Session {

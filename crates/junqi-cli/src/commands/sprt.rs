@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if let Some(text) = &args.penta {
         let summary = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?.evaluate(&parse_penta(text)?)?;
-        writeln!(out, "{}", describe(&summary, args.elo0, args.elo1))?;
+        writeln!(out, "{}", describe(&summary, args.elo0, args.elo1, false))?;
         return Ok(());
     }
     let (Some(candidate), Some(baseline), Some(dir)) = (&args.candidate, &args.baseline, &args.out) else {
@@ -98,15 +98,27 @@ pub fn run(args: Args) -> Result<()> {
     });
     live.finish();
     let outcome = outcome.map_err(|e| interrupted(e, dir))?;
+    let mark = |bot: &str| {
+        if junqi_bots::from_spec(bot).is_ok_and(|p| p.cheats()) {
+            " (cheats: sees hidden pieces)"
+        } else {
+            ""
+        }
+    };
     let text = format!(
-        "{} vs {} ({}), {} games\n{}",
+        "{}{} vs {}{} ({}), {} games\n{}",
         config.candidate,
+        mark(&config.candidate),
         config.baseline,
+        mark(&config.baseline),
         config.rules.mode.name(),
         outcome.games,
-        describe(&outcome.summary, config.elo0, config.elo1)
+        describe(&outcome.summary, config.elo0, config.elo1, outcome.limit_reached)
     );
-    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(&outcome.summary)?)?;
+    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(&outcome)?)?;
+    for note in &outcome.notes {
+        eprintln!("note: {note}");
+    }
     writeln!(out, "{text}")?;
     Ok(())
 }

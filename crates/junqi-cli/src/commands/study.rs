@@ -22,8 +22,9 @@ pub struct FirstMove {
     /// Variant files (rules TOML: a `mode` and the options that differ), e.g. `configs/variants/*.toml`.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     variants: Vec<PathBuf>,
-    /// A variant as a preset and overrides, `MODE` or `MODE:opt=val;opt=val`, e.g. `anqi:mine_rule=trade`; repeatable.
-    #[arg(long = "variant", value_name = "MODE[:OPT=VAL;...]")]
+    /// A variant as a preset and `--set`-style overrides, `MODE` or `MODE:opt=val,opt=val`,
+    /// e.g. `anqi:mine_rule=trade,hq_locked=false`; repeatable.
+    #[arg(long = "variant", value_name = "MODE[:OPT=VAL,...]")]
     variant_specs: Vec<String>,
     /// The bot playing both seats.
     #[arg(long, default_value = "greedy")]
@@ -41,12 +42,12 @@ pub struct FirstMove {
     out: PathBuf,
 }
 
-/// `anqi` or `anqi:mine_rule=trade;hq_locked=false`.
+/// `anqi` or `anqi:mine_rule=trade,hq_locked=false` (`;` also separates).
 fn parse_variant(spec: &str) -> Result<Variant> {
     let (mode, sets) = spec.split_once(':').unwrap_or((spec, ""));
     let mode: Mode = mode.trim().parse().with_context(|| format!("--variant {spec}"))?;
     let mut rules = Rules::preset(mode);
-    for s in sets.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+    for s in sets.split([',', ';']).map(str::trim).filter(|s| !s.is_empty()) {
         rules.apply_override(s).with_context(|| format!("--variant {spec}"))?;
     }
     Ok(Variant { name: spec.trim().to_string(), rules })
@@ -68,10 +69,11 @@ pub fn run(study: Study) -> Result<()> {
         StudyConfig { variants, bot: junqi_bots::from_spec(&args.bot)?.name(), games: args.games, seed: args.seed };
     let total = config.games * config.variants.len() as u64;
     let live = Live::start(threads(args.threads)?, total, 0)?;
-    let lines = run_study(&config, &args.out, &live.options, |name| live.set_label(name));
+    let result = run_study(&config, &args.out, &live.options, |name| live.set_label(name));
     live.finish();
-    let lines = lines.map_err(|e| interrupted(e, &args.out))?;
-    let markdown = to_markdown(&config, &lines);
+    let result = result.map_err(|e| interrupted(e, &args.out))?;
+    let lines = &result.lines;
+    let markdown = to_markdown(&config, &result);
     let rows: Vec<Row> = lines
         .iter()
         .map(|l| Row {
@@ -86,9 +88,9 @@ pub fn run(study: Study) -> Result<()> {
         format!("First-mover score per variant: {} vs itself, {} games each (95% CI)", config.bot, config.games);
     let svg = error_bar_chart(&title, "first mover's score (red: differs from 50%)", &rows, 0.5);
     write_atomic(&args.out.join("first-move.md"), &markdown)?;
-    write_atomic(&args.out.join("first-move.csv"), &to_csv(&lines))?;
+    write_atomic(&args.out.join("first-move.csv"), &to_csv(lines))?;
     write_atomic(&args.out.join("first-move.svg"), &svg)?;
-    write_atomic(&args.out.join("first-move.json"), &serde_json::to_string_pretty(&lines)?)?;
+    write_atomic(&args.out.join("first-move.json"), &serde_json::to_string_pretty(&result)?)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{markdown}")?;
     writeln!(out, "written: first-move.md, .csv, .svg and .json in {}", args.out.display())?;
