@@ -75,6 +75,11 @@ impl TensorBoardMetrics {
         })
     }
 
+    /// Event files under `<run_dir>/tb/`.
+    pub fn for_run(run_dir: &Path) -> Result<TensorBoardMetrics> {
+        TensorBoardMetrics::new(&run_dir.join(crate::TB_DIR))
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

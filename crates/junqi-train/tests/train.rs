@@ -245,7 +245,7 @@ fn train_resumes_and_tensorboard_reads_the_tags() {
     config.keep_checkpoints = 2;
     let tb = out.join(TB_DIR);
     {
-        let mut metrics = TensorBoardMetrics::new(&tb).unwrap();
+        let mut metrics = TensorBoardMetrics::for_run(&out).unwrap();
         let s = train(&config, dataset(), &out, &mut metrics).unwrap();
         assert_eq!((s.resumed_from.is_none(), s.start_step, s.end_step, s.samples), (true, 0, 6, 6 * 32));
         eprintln!("{:.0} samples/s", s.samples_per_s);
@@ -326,6 +326,7 @@ print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in tags})
             .collect();
         assert_eq!(steps, [2, 4, 6], "{tag}");
     }
+    eprintln!("python tensorboard read {} scalar tags", scalars.as_object().unwrap().len());
     // The numpy-only loader of docs/training.md.
     let doc = std::fs::read_to_string(root.join("docs/training.md")).unwrap();
     let snippet = doc.split("```python\n").nth(1).unwrap().split("```").next().unwrap();
