@@ -271,6 +271,19 @@ mod tests {
     }
 
     #[test]
+    fn devices_parse_and_cuda_without_a_gpu_is_a_clear_error() {
+        assert_eq!("cpu".parse::<DeviceChoice>(), Ok(DeviceChoice::Cpu));
+        assert_eq!("auto".parse::<DeviceChoice>(), Ok(DeviceChoice::Auto));
+        assert!("gpu".parse::<DeviceChoice>().unwrap_err().contains("cpu, cuda or auto"));
+        assert_eq!(DeviceChoice::Cpu.resolve().unwrap(), tch::Device::Cpu);
+        if !tch::Cuda::is_available() {
+            assert_eq!(DeviceChoice::Auto.resolve().unwrap(), tch::Device::Cpu);
+            let err = DeviceChoice::Cuda.resolve().unwrap_err().to_string();
+            assert!(err.contains("CUDA is not available"), "{err}");
+        }
+    }
+
+    #[test]
     fn lr_schedule_warms_up_then_decays() {
         let o = OptimConfig { lr: 1.0, warmup_steps: 10, steps: 110, final_lr_ratio: 0.1, ..Default::default() };
         assert!((o.lr_at(0) - 0.1).abs() < 1e-12);
