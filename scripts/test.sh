@@ -19,8 +19,15 @@ cargo --version
 log=$(mktemp)
 run_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
-cargo test --workspace --locked --doc 2>&1 | tee "$log"
-cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
+# junqi-train needs libtorch (scripts/setup.sh installs it into .deps/);
+# without it that crate is left out and the rest is tested.
+exclude=()
+if [ ! -f .deps/libtorch/torch/lib/libtorch_cpu.so ]; then
+    echo "note: .deps/libtorch missing (run scripts/setup.sh): not testing junqi-train"
+    exclude=(--exclude junqi-train)
+fi
+cargo test --workspace "${exclude[@]}" --locked --doc 2>&1 | tee "$log"
+cargo test --workspace "${exclude[@]}" --locked --all-targets 2>&1 | tee -a "$log"
 
 # Python check: pyarrow reads both Parquet datasets of a small self-play run
 # (scripts/check_parquet.py). pyarrow goes into .deps/python (git-ignored),

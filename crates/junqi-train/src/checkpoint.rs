@@ -1,0 +1,261 @@
+//! Checkpoints and exported nets: safetensors files with metadata.
+//!
+//! Both are plain safetensors (readable by Python's `safetensors`, or by
+//! hand: an 8-byte header length, a JSON header, the data). Metadata keys:
+//!
+//! | key | meaning |
+//! |---|---|
+//! | `format` | `junqi-train-checkpoint/1` or `junqi-net/1` |
+//! | `architecture` | the [`ModelConfig`] as JSON |
+//! | `input`, `actions`, `value` | `[C,12,5]` planes-v1, `3600 from*60+to`, `win,draw,loss` |
+//! | `step` | training steps done |
+//! | `code_version` | the junqi version and git commit |
+//! | `data_fnv1a64` | FNV-1a (64-bit, hex) of the tensor data in file order, to detect corruption |
+//! | `config`, `optimizer_updates`, `data_window` | checkpoints only |
+//!
+//! Tensor names are the net's variable names (`stem.conv.weight`, …); a
+//! checkpoint prefixes them with `net.` and adds the optimiser state as
+//! `optim.m.<var>` / `optim.v.<var>` (AdamW) or `optim.momentum.<var>` (SGD).
+
+use crate::config::{ModelConfig, TrainConfig};
+use crate::data::DataWindow;
+use crate::net::Net;
+use crate::{Result, TrainError};
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tch::{nn, Device, Kind, Tensor};
+
+pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
+pub const NET_FORMAT: &str = "junqi-net/1";
+const CHECKPOINT_PREFIX: &str = "ckpt-";
+const CHECKPOINT_SUFFIX: &str = ".safetensors";
+
+/// What a checkpoint's (or exported net's) metadata says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointInfo {
+    pub format: String,
+    pub model: ModelConfig,
+    pub step: u64,
+    /// Checkpoints only.
+    pub config: Option<TrainConfig>,
+    pub optimizer_updates: u64,
+    pub data_window: Option<DataWindow>,
+    pub metadata: HashMap<String, String>,
+}
+
+/// The file name of the checkpoint at `step`.
+pub(crate) fn checkpoint_name(step: u64) -> String {
+    format!("{CHECKPOINT_PREFIX}{step:09}{CHECKPOINT_SUFFIX}")
+}
+
+/// The checkpoint with the highest step in `dir` (temporary files, whose
+/// names start with a dot, are ignored); `None` when there is none.
+pub fn latest_checkpoint(dir: &Path) -> Result<Option<PathBuf>> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let mut best: Option<(u64, PathBuf)> = None;
+    for e in std::fs::read_dir(dir).map_err(TrainError::io(dir))?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(step) = name
+            .strip_prefix(CHECKPOINT_PREFIX)
+            .and_then(|s| s.strip_suffix(CHECKPOINT_SUFFIX))
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(b, _)| step > *b) {
+            best = Some((step, e.path()));
+        }
+    }
+    Ok(best.map(|(_, p)| p))
+}
+
+/// The checkpoints in `dir` by step, oldest first.
+pub(crate) fn checkpoints(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut out = Vec::new();
+    if dir.is_dir() {
+        for e in std::fs::read_dir(dir).map_err(TrainError::io(dir))?.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(step) = name
+                .strip_prefix(CHECKPOINT_PREFIX)
+                .and_then(|s| s.strip_suffix(CHECKPOINT_SUFFIX))
+                .and_then(|s| s.parse::<u64>().ok())
+            {
+                out.push((step, e.path()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+pub(crate) fn base_metadata(model: &ModelConfig, format: &str) -> HashMap<String, String> {
+    let mut m = HashMap::new();
+    m.insert("format".into(), format.into());
+    m.insert("architecture".into(), serde_json::to_string(model).expect("model serialises"));
+    m.insert("input".into(), format!("[{},12,5] planes-v1", model.in_channels));
+    m.insert("actions".into(), "3600 from*60+to (mover's frame)".into());
+    m.insert("value".into(), "win,draw,loss".into());
+    m.insert("code_version".into(), junqi_selfplay::code_version());
+    m
+}
+
+fn fnv1a(hash: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *hash ^= b as u64;
+        *hash = hash.wrapping_mul(0x100000001b3);
+    }
+}
+const FNV_START: u64 = 0xcbf29ce484222325;
+
+fn f32_bytes(t: &Tensor) -> Result<(Vec<usize>, Vec<u8>)> {
+    let shape: Vec<usize> = t.size().iter().map(|&d| d as usize).collect();
+    let flat: Vec<f32> = Vec::try_from(&t.detach().to_device(Device::Cpu).to_kind(Kind::Float).reshape([-1]))?;
+    Ok((shape, flat.iter().flat_map(|v| v.to_le_bytes()).collect()))
+}
+
+/// Write tensors and metadata as safetensors, atomically: to a hidden
+/// temporary file in the same folder, synced, then renamed over `path`.
+pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, mut meta: HashMap<String, String>) -> Result<()> {
+    let mut data = Vec::with_capacity(tensors.len());
+    for (name, t) in tensors {
+        let (shape, bytes) = f32_bytes(&t)?;
+        data.push((name, shape, bytes));
+    }
+    // The checksum covers the data in the order safetensors stores it (all
+    // f32, so by name), which is also the order of the header's offsets.
+    data.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut hash = FNV_START;
+    for (_, _, bytes) in &data {
+        fnv1a(&mut hash, bytes);
+    }
+    meta.insert("data_fnv1a64".into(), format!("{hash:016x}"));
+    let views: Vec<(String, TensorView)> = data
+        .iter()
+        .map(|(n, s, b)| {
+            Ok((
+                n.clone(),
+                TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| TrainError::Config(format!("{e:?}")))?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let bytes = safetensors::tensor::serialize(views, &Some(meta))
+        .map_err(|e| TrainError::Config(format!("cannot serialise {}: {e:?}", path.display())))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(TrainError::io(dir))?;
+    let tmp = dir.join(format!(".{}.tmp", path.file_name().unwrap_or_default().to_string_lossy()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|cause| {
+        let _ = std::fs::remove_file(&tmp);
+        TrainError::Io { path: path.to_path_buf(), cause }
+    })
+}
+
+/// The file's bytes, its metadata and the parsed info. Any defect (short,
+/// bad header, missing keys, checksum mismatch) is a [`TrainError::Checkpoint`].
+pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
+    let bytes = std::fs::read(path).map_err(TrainError::io(path))?;
+    let info = {
+        let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
+        let st = SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("not a valid safetensors file ({e:?})")))?;
+        let (_, header) = SafeTensors::read_metadata(&bytes).map_err(|e| bad(format!("bad header ({e:?})")))?;
+        let meta = header.metadata().clone().unwrap_or_default();
+        let get = |k: &str| meta.get(k).ok_or_else(|| bad(format!("no `{k}` in the metadata")));
+        let format = get("format")?.clone();
+        if format != CHECKPOINT_FORMAT && format != NET_FORMAT {
+            return Err(bad(format!("format `{format}`, expected `{CHECKPOINT_FORMAT}` or `{NET_FORMAT}`")));
+        }
+        let mut names: Vec<(String, TensorView)> = st.tensors();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut hash = FNV_START;
+        for (_, v) in &names {
+            if v.dtype() != Dtype::F32 {
+                return Err(bad(format!("a tensor of type {:?}, expected F32", v.dtype())));
+            }
+            fnv1a(&mut hash, v.data());
+        }
+        if get("data_fnv1a64")? != &format!("{hash:016x}") {
+            return Err(bad("the tensor data does not match its checksum (the file is corrupted)".into()));
+        }
+        let json = |k: &str| -> Result<serde_json::Value> {
+            serde_json::from_str(get(k)?).map_err(|e| bad(format!("metadata `{k}` is not JSON ({e})")))
+        };
+        let model: ModelConfig =
+            serde_json::from_value(json("architecture")?).map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
+        let num = |k: &str| -> Result<u64> {
+            match meta.get(k) {
+                None => Ok(0),
+                Some(v) => v.parse().map_err(|_| bad(format!("metadata `{k}` is `{v}`, not a number"))),
+            }
+        };
+        let (config, data_window) = if format == CHECKPOINT_FORMAT {
+            let c: TrainConfig =
+                serde_json::from_value(json("config")?).map_err(|e| bad(format!("metadata `config`: {e}")))?;
+            let w: Option<DataWindow> = serde_json::from_value(json("data_window")?)
+                .map_err(|e| bad(format!("metadata `data_window`: {e}")))?;
+            (Some(c), w)
+        } else {
+            (None, None)
+        };
+        CheckpointInfo {
+            step: num("step")?,
+            optimizer_updates: num("optimizer_updates")?,
+            format,
+            model,
+            config,
+            data_window,
+            metadata: meta,
+        }
+    };
+    Ok((info, bytes))
+}
+
+/// The metadata of a checkpoint or exported net, checked.
+pub fn read_metadata(path: &Path) -> Result<CheckpointInfo> {
+    Ok(read(path)?.0)
+}
+
+/// Copy the tensors named `prefix + name` from the file into `vars`; every
+/// variable must be there with its shape.
+pub(crate) fn load_vars(path: &Path, bytes: &[u8], prefix: &str, vars: &HashMap<String, Tensor>) -> Result<()> {
+    let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
+    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("{e:?}")))?;
+    tch::no_grad(|| {
+        for (name, var) in vars {
+            let full = format!("{prefix}{name}");
+            let view = st.tensor(&full).map_err(|_| bad(format!("no tensor `{full}`")))?;
+            let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+            if shape != var.size() {
+                return Err(bad(format!("`{full}` has shape {shape:?}, the net needs {:?}", var.size())));
+            }
+            let values: Vec<f32> =
+                view.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+            let src = Tensor::from_slice(&values).reshape(&shape).to_device(var.device());
+            var.shallow_clone().copy_(&src);
+        }
+        Ok(())
+    })
+}
+
+/// Load a net for inference from an exported net or a checkpoint, on
+/// `device`; the architecture comes from the file's metadata.
+pub fn load_net(path: &Path, device: Device) -> Result<(nn::VarStore, Net, CheckpointInfo)> {
+    let (info, bytes) = read(path)?;
+    let vs = nn::VarStore::new(device);
+    let net = Net::new(&vs.root(), &info.model);
+    let prefix = if info.format == CHECKPOINT_FORMAT { "net." } else { "" };
+    load_vars(path, &bytes, prefix, &vs.variables())?;
+    Ok((vs, net, info))
+}

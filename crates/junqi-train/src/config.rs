@@ -1,0 +1,298 @@
+//! The training configuration: TOML, every key optional (defaults below).
+
+use crate::{Result, TrainError};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Where the net runs: `cpu`, `cuda` (the first GPU; an error when there is
+/// none or the build lacks the `cuda` feature) or `auto` (CUDA when available).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceChoice {
+    Cpu,
+    Cuda,
+    #[default]
+    Auto,
+}
+
+impl DeviceChoice {
+    pub fn resolve(self) -> Result<tch::Device> {
+        match self {
+            DeviceChoice::Cpu => Ok(tch::Device::Cpu),
+            DeviceChoice::Cuda if tch::Cuda::is_available() => Ok(tch::Device::Cuda(0)),
+            DeviceChoice::Cuda => Err(TrainError::Config(
+                "device `cuda` requested but CUDA is not available (no GPU, or built without the `cuda` feature)"
+                    .into(),
+            )),
+            DeviceChoice::Auto => Ok(tch::Device::cuda_if_available()),
+        }
+    }
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "cuda" => Ok(DeviceChoice::Cuda),
+            "auto" => Ok(DeviceChoice::Auto),
+            _ => Err(format!("unknown device `{s}` (expected cpu, cuda or auto)")),
+        }
+    }
+}
+
+/// The network's shape. Stored in checkpoints and in exported nets' metadata.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Input planes (the observation's `C`).
+    pub in_channels: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels of the trunk.
+    pub channels: usize,
+    /// Planes of the value head's 1×1 convolution.
+    pub value_planes: usize,
+    /// Hidden units of the value head.
+    pub value_hidden: usize,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            in_channels: junqi_env::OBS_CHANNELS,
+            blocks: 6,
+            channels: 64,
+            value_planes: 4,
+            value_hidden: 128,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// Adam with decoupled weight decay.
+    #[default]
+    Adamw,
+    /// Stochastic gradient descent with (Nesterov-free) momentum and L2 weight decay.
+    Sgd,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `lr` at every step (after the warmup, if any).
+    Constant,
+    /// Linear warmup to `lr` over `warmup_steps`, then a cosine down to
+    /// `lr * final_lr_ratio` at `steps`.
+    #[default]
+    Cosine,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OptimConfig {
+    pub optimizer: OptimizerKind,
+    pub lr: f64,
+    pub schedule: LrSchedule,
+    pub warmup_steps: u64,
+    /// Cosine: the learning rate at the last step, as a fraction of `lr`.
+    pub final_lr_ratio: f64,
+    /// AdamW: decoupled decay; SGD: L2. Applied to weights of rank ≥ 2 only
+    /// (not to biases or batch-norm parameters).
+    pub weight_decay: f64,
+    /// SGD momentum.
+    pub momentum: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    /// Clip the global gradient norm to this; 0 = no clipping.
+    pub grad_clip: f64,
+    pub batch_size: usize,
+    /// Total optimisation steps (the cosine schedule ends here).
+    pub steps: u64,
+    /// Weight of the value loss in `loss/total`.
+    pub value_weight: f64,
+}
+
+impl Default for OptimConfig {
+    fn default() -> Self {
+        OptimConfig {
+            optimizer: OptimizerKind::Adamw,
+            lr: 1e-3,
+            schedule: LrSchedule::Cosine,
+            warmup_steps: 200,
+            final_lr_ratio: 0.05,
+            weight_decay: 1e-4,
+            momentum: 0.9,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            grad_clip: 1.0,
+            batch_size: 256,
+            steps: 10_000,
+            value_weight: 1.0,
+        }
+    }
+}
+
+impl OptimConfig {
+    /// The learning rate at `step` (0-based).
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if self.warmup_steps > 0 && step < self.warmup_steps {
+            return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        match self.schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Cosine => {
+                let span = self.steps.saturating_sub(self.warmup_steps).max(1) as f64;
+                let t = ((step - self.warmup_steps) as f64 / span).min(1.0);
+                let low = self.lr * self.final_lr_ratio;
+                low + (self.lr - low) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DataConfig {
+    /// Train on the newest this many games of the dataset (0 = all).
+    pub window_games: u64,
+    /// Samples held in the shuffle buffer.
+    pub shuffle_buffer: usize,
+}
+
+impl Default for DataConfig {
+    fn default() -> Self {
+        DataConfig { window_games: 100_000, shuffle_buffer: 200_000 }
+    }
+}
+
+/// Everything [`crate::train`] needs besides the paths.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    pub device: DeviceChoice,
+    /// Seeds the weight initialisation and the data shuffling.
+    pub seed: u64,
+    pub model: ModelConfig,
+    pub optim: OptimConfig,
+    pub data: DataConfig,
+    /// Write scalars every this many steps.
+    pub log_every: u64,
+    /// Write a checkpoint every this many steps (and at the end).
+    pub checkpoint_every: u64,
+    /// Checkpoints kept (older ones are removed); 0 = keep all.
+    pub keep_checkpoints: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            device: DeviceChoice::Auto,
+            seed: 0,
+            model: ModelConfig::default(),
+            optim: OptimConfig::default(),
+            data: DataConfig::default(),
+            log_every: 10,
+            checkpoint_every: 1000,
+            keep_checkpoints: 3,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn from_toml(text: &str) -> Result<TrainConfig> {
+        let c: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(format!("bad config: {e}")))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    pub fn from_file(path: &Path) -> Result<TrainConfig> {
+        let text = std::fs::read_to_string(path).map_err(TrainError::io(path))?;
+        TrainConfig::from_toml(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("the config serialises")
+    }
+
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: &str| Err(TrainError::Config(m.to_string()));
+        let (m, o) = (&self.model, &self.optim);
+        if m.in_channels == 0 || m.channels == 0 || m.value_planes == 0 || m.value_hidden == 0 {
+            return bad("model: in_channels, channels, value_planes and value_hidden must be positive");
+        }
+        if o.batch_size == 0 {
+            return bad("optim.batch_size must be positive");
+        }
+        if !(o.lr.is_finite() && o.lr > 0.0) {
+            return bad("optim.lr must be positive");
+        }
+        if o.weight_decay < 0.0 || o.grad_clip < 0.0 || !(0.0..=1.0).contains(&o.final_lr_ratio) {
+            return bad("optim: weight_decay and grad_clip must be ≥ 0, final_lr_ratio in [0, 1]");
+        }
+        if !(0.0..1.0).contains(&o.beta1) || !(0.0..1.0).contains(&o.beta2) || !(0.0..1.0).contains(&o.momentum) {
+            return bad("optim: beta1, beta2 and momentum must be in [0, 1)");
+        }
+        if self.data.shuffle_buffer == 0 {
+            return bad("data.shuffle_buffer must be positive");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_toml_is_the_default_and_keys_round_trip() {
+        assert_eq!(TrainConfig::from_toml("").unwrap(), TrainConfig::default());
+        let c = TrainConfig::from_toml(
+            "device = \"cpu\"\n[model]\nblocks = 2\n[optim]\noptimizer = \"sgd\"\nschedule = \"constant\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.device, DeviceChoice::Cpu);
+        assert_eq!(c.model.blocks, 2);
+        assert_eq!(c.model.channels, ModelConfig::default().channels);
+        assert_eq!(c.optim.optimizer, OptimizerKind::Sgd);
+        assert_eq!(TrainConfig::from_toml(&c.to_toml()).unwrap(), c);
+        let err = TrainConfig::from_toml("[model]\nblock = 2\n").unwrap_err().to_string();
+        assert!(err.contains("block"), "{err}");
+    }
+
+    #[test]
+    fn the_shipped_example_config_parses() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train/small.toml");
+        TrainConfig::from_file(&path).unwrap();
+    }
+
+    #[test]
+    fn devices_parse_and_cuda_without_a_gpu_is_a_clear_error() {
+        assert_eq!("cpu".parse::<DeviceChoice>(), Ok(DeviceChoice::Cpu));
+        assert_eq!("auto".parse::<DeviceChoice>(), Ok(DeviceChoice::Auto));
+        assert!("gpu".parse::<DeviceChoice>().unwrap_err().contains("cpu, cuda or auto"));
+        assert_eq!(DeviceChoice::Cpu.resolve().unwrap(), tch::Device::Cpu);
+        if !tch::Cuda::is_available() {
+            assert_eq!(DeviceChoice::Auto.resolve().unwrap(), tch::Device::Cpu);
+            let err = DeviceChoice::Cuda.resolve().unwrap_err().to_string();
+            assert!(err.contains("CUDA is not available"), "{err}");
+        }
+    }
+
+    #[test]
+    fn lr_schedule_warms_up_then_decays() {
+        let o = OptimConfig { lr: 1.0, warmup_steps: 10, steps: 110, final_lr_ratio: 0.1, ..Default::default() };
+        assert!((o.lr_at(0) - 0.1).abs() < 1e-12);
+        assert!((o.lr_at(9) - 1.0).abs() < 1e-12);
+        assert!((o.lr_at(10) - 1.0).abs() < 1e-12);
+        assert!((o.lr_at(60) - 0.55).abs() < 1e-9);
+        assert!((o.lr_at(110) - 0.1).abs() < 1e-12);
+        assert!((o.lr_at(1000) - 0.1).abs() < 1e-12);
+        let c = OptimConfig { schedule: LrSchedule::Constant, ..o };
+        assert_eq!(c.lr_at(500), 1.0);
+    }
+}

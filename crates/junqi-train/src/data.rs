@@ -1,0 +1,315 @@
+//! Training data: the newest games of a `samples/` dataset (`docs/data.md`),
+//! streamed through a shuffle buffer into batches of tensors.
+
+use crate::net::ACTIONS;
+use crate::{Result, TrainError};
+use junqi_selfplay::{decode_planes, read_samples_file, shard_files, StoredSample, OBS_ENCODING, SAMPLES_DIR};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use tch::{Device, Kind, Tensor};
+
+const MASK_BYTES: usize = ACTIONS as usize / 8;
+
+/// The shards holding the newest `window_games` games of a dataset, found
+/// from the shards' footers (`junqi.first_game`, `junqi.games`) without
+/// reading their rows. Stored in checkpoints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataWindow {
+    /// The `samples/` folder.
+    pub dir: PathBuf,
+    /// Games `first_game ..= last_game` (ids of the self-play run).
+    pub first_game: u64,
+    pub last_game: u64,
+    /// The shard files (names in `dir`) that hold them.
+    pub shards: Vec<String>,
+    /// Rows in those shards (the oldest may hold some games before `first_game`).
+    pub rows: u64,
+    /// Observation planes (`junqi.obs_channels`).
+    pub channels: usize,
+}
+
+fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
+    let corrupt = |message: String| TrainError::Corrupt { path: path.to_path_buf(), message };
+    let file = std::fs::File::open(path).map_err(TrainError::io(path))?;
+    let reader = SerializedFileReader::new(file).map_err(|e| corrupt(format!("unreadable Parquet footer ({e})")))?;
+    let meta = reader.metadata().file_metadata();
+    let kv = meta.key_value_metadata().map(|v| v.as_slice()).unwrap_or(&[]);
+    let get = |key: &str| -> Result<String> {
+        kv.iter()
+            .find(|k| k.key == key)
+            .and_then(|k| k.value.clone())
+            .ok_or_else(|| corrupt(format!("no `{key}` metadata: not a junqi samples shard")))
+    };
+    let num = |key: &str| -> Result<u64> {
+        let v = get(key)?;
+        v.parse().map_err(|_| corrupt(format!("metadata `{key}` is `{v}`, not a number")))
+    };
+    let encoding = get("junqi.obs_encoding")?;
+    if encoding != OBS_ENCODING {
+        return Err(corrupt(format!("observation encoding `{encoding}`, expected `{OBS_ENCODING}`")));
+    }
+    Ok((num("junqi.first_game")?, num("junqi.games")?, num("junqi.obs_channels")? as usize, meta.num_rows() as u64))
+}
+
+impl DataWindow {
+    /// The newest `window_games` games (0 = all) of the dataset in `data_dir`
+    /// (a self-play output folder, or its `samples/` folder).
+    pub fn open(data_dir: &Path, window_games: u64) -> Result<DataWindow> {
+        let sub = data_dir.join(SAMPLES_DIR);
+        let dir = if sub.is_dir() { sub } else { data_dir.to_path_buf() };
+        let mut shards = Vec::new();
+        for path in shard_files(&dir)? {
+            let (first, games, channels, rows) = footer(&path)?;
+            if games > 0 {
+                shards.push((path, first, first + games - 1, channels, rows));
+            }
+        }
+        let Some(last_game) = shards.iter().map(|s| s.2).max() else {
+            return Err(TrainError::Config(format!(
+                "{}: no samples shards (is it a `junqi selfplay` output?)",
+                dir.display()
+            )));
+        };
+        let first_game = if window_games == 0 { 0 } else { (last_game + 1).saturating_sub(window_games) };
+        shards.retain(|s| s.2 >= first_game);
+        let channels = shards[0].3;
+        if let Some(s) = shards.iter().find(|s| s.3 != channels) {
+            return Err(TrainError::Corrupt {
+                path: s.0.clone(),
+                message: format!("{} observation planes, other shards have {channels}", s.3),
+            });
+        }
+        let first_game = first_game.max(shards.iter().map(|s| s.1).min().unwrap_or(0));
+        Ok(DataWindow {
+            first_game,
+            last_game,
+            rows: shards.iter().map(|s| s.4).sum(),
+            shards: shards.iter().map(|s| s.0.file_name().unwrap().to_string_lossy().into_owned()).collect(),
+            channels,
+            dir,
+        })
+    }
+
+    pub fn games(&self) -> u64 {
+        self.last_game + 1 - self.first_game
+    }
+}
+
+/// One training position, kept compact (the observation still encoded) until
+/// it goes into a [`Batch`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    pub game_id: u64,
+    pub ply: u32,
+    /// `planes-v1` bytes.
+    pub observation: Vec<u8>,
+    /// 450 bytes: 3600 legality bits.
+    pub legal_mask: Vec<u8>,
+    pub action: u16,
+    /// The stored sparse policy: (action id, probability).
+    pub policy: Vec<(u16, f32)>,
+    /// +1 won, 0 draw, -1 lost (the mover's side).
+    pub outcome: i8,
+}
+
+fn legal(mask: &[u8], a: u16) -> bool {
+    mask[a as usize / 8] >> (a % 8) & 1 == 1
+}
+
+impl Example {
+    /// Check a stored sample and make it an example; `Err` says what is wrong.
+    pub fn from_stored(s: StoredSample, channels: usize) -> std::result::Result<Example, String> {
+        let x = s.sample;
+        let at = format!("game {} ply {}", s.game_id, x.ply);
+        if x.legal_mask.len() != MASK_BYTES {
+            return Err(format!("{at}: legal mask of {} bytes, expected {MASK_BYTES}", x.legal_mask.len()));
+        }
+        if x.action as i64 >= ACTIONS || !legal(&x.legal_mask, x.action) {
+            return Err(format!("{at}: the played action {} is not legal", x.action));
+        }
+        if x.policy_actions.len() != x.policy_probs.len() {
+            return Err(format!("{at}: policy_actions and policy_probs differ in length"));
+        }
+        let mut sum = 0.0;
+        for (&a, &p) in x.policy_actions.iter().zip(&x.policy_probs) {
+            if a as i64 >= ACTIONS || !legal(&x.legal_mask, a) {
+                return Err(format!("{at}: the policy gives probability to illegal action {a}"));
+            }
+            if !(p.is_finite() && p >= 0.0) {
+                return Err(format!("{at}: policy probability {p}"));
+            }
+            sum += p;
+        }
+        if x.policy_actions.is_empty() || (sum - 1.0).abs() > 1e-3 {
+            return Err(format!("{at}: policy probabilities sum to {sum}"));
+        }
+        if !(-1..=1).contains(&x.outcome) {
+            return Err(format!("{at}: outcome {}", x.outcome));
+        }
+        let planes = decode_planes(&x.observation).map_err(|e| format!("{at}: {e}"))?;
+        if planes.len() != channels * 60 {
+            return Err(format!("{at}: observation of {} planes, expected {channels}", planes.len() / 60));
+        }
+        Ok(Example {
+            game_id: s.game_id,
+            ply: x.ply,
+            observation: x.observation,
+            legal_mask: x.legal_mask,
+            action: x.action,
+            policy: x.policy_actions.into_iter().zip(x.policy_probs).collect(),
+            outcome: x.outcome,
+        })
+    }
+
+    /// The value class: 0 win, 1 draw, 2 loss.
+    pub fn wdl(&self) -> i64 {
+        1 - self.outcome as i64
+    }
+}
+
+/// A batch of examples as tensors on one device.
+#[derive(Debug)]
+pub struct Batch {
+    /// `[B, C, 12, 5]` float.
+    pub obs: Tensor,
+    /// `[B, 3600]` bool: legal actions.
+    pub legal: Tensor,
+    /// `[B, 3600]` float: the stored policy (sums to 1, 0 on illegal actions).
+    pub policy: Tensor,
+    /// `[B]` int64: the action played.
+    pub action: Tensor,
+    /// `[B]` int64: 0 win, 1 draw, 2 loss.
+    pub wdl: Tensor,
+    pub len: usize,
+}
+
+impl Batch {
+    pub fn new(examples: &[Example], channels: usize, device: Device) -> Result<Batch> {
+        let b = examples.len();
+        let mut obs = Vec::with_capacity(b * channels * 60);
+        let mut mask = vec![0u8; b * ACTIONS as usize];
+        let mut policy = vec![0f32; b * ACTIONS as usize];
+        for (i, e) in examples.iter().enumerate() {
+            let planes = decode_planes(&e.observation).map_err(|e| TrainError::Config(e.to_string()))?;
+            if planes.len() != channels * 60 {
+                return Err(TrainError::Config(format!(
+                    "game {} ply {}: observation of {} planes, expected {channels}",
+                    e.game_id,
+                    e.ply,
+                    planes.len() / 60
+                )));
+            }
+            obs.extend_from_slice(&planes);
+            let row = &mut mask[i * ACTIONS as usize..(i + 1) * ACTIONS as usize];
+            for (k, m) in row.iter_mut().enumerate() {
+                *m = e.legal_mask.get(k / 8).map_or(0, |byte| byte >> (k % 8) & 1);
+            }
+            for &(a, p) in &e.policy {
+                policy[i * ACTIONS as usize + a as usize] += p;
+            }
+        }
+        let bl = b as i64;
+        let action: Vec<i64> = examples.iter().map(|e| e.action as i64).collect();
+        let wdl: Vec<i64> = examples.iter().map(Example::wdl).collect();
+        Ok(Batch {
+            obs: Tensor::from_slice(&obs).reshape([bl, channels as i64, 12, 5]).to_device(device),
+            legal: Tensor::from_slice(&mask).reshape([bl, ACTIONS]).to_kind(Kind::Bool).to_device(device),
+            policy: Tensor::from_slice(&policy).reshape([bl, ACTIONS]).to_device(device),
+            action: Tensor::from_slice(&action).to_device(device),
+            wdl: Tensor::from_slice(&wdl).to_device(device),
+            len: b,
+        })
+    }
+}
+
+/// An endless stream of the window's examples: shards are read in a random
+/// order (a new one each pass) into a shuffle buffer, and examples leave it
+/// from random places. The buffer holds `min(shuffle_buffer, window rows)`
+/// examples (one shard more while refilling), so memory does not grow with
+/// the dataset.
+pub struct Loader {
+    window: DataWindow,
+    capacity: usize,
+    order: Vec<usize>,
+    next: usize,
+    buffer: Vec<Example>,
+    rng: rand_pcg::Pcg64,
+    /// Completed passes over the window's shards.
+    pub passes: u64,
+    /// Examples taken from the shards in the current pass.
+    pass_examples: u64,
+}
+
+impl Loader {
+    pub fn new(window: DataWindow, shuffle_buffer: usize, seed: u64) -> Loader {
+        let capacity = shuffle_buffer.min(window.rows as usize).max(1);
+        Loader {
+            order: Vec::new(),
+            next: 0,
+            buffer: Vec::with_capacity(capacity),
+            rng: rand_pcg::Pcg64::seed_from_u64(seed),
+            passes: 0,
+            pass_examples: 0,
+            window,
+            capacity,
+        }
+    }
+
+    pub fn window(&self) -> &DataWindow {
+        &self.window
+    }
+
+    fn load_next_shard(&mut self) -> Result<()> {
+        if self.next >= self.order.len() {
+            if !self.order.is_empty() {
+                if self.pass_examples == 0 {
+                    return Err(TrainError::Config(format!(
+                        "{}: no samples for games {}..={} (were the games played with --samples-per-game 0?)",
+                        self.window.dir.display(),
+                        self.window.first_game,
+                        self.window.last_game
+                    )));
+                }
+                self.passes += 1;
+            }
+            self.order = (0..self.window.shards.len()).collect();
+            for i in (1..self.order.len()).rev() {
+                let j = self.rng.random_range(0..=i);
+                self.order.swap(i, j);
+            }
+            self.next = 0;
+            self.pass_examples = 0;
+        }
+        let path = self.window.dir.join(&self.window.shards[self.order[self.next]]);
+        self.next += 1;
+        for s in read_samples_file(&path)? {
+            if s.game_id < self.window.first_game || s.game_id > self.window.last_game {
+                continue;
+            }
+            let e = Example::from_stored(s, self.window.channels)
+                .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
+            self.buffer.push(e);
+            self.pass_examples += 1;
+        }
+        Ok(())
+    }
+
+    pub fn next_example(&mut self) -> Result<Example> {
+        while self.buffer.len() < self.capacity {
+            self.load_next_shard()?;
+        }
+        let i = self.rng.random_range(0..self.buffer.len());
+        Ok(self.buffer.swap_remove(i))
+    }
+
+    pub fn next_examples(&mut self, n: usize) -> Result<Vec<Example>> {
+        (0..n).map(|_| self.next_example()).collect()
+    }
+
+    pub fn next_batch(&mut self, n: usize, device: Device) -> Result<Batch> {
+        let examples = self.next_examples(n)?;
+        Batch::new(&examples, self.window.channels, device)
+    }
+}

@@ -1,0 +1,67 @@
+//! # junqi-train
+//!
+//! A policy/value network for Junqi over the `[C, 12, 5]` observation
+//! (`docs/observation.md`), trained through libtorch (`tch`) on the
+//! `samples/` Parquet data that `junqi selfplay` writes (`docs/data.md`).
+//! See `docs/training.md`.
+//!
+//! * [`Net`]: a residual convolutional net with a policy head over the 3,600
+//!   from×to actions (illegal actions get probability exactly 0) and a
+//!   win/draw/loss value head.
+//! * [`TrainConfig`]: every setting, read from TOML, each with a default.
+//! * [`DataWindow`] / [`Loader`]: the newest `window_games` games of a
+//!   dataset, streamed through a shuffle buffer into [`Batch`]es.
+//! * [`Trainer`]: one optimisation step ([`Trainer::train_step`]) with
+//!   gradient clipping, returning [`StepMetrics`]; atomic checkpoints that
+//!   a restart resumes from; safetensors export with the architecture in
+//!   the file's metadata.
+//! * [`Metrics`]: where scalars go: TensorBoard ([`TensorBoardMetrics`]), memory
+//!   ([`MemoryMetrics`]) or nowhere ([`NoMetrics`]).
+//! * [`train`]: the whole loop (resume, batches, logging, checkpoints).
+
+mod checkpoint;
+mod config;
+mod data;
+mod driver;
+mod metrics;
+mod net;
+mod optim;
+mod trainer;
+
+pub use checkpoint::{latest_checkpoint, load_net, read_metadata, CheckpointInfo, CHECKPOINT_FORMAT, NET_FORMAT};
+pub use config::{DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, TrainConfig};
+pub use data::{Batch, DataWindow, Example, Loader};
+pub use driver::{train, TrainSummary, CHECKPOINT_DIR, TB_DIR};
+pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
+pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
+pub use trainer::{StepMetrics, Trainer};
+
+use std::path::PathBuf;
+
+/// What can go wrong while training.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    #[error("{0}")]
+    Config(String),
+    #[error("{}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+    #[error(transparent)]
+    Data(#[from] junqi_selfplay::SelfplayError),
+    /// A shard or sample that cannot be used (unreadable, inconsistent).
+    #[error("{}: {message}", path.display())]
+    Corrupt { path: PathBuf, message: String },
+    /// A checkpoint or exported net that cannot be read.
+    #[error("{}: not a usable checkpoint: {message}", path.display())]
+    Checkpoint { path: PathBuf, message: String },
+    #[error("torch: {0}")]
+    Torch(#[from] tch::TchError),
+}
+
+impl TrainError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> TrainError {
+        let path = path.into();
+        move |cause| TrainError::Io { path, cause }
+    }
+}
+
+pub type Result<T, E = TrainError> = std::result::Result<T, E>;

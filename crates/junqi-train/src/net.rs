@@ -1,0 +1,157 @@
+//! The policy/value network.
+//!
+//! ```text
+//! obs [B, C, 12, 5]
+//!  └ conv3×3 → BN → ReLU                                   (stem, `channels`)
+//!  └ blocks × [conv3×3 → BN → ReLU → conv3×3 → BN, + skip, ReLU]
+//!     ├ policy: conv1×1 → 60 planes [B, 60 (to), 60 (from)] → transpose
+//!     │         → logits [B, 3600] (id = from·60 + to), illegal → MASK_LOGIT
+//!     └ value:  conv1×1 → BN → ReLU → linear → ReLU → linear → [B, 3] (W, D, L)
+//! ```
+//! The policy head gives each destination node one plane, read at the origin
+//! node, so `logits[from * 60 + to]` comes from cell `from` of plane `to`:
+//! the action layout of `docs/observation.md` with no large dense layer.
+
+use crate::config::ModelConfig;
+use tch::nn;
+use tch::{Kind, Tensor};
+
+/// Number of actions: from × to over 60 nodes.
+pub const ACTIONS: i64 = 3600;
+/// Value classes: win, draw, loss (from the mover's side).
+pub const WDL: i64 = 3;
+/// The logit illegal actions get before the softmax: their probability
+/// underflows to exactly 0 (`exp(-1e9)` is 0 in `f32`), and unlike `-inf` a
+/// row without legal actions still gives finite numbers.
+pub const MASK_LOGIT: f64 = -1e9;
+const NODES: i64 = 60;
+
+#[derive(Debug)]
+struct ConvBn {
+    conv: nn::Conv2D,
+    bn: nn::BatchNorm,
+}
+
+impl ConvBn {
+    fn new(p: nn::Path, cin: i64, cout: i64, k: i64) -> ConvBn {
+        let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
+        ConvBn {
+            conv: nn::conv2d(&p / "conv", cin, cout, k, cfg),
+            bn: nn::batch_norm2d(&p / "bn", cout, Default::default()),
+        }
+    }
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply(&self.conv).apply_t(&self.bn, train)
+    }
+}
+
+#[derive(Debug)]
+struct Block {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+/// The residual policy/value net. Its variables live in the
+/// [`nn::VarStore`] given to [`Net::new`].
+#[derive(Debug)]
+pub struct Net {
+    config: ModelConfig,
+    stem: ConvBn,
+    blocks: Vec<Block>,
+    policy: nn::Conv2D,
+    value_conv: ConvBn,
+    value_fc: nn::Linear,
+    value_out: nn::Linear,
+}
+
+impl Net {
+    pub fn new(p: &nn::Path, config: &ModelConfig) -> Net {
+        let ch = config.channels as i64;
+        let blocks = (0..config.blocks)
+            .map(|i| {
+                let q = p / "blocks" / i;
+                Block { a: ConvBn::new(&q / "a", ch, ch, 3), b: ConvBn::new(&q / "b", ch, ch, 3) }
+            })
+            .collect();
+        let vp = config.value_planes as i64;
+        Net {
+            config: config.clone(),
+            stem: ConvBn::new(p / "stem", config.in_channels as i64, ch, 3),
+            blocks,
+            policy: nn::conv2d(p / "policy", ch, NODES, 1, Default::default()),
+            value_conv: ConvBn::new(p / "value", ch, vp, 1),
+            value_fc: nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default()),
+            value_out: nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default()),
+        }
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// Raw outputs for `obs [B, C, 12, 5]` (or `[B, C·60]`): policy logits
+    /// `[B, 3600]` (not masked) and value logits `[B, 3]` (win, draw, loss).
+    /// `train` selects batch statistics (training) or running ones (evaluation).
+    pub fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let b = obs.size()[0];
+        let xs = obs.reshape([b, self.config.in_channels as i64, 12, 5]);
+        let mut xs = self.stem.forward_t(&xs, train).relu();
+        for block in &self.blocks {
+            let ys = block.a.forward_t(&xs, train).relu();
+            xs = (block.b.forward_t(&ys, train) + &xs).relu();
+        }
+        let policy = xs.apply(&self.policy).reshape([b, NODES, NODES]).transpose(1, 2).reshape([b, ACTIONS]);
+        let value = self
+            .value_conv
+            .forward_t(&xs, train)
+            .relu()
+            .reshape([b, -1])
+            .apply(&self.value_fc)
+            .relu()
+            .apply(&self.value_out);
+        (policy, value)
+    }
+
+    /// Policy logits with illegal actions set to [`MASK_LOGIT`]; `legal` is a
+    /// `[B, 3600]` bool (or 0/1) tensor.
+    pub fn masked_logits(logits: &Tensor, legal: &Tensor) -> Tensor {
+        logits.masked_fill(&legal.to_kind(Kind::Bool).logical_not(), MASK_LOGIT)
+    }
+
+    /// Evaluation: the policy `[B, 3600]` (exactly 0 on illegal actions) and
+    /// the value as win/draw/loss probabilities `[B, 3]`, without gradients.
+    pub fn predict(&self, obs: &Tensor, legal: &Tensor) -> (Tensor, Tensor) {
+        tch::no_grad(|| {
+            let (policy, value) = self.forward_t(obs, false);
+            (Net::masked_logits(&policy, legal).softmax(-1, Kind::Float), value.softmax(-1, Kind::Float))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_and_masking() {
+        tch::manual_seed(1);
+        let vs = nn::VarStore::new(tch::Device::Cpu);
+        let cfg = ModelConfig { blocks: 1, channels: 8, ..Default::default() };
+        let net = Net::new(&vs.root(), &cfg);
+        let obs = Tensor::randn([3, cfg.in_channels as i64, 12, 5], (Kind::Float, tch::Device::Cpu));
+        let (p, v) = net.forward_t(&obs, true);
+        assert_eq!(p.size(), [3, ACTIONS]);
+        assert_eq!(v.size(), [3, WDL]);
+        let legal = Tensor::zeros([3, ACTIONS], (Kind::Bool, tch::Device::Cpu));
+        let _ = legal.get(0).get(5).fill_(1);
+        let _ = legal.get(1).narrow(0, 100, 50).fill_(1);
+        let (probs, wdl) = net.predict(&obs, &legal);
+        assert_eq!(probs.get(0).get(5).double_value(&[]), 1.0);
+        let sums: Vec<f32> = Vec::try_from(&probs.sum_dim_intlist(-1, false, Kind::Float)).unwrap();
+        assert!((sums[0] - 1.0).abs() < 1e-5 && (sums[1] - 1.0).abs() < 1e-5, "{sums:?}");
+        let wsum: Vec<f32> = Vec::try_from(&wdl.sum_dim_intlist(-1, false, Kind::Float)).unwrap();
+        assert!(wsum.iter().all(|s| (s - 1.0).abs() < 1e-5));
+        // Row 2 has no legal action at all: finite (uniform), never NaN.
+        assert!(probs.isnan().any().int64_value(&[]) == 0);
+    }
+}

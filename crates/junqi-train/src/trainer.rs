@@ -1,0 +1,237 @@
+//! One optimisation step, checkpoints and export.
+
+use crate::checkpoint::{self, CheckpointInfo};
+use crate::config::TrainConfig;
+use crate::data::{Batch, DataWindow};
+use crate::metrics::Metrics;
+use crate::net::Net;
+use crate::optim::Optimizer;
+use crate::{Result, TrainError};
+use std::path::Path;
+use std::time::Instant;
+use tch::{nn, Device, Kind, Tensor};
+
+/// What one training step measured (means over the batch).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepMetrics {
+    /// Cross-entropy of the net's policy to the stored distribution.
+    pub policy_loss: f64,
+    /// Cross-entropy of the win/draw/loss head to the outcome.
+    pub value_loss: f64,
+    /// `policy_loss + value_weight * value_loss`: what was minimised.
+    pub total_loss: f64,
+    /// Entropy of the net's (masked) policy.
+    pub policy_entropy: f64,
+    /// How often the net's most likely action is the action played.
+    pub policy_accuracy: f64,
+    /// How often the most likely value class is the outcome.
+    pub value_accuracy: f64,
+    pub lr: f64,
+    /// Global gradient norm before clipping.
+    pub grad_norm: f64,
+    pub samples_per_s: f64,
+}
+
+impl StepMetrics {
+    /// The TensorBoard tags and values.
+    pub fn scalars(&self) -> [(&'static str, f64); 9] {
+        [
+            ("loss/policy", self.policy_loss),
+            ("loss/value", self.value_loss),
+            ("loss/total", self.total_loss),
+            ("policy/entropy", self.policy_entropy),
+            ("policy/accuracy", self.policy_accuracy),
+            ("value/accuracy", self.value_accuracy),
+            ("train/lr", self.lr),
+            ("train/grad_norm", self.grad_norm),
+            ("train/samples_per_s", self.samples_per_s),
+        ]
+    }
+
+    pub fn log(&self, metrics: &mut dyn Metrics, step: u64) {
+        for (tag, value) in self.scalars() {
+            metrics.scalar(tag, step, value);
+        }
+    }
+}
+
+/// The net, its optimiser state and the step count.
+pub struct Trainer {
+    config: TrainConfig,
+    device: Device,
+    vs: nn::VarStore,
+    net: Net,
+    opt: Optimizer,
+    step: u64,
+}
+
+struct Losses {
+    policy: Tensor,
+    value: Tensor,
+    total: Tensor,
+    entropy: Tensor,
+    policy_accuracy: Tensor,
+    value_accuracy: Tensor,
+}
+
+impl Trainer {
+    /// A fresh net initialised from `config.seed`, on `config.device`.
+    pub fn new(config: &TrainConfig) -> Result<Trainer> {
+        config.check()?;
+        let device = config.device.resolve()?;
+        tch::manual_seed(config.seed as i64);
+        let vs = nn::VarStore::new(device);
+        let net = Net::new(&vs.root(), &config.model);
+        let opt = Optimizer::new(&vs, &config.optim);
+        Ok(Trainer { config: config.clone(), device, vs, net, opt, step: 0 })
+    }
+
+    /// Continue from a checkpoint written by [`Trainer::save_checkpoint`]
+    /// under `config` (whose model must be the checkpoint's; the other
+    /// settings, e.g. more `steps`, may differ). Weights, optimiser state
+    /// and step count are restored.
+    pub fn resume(path: &Path, config: &TrainConfig) -> Result<(Trainer, CheckpointInfo)> {
+        let (info, tensors) = checkpoint::read(path)?;
+        let Some(ckpt_config) = &info.config else {
+            return Err(TrainError::Checkpoint {
+                path: path.to_path_buf(),
+                message: "an exported net, not a training checkpoint (no optimiser state)".into(),
+            });
+        };
+        if ckpt_config.model != config.model {
+            return Err(TrainError::Config(format!(
+                "{}: the checkpoint's model {:?} differs from the config's {:?}",
+                path.display(),
+                ckpt_config.model,
+                config.model
+            )));
+        }
+        let mut t = Trainer::new(config)?;
+        checkpoint::load_vars(path, &tensors, "net.", &t.vs.variables())?;
+        if ckpt_config.optim.optimizer == config.optim.optimizer {
+            let state: std::collections::HashMap<String, Tensor> =
+                t.opt.state().iter().map(|(k, v)| (k.clone(), v.shallow_clone())).collect();
+            checkpoint::load_vars(path, &tensors, "optim.", &state)?;
+            t.opt.t = info.optimizer_updates;
+        }
+        t.step = info.step;
+        Ok((t, info))
+    }
+
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+    pub fn device(&self) -> Device {
+        self.device
+    }
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+    /// Steps done so far.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn losses(&self, batch: &Batch, train: bool) -> Losses {
+        let (logits, value_logits) = self.net.forward_t(&batch.obs, train);
+        let masked = Net::masked_logits(&logits, &batch.legal);
+        let logp = masked.log_softmax(-1, Kind::Float);
+        let policy = -(&batch.policy * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
+        let value = value_logits.cross_entropy_for_logits(&batch.wdl);
+        let total = &policy + &value * self.config.optim.value_weight;
+        let (entropy, policy_accuracy, value_accuracy) = tch::no_grad(|| {
+            let entropy = -(logp.exp() * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
+            let pacc = masked.argmax(-1, false).eq_tensor(&batch.action).to_kind(Kind::Float).mean(Kind::Float);
+            let vacc = value_logits.argmax(-1, false).eq_tensor(&batch.wdl).to_kind(Kind::Float).mean(Kind::Float);
+            (entropy, pacc, vacc)
+        });
+        Losses { policy, value, total, entropy, policy_accuracy, value_accuracy }
+    }
+
+    fn check_batch(&self, batch: &Batch) -> Result<()> {
+        let c = self.config.model.in_channels as i64;
+        if batch.len == 0 || batch.obs.size() != [batch.len as i64, c, 12, 5] {
+            return Err(TrainError::Config(format!(
+                "batch observations have shape {:?}, the net expects [B, {c}, 12, 5]",
+                batch.obs.size()
+            )));
+        }
+        Ok(())
+    }
+
+    /// One step on `batch`: forward, loss, backward, gradient clipping
+    /// (`optim.grad_clip`), update at the scheduled learning rate.
+    pub fn train_step(&mut self, batch: &Batch) -> Result<StepMetrics> {
+        self.check_batch(batch)?;
+        let started = Instant::now();
+        let lr = self.config.optim.lr_at(self.step);
+        self.opt.zero_grad();
+        let l = self.losses(batch, true);
+        l.total.backward();
+        let grad_norm = self.opt.clip_grad_norm(self.config.optim.grad_clip);
+        self.opt.step(lr);
+        let total_loss = l.total.double_value(&[]);
+        if !total_loss.is_finite() {
+            return Err(TrainError::Config(format!("the loss is {total_loss} at step {}", self.step)));
+        }
+        self.step += 1;
+        let m = StepMetrics {
+            policy_loss: l.policy.double_value(&[]),
+            value_loss: l.value.double_value(&[]),
+            total_loss,
+            policy_entropy: l.entropy.double_value(&[]),
+            policy_accuracy: l.policy_accuracy.double_value(&[]),
+            value_accuracy: l.value_accuracy.double_value(&[]),
+            lr,
+            grad_norm,
+            samples_per_s: batch.len as f64 / started.elapsed().as_secs_f64().max(1e-9),
+        };
+        Ok(m)
+    }
+
+    /// The losses and accuracies on `batch` in evaluation mode, no update
+    /// (`lr`, `grad_norm` and `samples_per_s` are 0).
+    pub fn evaluate(&self, batch: &Batch) -> Result<StepMetrics> {
+        self.check_batch(batch)?;
+        let l = tch::no_grad(|| self.losses(batch, false));
+        Ok(StepMetrics {
+            policy_loss: l.policy.double_value(&[]),
+            value_loss: l.value.double_value(&[]),
+            total_loss: l.total.double_value(&[]),
+            policy_entropy: l.entropy.double_value(&[]),
+            policy_accuracy: l.policy_accuracy.double_value(&[]),
+            value_accuracy: l.value_accuracy.double_value(&[]),
+            lr: 0.0,
+            grad_norm: 0.0,
+            samples_per_s: 0.0,
+        })
+    }
+
+    /// Write a checkpoint to `path` atomically (a temporary name in the
+    /// same folder, synced, then renamed): weights, optimiser state, config,
+    /// step and the data window trained on.
+    pub fn save_checkpoint(&self, path: &Path, window: Option<&DataWindow>) -> Result<()> {
+        let mut tensors: Vec<(String, Tensor)> =
+            self.vs.variables().into_iter().map(|(k, v)| (format!("net.{k}"), v)).collect();
+        tensors.extend(self.opt.state().iter().map(|(k, v)| (format!("optim.{k}"), v.shallow_clone())));
+        let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::CHECKPOINT_FORMAT);
+        meta.insert("config".into(), serde_json::to_string(&self.config).expect("config serialises"));
+        meta.insert("step".into(), self.step.to_string());
+        meta.insert("optimizer_updates".into(), self.opt.t.to_string());
+        meta.insert("data_window".into(), serde_json::to_string(&window).expect("window serialises"));
+        checkpoint::write(path, tensors, meta)
+    }
+
+    /// Export the weights (no optimiser state) as safetensors, with the
+    /// architecture in the metadata; see `docs/training.md` for loading it
+    /// from Python, and [`crate::load_net`] from Rust.
+    pub fn export(&self, path: &Path) -> Result<()> {
+        let tensors: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+        let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::NET_FORMAT);
+        meta.insert("step".into(), self.step.to_string());
+        checkpoint::write(path, tensors, meta)
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Install what junqi-train needs, into .deps/ (git-ignored). Idempotent: each
+# step is skipped when its result is already there, so CI can call it on every
+# run.
+#
+#   .deps/libtorch   libtorch 2.11.0 (from the PyPI `torch` wheel, CPU path:
+#                    the wheel plus the two small CUDA wheels libtorch_cpu.so
+#                    links against); `.cargo/config.toml` points LIBTORCH at
+#                    .deps/libtorch/torch so plain `cargo` commands find it.
+#   .deps/python     Python packages for the checks: tensorboard (reads the
+#                    training logs back) and pyarrow (reads the Parquet data).
+#
+# See docs/training.md. No machine here reaches pytorch.org, hence PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TORCH_VERSION=2.11.0
+CUDA_RUNTIME_VERSION=13.0.96
+CUDA_CUPTI_VERSION=13.0.85
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "error: python3 not found; the setup needs Python 3 with pip" >&2
+    exit 2
+fi
+pip_install() {
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
+        --no-compile "$@"
+}
+
+# libtorch: the wheel's version file tells what is installed.
+libtorch=.deps/libtorch
+have=$(cat "$libtorch/torch/version.py" 2>/dev/null | sed -n "s/^__version__ = '\([^'+]*\).*/\1/p" || true)
+if [ "$have" = "$TORCH_VERSION" ] && [ -f "$libtorch/torch/lib/libtorch_cpu.so" ]; then
+    echo "libtorch $TORCH_VERSION: already in $libtorch"
+else
+    echo "installing libtorch $TORCH_VERSION into $libtorch (about 540 MB download)"
+    rm -rf "$libtorch"
+    if ! pip_install --no-deps --target "$libtorch" "torch==$TORCH_VERSION" \
+        "nvidia-cuda-runtime==$CUDA_RUNTIME_VERSION" "nvidia-cuda-cupti==$CUDA_CUPTI_VERSION"; then
+        rm -rf "$libtorch"
+        echo "error: could not install torch==$TORCH_VERSION into $libtorch (pip needs access to PyPI)" >&2
+        exit 2
+    fi
+fi
+
+# Python packages for the checks.
+export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
+for pkg in tensorboard pyarrow; do
+    if python3 -c "import $pkg" 2>/dev/null; then
+        echo "$pkg: already importable"
+    else
+        echo "installing $pkg into .deps/python"
+        if ! pip_install --upgrade --target .deps/python "$pkg"; then
+            echo "error: could not install $pkg into .deps/python (pip needs access to PyPI)" >&2
+            exit 2
+        fi
+    fi
+done
+echo "setup done: LIBTORCH=$PWD/$libtorch/torch (set by .cargo/config.toml)"
