@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every test of the project on a fresh machine: check the toolchain,
-# then build and run all tests (doc tests, unit, integration and CLI tests,
+# install what is missing (scripts/setup.sh), then build and run all tests (doc tests, unit, integration and CLI tests,
 # and each criterion benchmark once in test mode), read a small self-play
 # run's Parquet files with pyarrow, and print one summary line.
 set -euo pipefail
@@ -16,35 +16,20 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 cargo --version
 
+# What a fresh machine lacks: libtorch for junqi-train, and the Python
+# packages of the checks (pyarrow, tensorboard), all into .deps/ (git-ignored).
+# Idempotent: a second run only checks.
+bash scripts/setup.sh
+export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
+
 log=$(mktemp)
 run_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
-# junqi-train needs libtorch (scripts/setup.sh installs it into .deps/);
-# without it that crate is left out and the rest is tested.
-exclude=()
-if [ ! -f .deps/libtorch/torch/lib/libtorch_cpu.so ]; then
-    echo "note: .deps/libtorch missing (run scripts/setup.sh): not testing junqi-train"
-    exclude=(--exclude junqi-train)
-fi
-cargo test --workspace "${exclude[@]}" --locked --doc 2>&1 | tee "$log"
-cargo test --workspace "${exclude[@]}" --locked --all-targets 2>&1 | tee -a "$log"
+cargo test --workspace --locked --doc 2>&1 | tee "$log"
+cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
 
 # Python check: pyarrow reads both Parquet datasets of a small self-play run
-# (scripts/check_parquet.py). pyarrow goes into .deps/python (git-ignored),
-# installed once; later runs find it there.
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "error: python3 not found; the Parquet check needs Python 3 (with pip)" >&2
-    exit 2
-fi
-export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
-if ! python3 -c 'import pyarrow' 2>/dev/null; then
-    echo "installing pyarrow into .deps/python"
-    if ! PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --upgrade \
-        --target .deps/python pyarrow; then
-        echo "error: could not install pyarrow into .deps/python (pip needs Python 3 with pip and access to PyPI)" >&2
-        exit 2
-    fi
-fi
+# (scripts/check_parquet.py).
 cargo run --locked --profile test -q -p junqi -- selfplay --rules anqi --games 200 --bots random,greedy --swap \
     --samples-per-game 8 --shard-games 64 --seed 3 --out "$run_dir/anqi"
 cargo run --locked --profile test -q -p junqi -- selfplay --games 20 --samples-per-game all --shard-games 8 \
