@@ -180,6 +180,7 @@ mod tests {
             prior_draws: 0.0,
             crosstable: vec![],
             matchups: vec![],
+            ladder: vec![],
             notes: vec![],
         };
         SuiteResult { suite, code_version: String::new(), arenas: vec![report] }

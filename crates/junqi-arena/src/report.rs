@@ -57,6 +57,14 @@ impl Cell {
     }
 }
 
+/// One step of the ladder: a bot's Elo lead over the next weaker bot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LadderStep {
+    pub stronger: String,
+    pub weaker: String,
+    pub lead: WithInterval,
+}
+
 /// One matchup's paired statistics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchupLine {
@@ -86,6 +94,10 @@ pub struct ArenaReport {
     /// `crosstable[i][j]`: bot i against bot j (None where they did not meet).
     pub crosstable: Vec<Vec<Option<Cell>>>,
     pub matchups: Vec<MatchupLine>,
+    /// Bots from strongest to weakest, each with its Elo lead over the next
+    /// (from the same fit, so the interval uses the covariance of the two).
+    #[serde(default)]
+    pub ladder: Vec<LadderStep>,
     /// Things found while resuming (e.g. games written by another code version).
     #[serde(default)]
     pub notes: Vec<String>,
@@ -154,6 +166,18 @@ impl ArenaReport {
             })
             .collect::<Result<Vec<_>, ArenaError>>()?;
         let first_mover = fit.first_move.as_ref().map(WithInterval::of).expect("fitted with a first-mover term");
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| fit.ratings[b].elo.total_cmp(&fit.ratings[a].elo));
+        let ladder = order
+            .windows(2)
+            .map(|w| {
+                Ok(LadderStep {
+                    stronger: config.bots[w[0]].clone(),
+                    weaker: config.bots[w[1]].clone(),
+                    lead: WithInterval::of(&fit.difference(w[0], w[1])?),
+                })
+            })
+            .collect::<Result<Vec<_>, ArenaError>>()?;
         Ok(ArenaReport {
             config: config.clone(),
             code_version: junqi_selfplay::code_version(),
@@ -163,6 +187,7 @@ impl ArenaReport {
             prior_draws: if fit.prior_used() { fit.prior_draws } else { 0.0 },
             crosstable,
             matchups,
+            ladder,
             notes: Vec::new(),
         })
     }
@@ -227,6 +252,12 @@ impl ArenaReport {
                 String::new()
             }
         );
+        let steps: Vec<String> = self
+            .ladder
+            .iter()
+            .map(|l| format!("{} over {}: {}", self.short_name(&l.stronger), self.short_name(&l.weaker), l.lead.show()))
+            .collect();
+        let _ = writeln!(s, "Lead of each bot over the next: {}.\n", steps.join("; "));
         let _ = write!(s, "| row vs column |");
         for b in &self.bots {
             let _ = write!(s, " {} |", self.short_name(&b.bot));

@@ -80,6 +80,13 @@ fn an_arena_reports_what_its_games_say_and_resumes_without_replaying() {
     // The better score gets the higher Elo.
     let (g, h) = (&report.bots[1], &report.bots[2]);
     assert_eq!(g.score < h.score, g.elo.value < h.elo.value);
+    // The ladder runs from the strongest to the weakest, leads from the same fit.
+    assert_eq!(report.ladder.len(), 2);
+    for step in &report.ladder {
+        let elo = |b: &str| report.bots.iter().find(|l| l.bot == b).unwrap().elo.value;
+        assert!((step.lead.value - (elo(&step.stronger) - elo(&step.weaker))).abs() < 1e-9);
+        assert!(step.lead.value >= 0.0 && step.lead.low < step.lead.value);
+    }
     let md = report.to_markdown();
     assert!(md.contains("| heuristic |") && md.contains("anchored at 0"), "{md}");
 
