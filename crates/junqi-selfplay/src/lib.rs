@@ -8,6 +8,9 @@
 //!
 //! * Every game's seed is derived from the run seed and the game's index
 //!   ([`game_seed`]), so the games do not depend on thread scheduling.
+//! * Each shard is played by one worker, which keeps up to
+//!   [`RunOptions::in_flight`] of its games going at once ([`GameInFlight`],
+//!   one ply of each in turn) and writes them in game order.
 //! * Games are grouped in shards of fixed index ranges; each shard is one
 //!   file per dataset, written under a hidden temporary name and renamed when
 //!   complete. Re-running the same run resumes: finished shards are kept,
@@ -33,12 +36,14 @@ mod run;
 mod writer;
 
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
-pub use play::{play_game, GameBuffers, GameRecord, Sample};
+pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
 pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
 };
-pub use run::{dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, RUN_FILE};
+pub use run::{
+    dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, DEFAULT_IN_FLIGHT, RUN_FILE,
+};
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
 
 use junqi_core::Rules;

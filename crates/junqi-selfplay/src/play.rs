@@ -2,7 +2,9 @@
 
 use crate::{encode_planes, SamplesPerGame, SelfplayError};
 use junqi_bots::Player;
-use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS};
+use junqi_core::{
+    rng_from_seed, Colour, Game, GameRng, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS,
+};
 use junqi_env::{action_to_frame, encode_observation, packed_mask_from_moves, OBS_SIZE};
 use rand::Rng;
 
@@ -144,6 +146,8 @@ fn deployment_seed(seed: u64, seat: Seat) -> u64 {
 /// Play one game of `rules` from `seed`: `agents[0]` in seat 1, `agents[1]` in
 /// seat 2. 翻棋 deals from the seed; 暗棋/明棋 take each agent's deployment.
 /// The sampled positions are left in `buf` ([`GameBuffers::samples`]).
+///
+/// A thin wrapper over [`GameInFlight`]: start, step to the end, finish.
 pub fn play_game(
     rules: &Rules,
     agents: [&mut Player; 2],
@@ -152,57 +156,139 @@ pub fn play_game(
     samples: SamplesPerGame,
     buf: &mut GameBuffers,
 ) -> Result<GameRecord, SelfplayError> {
-    let mut rng = rng_from_seed(seed);
-    let mut sample_rng = rng_from_seed(sample_seed(seed));
-    let names = [agents[0].name(), agents[1].name()];
-    let start = match rules.mode {
-        junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
-        _ => {
-            let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
-            let mut deployments = Vec::with_capacity(2);
-            for (i, seat) in Seat::BOTH.into_iter().enumerate() {
-                let colour = if seat == Seat::First { seat1 } else { seat1.other() };
-                // Each seat deploys from its own stream of the seed, so the two
-                // games of a pair give each seat the same draws whatever the bots.
-                let mut deploy_rng = rng_from_seed(deployment_seed(seed, seat));
-                let d = agents[i].deploy(colour, rules, &mut deploy_rng);
-                let bad = |message: String| SelfplayError::BadDeployment { bot: names[i].clone(), game_id, message };
-                if d.colour != colour {
-                    return Err(bad(format!("asked for {colour:?}, got {:?}", d.colour)));
+    let [a, b] = agents;
+    let mut game = GameInFlight::start(rules, [&mut *a, &mut *b], game_id, seed, samples, std::mem::take(buf))?;
+    let players = [a, b];
+    while !game.is_finished() {
+        let mover = game.turn().index();
+        game.step(&mut *players[mover])?;
+    }
+    let (record, finished) = game.finish();
+    *buf = finished;
+    Ok(record)
+}
+
+/// One game being played a ply at a time, so that a worker can keep many
+/// games going at once (see `Plan::run`). The game is fixed by its seed and
+/// id exactly as in [`play_game`]: whatever is played between the steps of
+/// one game (other games, in any order) changes nothing in it.
+///
+/// The game owns its [`GameBuffers`] (its legal-action list, reservoir and
+/// samples) until [`GameInFlight::finish`] hands them back for the next game.
+pub struct GameInFlight {
+    game: Game,
+    game_id: u64,
+    seed: u64,
+    start_jfen: String,
+    names: [String; 2],
+    samples: SamplesPerGame,
+    play_rng: GameRng,
+    sample_rng: GameRng,
+    buf: GameBuffers,
+    /// Set once the position to move has no continuation.
+    outcome: Option<Outcome>,
+}
+
+impl GameInFlight {
+    /// Set up game `game_id` of `rules` from `seed`: `agents[0]` in seat 1,
+    /// `agents[1]` in seat 2. 翻棋 deals from the seed; 暗棋/明棋 ask each agent
+    /// for its deployment (here, so the agents are needed only now and for the
+    /// moves). `buf` is scratch from an earlier game, or `GameBuffers::default()`.
+    pub fn start(
+        rules: &Rules,
+        agents: [&mut Player; 2],
+        game_id: u64,
+        seed: u64,
+        samples: SamplesPerGame,
+        mut buf: GameBuffers,
+    ) -> Result<GameInFlight, SelfplayError> {
+        let mut rng = rng_from_seed(seed);
+        let sample_rng = rng_from_seed(sample_seed(seed));
+        let names = [agents[0].name(), agents[1].name()];
+        let start = match rules.mode {
+            junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
+            _ => {
+                let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
+                let mut deployments = Vec::with_capacity(2);
+                for (i, seat) in Seat::BOTH.into_iter().enumerate() {
+                    let colour = if seat == Seat::First { seat1 } else { seat1.other() };
+                    // Each seat deploys from its own stream of the seed, so the two
+                    // games of a pair give each seat the same draws whatever the bots.
+                    let mut deploy_rng = rng_from_seed(deployment_seed(seed, seat));
+                    let d = agents[i].deploy(colour, rules, &mut deploy_rng);
+                    let bad =
+                        |message: String| SelfplayError::BadDeployment { bot: names[i].clone(), game_id, message };
+                    if d.colour != colour {
+                        return Err(bad(format!("asked for {colour:?}, got {:?}", d.colour)));
+                    }
+                    d.validate().map_err(|e| bad(e.to_string()))?;
+                    deployments.push(d);
                 }
-                d.validate().map_err(|e| bad(e.to_string()))?;
-                deployments.push(d);
+                let (red, black) = if seat1 == Colour::Red {
+                    (&deployments[0], &deployments[1])
+                } else {
+                    (&deployments[1], &deployments[0])
+                };
+                Position::from_deployments(*rules, red, black).expect("validated deployments")
             }
-            let (red, black) = if seat1 == Colour::Red {
-                (&deployments[0], &deployments[1])
-            } else {
-                (&deployments[1], &deployments[0])
-            };
-            Position::from_deployments(*rules, red, black).expect("validated deployments")
+        };
+        let start_jfen = start.to_jfen();
+        let play_rng = rng_from_seed(decision_seed(seed, game_id));
+        let game = Game::new(start);
+        buf.used = 0;
+        buf.decisions = [0; 2];
+        buf.think = Default::default();
+        let mut g =
+            GameInFlight { game, game_id, seed, start_jfen, names, samples, play_rng, sample_rng, buf, outcome: None };
+        g.list_moves();
+        Ok(g)
+    }
+
+    /// List the legal actions of the position to move into `buf.moves`, and
+    /// set the outcome when there are none to play.
+    fn list_moves(&mut self) {
+        let truth = self.game.truth();
+        truth.legal_moves(&mut self.buf.moves);
+        self.outcome = truth.outcome_given(self.buf.moves.len());
+    }
+
+    /// The game's id.
+    pub fn game_id(&self) -> u64 {
+        self.game_id
+    }
+    /// The seat to move (the agent [`GameInFlight::step`] wants).
+    pub fn turn(&self) -> Seat {
+        self.game.truth().turn()
+    }
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+    /// Whether the game is over ([`GameInFlight::finish`] may be called).
+    pub fn is_finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Play one ply: `mover` (the agent in seat [`GameInFlight::turn`])
+    /// decides, the position may be sampled, the action is played. Returns
+    /// whether the game is now over. Does nothing (and returns `true`) on a
+    /// finished game.
+    pub fn step(&mut self, mover: &mut Player) -> Result<bool, SelfplayError> {
+        if self.outcome.is_some() {
+            return Ok(true);
         }
-    };
-    let start_jfen = start.to_jfen();
-    let mut play_rng = rng_from_seed(decision_seed(seed, game_id));
-    let mut game = Game::new(start);
-    buf.used = 0;
-    buf.decisions = [0; 2];
-    buf.think = Default::default();
-    let outcome = loop {
-        let truth = game.truth();
-        truth.legal_moves(&mut buf.moves);
-        if let Some(o) = truth.outcome_given(buf.moves.len()) {
-            break o;
-        }
-        let seat = truth.turn();
-        let ply = truth.ply();
+        let buf = &mut self.buf;
+        let game = &self.game;
+        let seat = game.truth().turn();
+        let ply = game.truth().ply();
         let thinking = std::time::Instant::now();
-        let mut decision = agents[seat.index()].act(&game, &mut play_rng);
+        let mut decision = mover.act(game, &mut self.play_rng);
         buf.think[seat.index()] += thinking.elapsed();
         buf.decisions[seat.index()] += 1;
         let info = game.infoset(seat);
         // Which slot (if any) this position goes to.
         let n = game.moves().len(); // positions seen before this one
-        let slot = match samples {
+        let slot = match self.samples {
             SamplesPerGame::All => Some(n),
             SamplesPerGame::Count(0) => None,
             SamplesPerGame::Count(k) => {
@@ -210,14 +296,14 @@ pub fn play_game(
                 if n < k {
                     Some(n)
                 } else {
-                    let j = sample_rng.random_range(0..=n);
+                    let j = self.sample_rng.random_range(0..=n);
                     (j < k).then_some(j)
                 }
             }
         };
         if let Some(i) = slot {
             buf.used = buf.used.max(i + 1);
-            if samples == SamplesPerGame::All {
+            if self.samples == SamplesPerGame::All {
                 // The truth's legal actions (`buf.moves`) are the mover's: a
                 // seat's view lists exactly the referee's actions.
                 if i == buf.samples.len() {
@@ -238,40 +324,53 @@ pub fn play_game(
                 });
             }
         }
-        // `buf.moves` holds the legal actions listed at the top of this loop.
+        // `buf.moves` holds the legal actions of this position.
         if !buf.moves.contains(decision.action) {
             return Err(SelfplayError::IllegalAction {
-                bot: names[seat.index()].clone(),
+                bot: self.names[seat.index()].clone(),
                 action: decision.action.to_string(),
-                game_id,
+                game_id: self.game_id,
                 ply,
             });
         }
-        game.play_unchecked(decision.action);
-    };
-    let used = buf.used;
-    if samples != SamplesPerGame::All {
-        for i in 0..used {
-            let k = buf.kept[i].take().expect("a kept position per used slot");
-            k.info.legal_moves(&mut buf.moves);
-            if i == buf.samples.len() {
-                buf.samples.push(Sample::default());
+        self.game.play_unchecked(decision.action);
+        self.list_moves();
+        Ok(self.outcome.is_some())
+    }
+
+    /// The finished game's record, and its buffers holding its samples
+    /// ([`GameBuffers::samples`], [`GameBuffers::thinking`]).
+    ///
+    /// # Panics
+    /// If the game is not over.
+    pub fn finish(self) -> (GameRecord, GameBuffers) {
+        let GameInFlight { game, game_id, seed, start_jfen, names, samples, mut buf, outcome, .. } = self;
+        let outcome = outcome.expect("finish: the game is not over");
+        let used = buf.used;
+        if samples != SamplesPerGame::All {
+            for i in 0..used {
+                let k = buf.kept[i].take().expect("a kept position per used slot");
+                k.info.legal_moves(&mut buf.moves);
+                if i == buf.samples.len() {
+                    buf.samples.push(Sample::default());
+                }
+                let s = &mut buf.samples[i];
+                fill_sample(s, &k.info, &buf.moves, k.ply, k.seat, k.action, &k.policy, &mut buf.obs);
             }
-            let s = &mut buf.samples[i];
-            fill_sample(s, &k.info, &buf.moves, k.ply, k.seat, k.action, &k.policy, &mut buf.obs);
         }
+        let samples = &mut buf.samples[..used];
+        samples.sort_by_key(|s| s.ply);
+        for s in samples.iter_mut() {
+            let seat = if s.seat == 1 { Seat::First } else { Seat::Second };
+            s.outcome = match outcome.winner {
+                None => 0,
+                Some(w) if w == seat => 1,
+                Some(_) => -1,
+            };
+        }
+        let record = GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names };
+        (record, buf)
     }
-    let samples = &mut buf.samples[..used];
-    samples.sort_by_key(|s| s.ply);
-    for s in samples.iter_mut() {
-        let seat = if s.seat == 1 { Seat::First } else { Seat::Second };
-        s.outcome = match outcome.winner {
-            None => 0,
-            Some(w) if w == seat => 1,
-            Some(_) => -1,
-        };
-    }
-    Ok(GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names })
 }
 
 #[cfg(test)]
@@ -285,6 +384,45 @@ mod tests {
         let mut buf = GameBuffers::default();
         let rec = play_game(&Rules::preset(mode), [&mut a, &mut b], 5, seed, samples, &mut buf).unwrap();
         (rec, buf.samples().to_vec())
+    }
+
+    /// Games stepped in an interleaved order (as a worker with games in
+    /// flight does) are the games `play_game` plays one by one.
+    #[test]
+    fn interleaved_games_are_the_games_played_one_by_one() {
+        for mode in Mode::ALL {
+            let rules = Rules::preset(mode);
+            let samples = SamplesPerGame::Count(4);
+            let mut alone = Vec::new();
+            for id in 0..6u64 {
+                let (mut a, mut b) = (from_spec("random").unwrap(), from_spec("greedy").unwrap());
+                let mut buf = GameBuffers::default();
+                let rec = play_game(&rules, [&mut a, &mut b], id, 100 + id, samples, &mut buf).unwrap();
+                alone.push((rec, buf.samples().to_vec()));
+            }
+            let mut playing: Vec<(GameInFlight, [Player; 2])> = (0..6u64)
+                .map(|id| {
+                    let mut seats = [from_spec("random").unwrap(), from_spec("greedy").unwrap()];
+                    let [a, b] = &mut seats;
+                    let g = GameInFlight::start(&rules, [a, b], id, 100 + id, samples, GameBuffers::default()).unwrap();
+                    (g, seats)
+                })
+                .collect();
+            // Step the games in a scrambled order: game i gets i % 3 + 1 plies a round.
+            while playing.iter().any(|(g, _)| !g.is_finished()) {
+                for (i, (g, seats)) in playing.iter_mut().enumerate().rev() {
+                    for _ in 0..i % 3 + 1 {
+                        let mover = g.turn().index();
+                        g.step(&mut seats[mover]).unwrap();
+                    }
+                }
+            }
+            for ((g, _), (rec, s)) in playing.into_iter().zip(&alone) {
+                let (r, buf) = g.finish();
+                assert_eq!(&r, rec, "{mode:?}");
+                assert_eq!(buf.samples(), &s[..], "{mode:?}");
+            }
+        }
     }
 
     #[test]

@@ -127,6 +127,40 @@ fn results_do_not_depend_on_the_thread_count() {
     }
 }
 
+/// Every shard file's rows, in file order.
+fn read_rows(dir: &Path) -> Vec<(Vec<StoredGame>, Vec<StoredSample>)> {
+    let games = shard_files(&dir.join(GAMES_DIR)).unwrap();
+    let samples = shard_files(&dir.join(SAMPLES_DIR)).unwrap();
+    assert_eq!(games.len(), samples.len());
+    games.iter().zip(&samples).map(|(g, s)| (read_games_file(g).unwrap(), read_samples_file(s).unwrap())).collect()
+}
+
+/// Games in flight per worker change nothing: not the games, not the
+/// samples, not the order of the rows in a shard (game order).
+#[test]
+fn results_do_not_depend_on_the_games_in_flight() {
+    for (mode, samples) in [(Mode::Fanqi, SamplesPerGame::Count(3)), (Mode::Anqi, SamplesPerGame::All)] {
+        let c = config(mode, 40, 16, samples);
+        let mut runs = Vec::new();
+        for (threads, in_flight) in [(1, 1), (1, 16), (2, 3), (2, 0)] {
+            let dir = temp_dir(&format!("in-flight-{}-{threads}-{in_flight}", mode.name()));
+            let plan = prepare(c.clone(), Some(&dir)).unwrap();
+            let summary = plan.run(&RunOptions { threads, in_flight, ..Default::default() }).unwrap();
+            assert_eq!((summary.games_played, summary.shards_written), (40, 3));
+            let rows = read_rows(&dir);
+            for (games, samples) in &rows {
+                assert!(games.windows(2).all(|w| w[0].game_id + 1 == w[1].game_id), "games in game order");
+                assert!(samples.windows(2).all(|w| (w[0].game_id, w[0].sample.ply) < (w[1].game_id, w[1].sample.ply)));
+            }
+            runs.push((summary.tally.games, summary.tally.wins, summary.tally.draws, summary.samples, rows));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        for r in &runs[1..] {
+            assert!(r == &runs[0], "{mode:?}: a run differs from the one with one game in flight");
+        }
+    }
+}
+
 #[test]
 fn a_killed_run_resumes_to_exactly_the_requested_games() {
     let c = config(Mode::Fanqi, 50, 10, SamplesPerGame::Count(2));

@@ -29,6 +29,10 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Games each worker keeps going at once, a ply of each in turn (the
+    /// output does not depend on it).
+    #[arg(long, value_name = "N", default_value_t = junqi_selfplay::DEFAULT_IN_FLIGHT)]
+    in_flight: usize,
     /// Run seed; game i plays from a seed derived from (seed, i).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -92,7 +96,11 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
 
-    let live = Live::start(threads, total, plan.complete_games)?;
+    if args.in_flight == 0 {
+        bail!("--in-flight must be at least 1");
+    }
+    let mut live = Live::start(threads, total, plan.complete_games)?;
+    live.options.in_flight = args.in_flight;
     let result = plan.run(&live.options);
     live.finish();
     let summary = result?;
