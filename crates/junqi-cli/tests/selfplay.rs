@@ -176,7 +176,7 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes_the_run() {
 
 #[test]
 fn selfplay_rejects_bad_arguments_with_one_line() {
-    assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "mcts"]), "unknown bot `mcts`");
+    assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "nope"]), "unknown bot `nope`");
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "a,b,c"]), "one or two bot specs");
     assert_clean_error(&junqi(&["selfplay", "--games", "0", "--no-write"]), "at least 1");
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--threads", "0"]), "--threads");
