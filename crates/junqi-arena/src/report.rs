@@ -281,7 +281,12 @@ impl ArenaReport {
             }
             let _ = writeln!(s);
         }
-        let _ = writeln!(s, "\nCells: the row bot's score (wins-draws-losses). †: reads hidden information (a reference, not a fair player).\n");
+        let legend = if self.bots.iter().any(|b| b.cheats) {
+            " †: reads hidden information (a reference, not a fair player)."
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "\nCells: the row bot's score (wins-draws-losses).{legend}\n");
         let _ = writeln!(s, "| matchup | games | score | pentanomial (0, ½, 1, 1½, 2) | Elo from pairs [95% CI] |");
         let _ = writeln!(s, "|---|---:|---:|---|---|");
         for m in &self.matchups {

@@ -89,6 +89,7 @@ fn an_arena_reports_what_its_games_say_and_resumes_without_replaying() {
     }
     let md = report.to_markdown();
     assert!(md.contains("| heuristic |") && md.contains("anchored at 0"), "{md}");
+    assert!(!md.contains('†'), "no cheating bot, no cheat mark: {md}");
 
     // Again: nothing is played, the same statistics come back.
     let again = RunOptions { threads: 2, ..Default::default() };
