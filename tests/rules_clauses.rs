@@ -128,34 +128,7 @@ fn result(p: &Position) -> Option<(Option<Seat>, Termination, &'static str)> {
 
 /// Build the board field of a JFEN from (node, token) pairs, token like `D` or `~d`.
 fn board_of(pieces: &[(&str, &str)]) -> String {
-    let mut grid: Vec<Vec<Option<String>>> = vec![vec![None; 5]; 12];
-    for (s, tok) in pieces {
-        let q = sq(s);
-        assert!(grid[q.rank() - 1][q.file()].is_none(), "two pieces on {s}");
-        grid[q.rank() - 1][q.file()] = Some(tok.to_string());
-    }
-    let mut ranks = Vec::new();
-    for r in (0..12).rev() {
-        let mut out = String::new();
-        let mut empty = 0;
-        for f in 0..5 {
-            match &grid[r][f] {
-                None => empty += 1,
-                Some(t) => {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push_str(t);
-                }
-            }
-        }
-        if empty > 0 {
-            out.push_str(&empty.to_string());
-        }
-        ranks.push(out);
-    }
-    ranks.join("/")
+    junqi_tests::board_field(pieces)
 }
 
 fn red(k: Kind) -> Piece {

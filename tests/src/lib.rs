@@ -27,28 +27,50 @@ pub fn swap_squares(pos: &Position, a: Square, b: Square) -> Position {
     // cells are listed rank 12 first, files a..e.
     let index = |s: Square| (12 - s.rank()) * 5 + s.file();
     cells.swap(index(a), index(b));
-    let mut out = String::new();
-    for (r, rank) in cells.chunks(5).enumerate() {
-        let mut empty = 0;
-        for c in rank {
-            if c.is_empty() {
-                empty += 1;
-            } else {
-                if empty > 0 {
-                    out.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                out.push_str(c);
-            }
-        }
-        if empty > 0 {
-            out.push_str(&empty.to_string());
-        }
-        if r < 11 {
-            out.push('/');
-        }
-    }
+    let out = compress_board(&cells);
     Position::from_jfen(&format!("{out} {rest}"), *pos.rules()).unwrap()
+}
+
+/// The JFEN board field of 60 cells listed rank 12 first, files a..e; an
+/// empty string is an empty node, anything else a piece token (`K`, `~m`).
+fn compress_board(cells: &[String]) -> String {
+    let ranks: Vec<String> = cells
+        .chunks(5)
+        .map(|rank| {
+            let mut out = String::new();
+            let mut empty = 0;
+            for c in rank {
+                if c.is_empty() {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        out.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    out.push_str(c);
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            out
+        })
+        .collect();
+    ranks.join("/")
+}
+
+/// The JFEN board field holding `pieces`, each a node and a piece token, e.g.
+/// `("a6", "K")` or `("c4", "~m")` (face-down). Panics on a bad node name or
+/// two pieces on one node: it builds test positions.
+pub fn board_field(pieces: &[(&str, &str)]) -> String {
+    let mut cells = vec![String::new(); 60];
+    for &(node, token) in pieces {
+        let s: Square = node.parse().unwrap_or_else(|e| panic!("bad square {node}: {e}"));
+        let cell = &mut cells[(12 - s.rank()) * 5 + s.file()];
+        assert!(cell.is_empty(), "two pieces on {node}");
+        *cell = token.to_string();
+    }
+    compress_board(&cells)
 }
 
 /// Two squares of a fresh 暗棋/明棋 deployment holding Black ranked pieces of

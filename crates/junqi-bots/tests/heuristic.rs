@@ -28,34 +28,7 @@ fn sq(text: &str) -> Square {
 
 /// A JFEN position from `(node, piece)` pairs (`~` before a letter: face-down).
 fn jfen(pieces: &[(&str, &str)], mode: &str, turn: u8, colours: &str) -> String {
-    let mut board: Vec<Vec<String>> = vec![vec![String::new(); 5]; 12];
-    for &(node, piece) in pieces {
-        let s = sq(node);
-        board[s.rank() - 1][s.file()] = piece.to_string();
-    }
-    let ranks: Vec<String> = (0..12)
-        .rev()
-        .map(|r| {
-            let mut out = String::new();
-            let mut empty = 0;
-            for piece in &board[r] {
-                if piece.is_empty() {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push_str(piece);
-                }
-            }
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-            }
-            out
-        })
-        .collect();
-    format!("{} {mode} {turn} {colours} 0 10", ranks.join("/"))
+    format!("{} {mode} {turn} {colours} 0 10", junqi_tests::board_field(pieces))
 }
 
 fn game(pieces: &[(&str, &str)], mode: Mode, r: Rules) -> Game {
