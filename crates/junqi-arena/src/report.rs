@@ -4,7 +4,7 @@
 use crate::arena::{ArenaConfig, MatchupGames};
 use crate::matchup::pair_scores;
 use crate::ArenaError;
-use junqi_stats::{fit_bradley_terry, BtOptions, Game, Penta, Sprt};
+use junqi_stats::{fit_bradley_terry, pair_estimates, BtOptions, Game, Penta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -128,7 +128,7 @@ impl ArenaReport {
             crosstable[a][b] = Some(cell);
             crosstable[b][a] = Some(Cell { wins: cell.losses, losses: cell.wins, ..cell });
             let penta = Penta::from_pairs(pair_scores(&m.results, 0))?;
-            let summary = Sprt::new(0.0, 5.0, 0.05, 0.05)?.evaluate(&penta)?;
+            let summary = pair_estimates(&penta);
             matchups.push(MatchupLine {
                 bots: [config.bots[a].clone(), config.bots[b].clone()],
                 games: cell.games,

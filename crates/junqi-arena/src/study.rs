@@ -6,7 +6,7 @@ use crate::report::WithInterval;
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_core::Rules;
 use junqi_selfplay::RunOptions;
-use junqi_stats::{wilson_interval, Penta, Sprt};
+use junqi_stats::{pair_estimates, wilson_interval, Penta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -132,7 +132,7 @@ pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, 
     let n = results.len() as u64;
     let count = |s: f64| results.iter().filter(|r| r.seat1_score == s).count() as u64;
     let penta = Penta::from_pairs(results.chunks_exact(2).map(|p| (p[0].seat1_score, p[1].seat1_score)))?;
-    let summary = Sprt::new(0.0, 5.0, 0.05, 0.05)?.evaluate(&penta)?;
+    let summary = pair_estimates(&penta);
     let est = |e: &junqi_stats::Estimate| WithInterval { value: e.value, low: e.interval.low, high: e.interval.high };
     let elo = est(&summary.elo);
     let mut plies: Vec<u32> = results.iter().map(|r| r.plies).collect();

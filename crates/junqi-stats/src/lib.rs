@@ -56,5 +56,8 @@ pub use elo::{elo_from_score, score_from_elo, ELO_PER_NAT};
 pub use error::StatsError;
 pub use interval::{Estimate, Interval, Z95};
 pub use penta::Penta;
-pub use sprt::{decide, llr_normalized, sprt_bounds, Decision, LlrBounds, Sprt, SprtSummary, NELO_PER_T};
+pub use sprt::{
+    decide, llr_normalized, pair_estimates, sprt_bounds, Decision, LlrBounds, PairEstimates, Sprt, SprtSummary,
+    NELO_PER_T,
+};
 pub use wilson::{wilson_interval, wilson_interval_z};

@@ -190,17 +190,7 @@ impl Sprt {
     pub fn evaluate(&self, penta: &Penta) -> Result<SprtSummary> {
         let bounds = self.bounds()?;
         let llr = llr_normalized(penta, self.nelo0, self.nelo1)?;
-        let (score, sigma_pair) = pair_score(penta);
-        let elo_of = |s: f64| elo_from_score(s.clamp(EMPTY_CELL, 1.0 - EMPTY_CELL));
-        let elo = Estimate {
-            value: elo_of(score.value),
-            interval: Interval { low: elo_of(score.interval.low), high: elo_of(score.interval.high) },
-        };
-        let nelo_of = |s: f64| (s - 0.5) / (std::f64::consts::SQRT_2 * sigma_pair) * NELO_PER_T;
-        let nelo = Estimate {
-            value: nelo_of(score.value),
-            interval: Interval { low: nelo_of(score.interval.low), high: nelo_of(score.interval.high) },
-        };
+        let PairEstimates { score, elo, nelo } = pair_estimates(penta);
         Ok(SprtSummary {
             llr,
             bounds,
@@ -212,6 +202,34 @@ impl Sprt {
             decision: decide(llr, bounds),
         })
     }
+}
+
+/// What paired games say about the strength difference, without a test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairEstimates {
+    /// Mean per-game score with its 95% interval.
+    pub score: Estimate,
+    /// Logistic Elo of the mean score; the interval maps the score interval through the Elo curve.
+    pub elo: Estimate,
+    /// Normalized Elo `(μ - ½) / σ_game · 800 / ln 10` with `σ_game = √2 · σ_pair`; interval likewise.
+    pub nelo: Estimate,
+}
+
+/// Score, Elo and normalized Elo with 95% intervals from pentanomial counts
+/// (what [`Sprt::evaluate`] reports beside the LLR).
+pub fn pair_estimates(penta: &Penta) -> PairEstimates {
+    let (score, sigma_pair) = pair_score(penta);
+    let elo_of = |s: f64| elo_from_score(s.clamp(EMPTY_CELL, 1.0 - EMPTY_CELL));
+    let elo = Estimate {
+        value: elo_of(score.value),
+        interval: Interval { low: elo_of(score.interval.low), high: elo_of(score.interval.high) },
+    };
+    let nelo_of = |s: f64| (s - 0.5) / (std::f64::consts::SQRT_2 * sigma_pair) * NELO_PER_T;
+    let nelo = Estimate {
+        value: nelo_of(score.value),
+        interval: Interval { low: nelo_of(score.interval.low), high: nelo_of(score.interval.high) },
+    };
+    PairEstimates { score, elo, nelo }
 }
 
 /// Mean per-game score with its 95% interval `μ ± z·sqrt(var/N)` over pairs, and the standard deviation of the
