@@ -20,6 +20,8 @@
 //! | `heuristic:temp=0` | as `heuristic`, always a best-scored action (ties uniformly); `temp` is any number ≥ 0 |
 //! | `mcts:sims=400,c=0.7,depth=4,rollout=capture` | information-set MCTS over worlds drawn from its information set ([`mcts`]); `mcts:800` = `mcts:sims=800` |
 //! | `cheat-mcts:sims=400` | the same search in the true position: a cheating reference ([`Player::Cheating`]) |
+//! | `net:default`, `net:path=FILE,temp=0` | a policy/value network (crate `junqi-train`, registered by the `junqi` binary built with `torch`) |
+//! | `mcts:sims=200,eval=net:FILE` | the search with the network's priors (PUCT) and values at the leaves |
 //!
 //! ```
 //! use junqi_bots::from_spec;
@@ -40,10 +42,10 @@ mod spec;
 
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
 pub use heuristic::{heuristic_deployment, Heuristic};
-pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig};
+pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig, RootOptions};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
-pub use spec::{from_spec, split_bot_list, BotSpec, BotSpecError, BOT_NAMES};
+pub use spec::{from_spec, register_bot, split_bot_list, BotFactory, BotSpec, BotSpecError, BOT_NAMES};
 
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Rules};
 

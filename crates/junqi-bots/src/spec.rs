@@ -6,10 +6,38 @@ use crate::{Greedy, Heuristic, Player, RandomBot};
 /// The bots [`from_spec`] knows.
 pub const BOT_NAMES: [&str; 5] = ["random", "greedy", "heuristic", "mcts", "cheat-mcts"];
 
+/// Bots whose code lives outside this crate (e.g. the network bots of
+/// `junqi-train`, which need libtorch): a name and the factory that builds them.
+pub type BotFactory = fn(&BotSpec) -> Result<Player, BotSpecError>;
+
+static EXTERNAL: std::sync::RwLock<Vec<(&'static str, BotFactory)>> = std::sync::RwLock::new(Vec::new());
+
+/// Bots that [`from_spec`] knows only when their crate is linked in.
+const EXTERNAL_NAMES: [&str; 1] = ["net"];
+
+/// Make [`from_spec`] build `name` specs, and `mcts:…,eval=name:…` specs, with
+/// `factory` (it receives the whole parsed spec, `net:…` or `mcts:…`).
+/// Registering a name again replaces its factory.
+pub fn register_bot(name: &'static str, factory: BotFactory) {
+    let mut table = EXTERNAL.write().unwrap_or_else(|e| e.into_inner());
+    table.retain(|(n, _)| *n != name);
+    table.push((name, factory));
+}
+
+fn external(name: &str) -> Result<BotFactory, BotSpecError> {
+    let table = EXTERNAL.read().unwrap_or_else(|e| e.into_inner());
+    match table.iter().find(|(n, _)| *n == name) {
+        Some((_, f)) => Ok(*f),
+        None if EXTERNAL_NAMES.contains(&name) => Err(BotSpecError::Unavailable { name: name.to_string() }),
+        None => Err(BotSpecError::UnknownBot { name: name.to_string() }),
+    }
+}
+
 /// The parameter a bare value stands for (`mcts:800` = `mcts:sims=800`).
 fn positional_key(bot: &str) -> Option<&'static str> {
     match bot {
         "mcts" | "cheat-mcts" => Some("sims"),
+        "net" => Some("path"),
         _ => None,
     }
 }
@@ -28,6 +56,8 @@ pub enum BotSpecError {
     Empty,
     #[error("unknown bot `{name}`; bots are: {}", BOT_NAMES.join(", "))]
     UnknownBot { name: String },
+    #[error("bot `{name}` needs a network build: this `junqi` was built without the `torch` feature")]
+    Unavailable { name: String },
     #[error("bot spec `{spec}`: parameters must be key=value, got `{part}`")]
     Syntax { spec: String, part: String },
     #[error("bot `{bot}` has no parameter `{key}`{}", if known.is_empty() { String::from(" (it takes none)") } else { format!("; parameters are: {known}") })]
@@ -71,7 +101,7 @@ impl BotSpec {
         Ok(BotSpec { name: name.to_string(), params })
     }
 
-    pub(crate) fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
+    pub fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
         for (k, _) in &self.params {
             if !known.contains(&k.as_str()) {
                 return Err(BotSpecError::UnknownParam {
@@ -84,11 +114,11 @@ impl BotSpec {
         Ok(())
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<&str> {
+    pub fn get(&self, key: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
-    pub(crate) fn bad(&self, key: &str, message: &str) -> BotSpecError {
+    pub fn bad(&self, key: &str, message: &str) -> BotSpecError {
         BotSpecError::BadValue {
             bot: self.name.clone(),
             key: key.to_string(),
@@ -98,12 +128,12 @@ impl BotSpec {
     }
 
     /// A whole-number parameter in `min..=max`.
-    pub(crate) fn integer(&self, key: &str, default: u32, min: u32, max: u32) -> Result<u32, BotSpecError> {
+    pub fn integer(&self, key: &str, default: u32, min: u32, max: u32) -> Result<u32, BotSpecError> {
         self.in_range(key, default, min, max, "a whole number")
     }
 
     /// A number parameter in `min..=max`.
-    pub(crate) fn number(&self, key: &str, default: f32, min: f32, max: f32) -> Result<f32, BotSpecError> {
+    pub fn number(&self, key: &str, default: f32, min: f32, max: f32) -> Result<f32, BotSpecError> {
         self.in_range(key, default, min, max, "a number")
     }
 
@@ -121,7 +151,7 @@ impl BotSpec {
     }
 
     /// A finite number ≥ 0 (e.g. a temperature).
-    fn non_negative(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
+    pub fn non_negative(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => match v.parse::<f32>() {
@@ -132,7 +162,7 @@ impl BotSpec {
     }
 
     /// A probability parameter in [0, 1].
-    fn probability(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
+    pub fn probability(&self, key: &str, default: f32) -> Result<f32, BotSpecError> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => match v.parse::<f32>() {
@@ -161,9 +191,20 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
             s.check_keys(&["temp"])?;
             Ok(Player::Fair(Box::new(Heuristic::new(s.non_negative("temp", crate::heuristic::DEFAULT_TEMP)?))))
         }
-        "mcts" => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
-        "cheat-mcts" => Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?)))),
-        other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
+        "mcts" => match s.get("eval") {
+            Some(eval) => {
+                let evaluator = BotSpec::parse(eval)?.name;
+                external(&evaluator)?(&s)
+            }
+            None => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
+        },
+        "cheat-mcts" => {
+            if s.get("eval").is_some() {
+                return Err(s.bad("eval", "only `mcts` takes an outside evaluator"));
+            }
+            Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?))))
+        }
+        other => external(other)?(&s),
     }
 }
 
@@ -232,7 +273,12 @@ mod tests {
         assert!(err("mcts:c=-1").contains("from 0 to 100"));
         assert!(err("mcts:depth=5000").contains("from 0 to 1000"));
         assert!(err("mcts:rollout=smart").contains("expected random or capture"));
-        assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, c, depth, rollout"));
+        assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, c, depth, rollout, noise"));
+        assert!(err("net:default").contains("built without the `torch` feature"), "{}", err("net:default"));
+        assert!(err("mcts:eval=net:default").contains("built without the `torch` feature"));
+        assert!(err("mcts:eval=minimax").contains("unknown bot `minimax`"));
+        assert!(err("cheat-mcts:eval=net").contains("only `mcts`"));
+        assert!(err("mcts:noise=2").contains("from 0 to 1"));
         assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
         assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
         assert!(err("heuristic:temp=x").contains("bad value `x`"));
@@ -244,7 +290,12 @@ mod tests {
         assert_eq!(from_spec("mcts").unwrap().name(), "mcts:sims=400");
         assert_eq!(from_spec("mcts:800").unwrap().name(), "mcts:sims=800");
         assert_eq!(from_spec("mcts: 800 ,c=1.5").unwrap().name(), "mcts:sims=800,c=1.5");
-        for spec in ["mcts:sims=200,c=1.4,depth=0,rollout=random", "cheat-mcts:sims=50,depth=12", "mcts:sims=1"] {
+        for spec in [
+            "mcts:sims=200,c=1.4,depth=0,rollout=random",
+            "cheat-mcts:sims=50,depth=12",
+            "mcts:sims=1",
+            "mcts:sims=8,noise=0.25,temp=1,temp_plies=20",
+        ] {
             let name = from_spec(spec).unwrap().name();
             assert_eq!(name, spec);
             assert_eq!(from_spec(&name).unwrap().name(), name);

@@ -1,6 +1,7 @@
 //! MCTS parameters and their spec form.
 
 use super::eval::{RolloutEvaluator, RolloutPolicy};
+use super::search::RootOptions;
 use crate::spec::{BotSpec, BotSpecError};
 
 /// Parameters of `mcts` / `cheat-mcts`.
@@ -11,28 +12,46 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `c` | exploration constant (values are in [-1, 1]) | 0.7 |
 /// | `depth` | playout plies before the material score (0 to 1000) | 4 |
 /// | `rollout` | playout policy: `random`, or `capture` (best winning capture, else random) | capture |
+/// | `noise` | weight of Dirichlet noise in the root priors (self-play; needs an evaluator with priors) | 0 |
+/// | `alpha` | the noise's concentration | 0.3 |
+/// | `temp` | sample the move ∝ visits^(1/temp) in the first `temp_plies` plies (self-play) | 0 |
+/// | `temp_plies` | plies of the game during which `temp` applies | 30 |
+/// | `eval` | a leaf evaluator from outside this crate, e.g. `net:default` (see [`crate::register_bot`]) | the rollout |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     pub sims: u32,
     pub c: f32,
     pub depth: u32,
     pub rollout: RolloutPolicy,
+    pub root: RootOptions,
 }
 
 impl Default for MctsConfig {
     fn default() -> MctsConfig {
-        MctsConfig { sims: 400, c: 0.7, depth: 4, rollout: RolloutPolicy::Capture }
+        MctsConfig {
+            sims: 400,
+            c: 0.7,
+            depth: 4,
+            rollout: RolloutPolicy::Capture,
+            root: RootOptions { temp_plies: 30, ..RootOptions::default() },
+        }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 4] = ["sims", "c", "depth", "rollout"];
+pub(crate) const MCTS_KEYS: [&str; 9] = ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "eval"];
 
 impl MctsConfig {
     /// Read the parameters of a parsed `mcts` / `cheat-mcts` spec.
     pub fn from_spec(spec: &BotSpec) -> Result<MctsConfig, BotSpecError> {
         spec.check_keys(&MCTS_KEYS)?;
         let d = MctsConfig::default();
+        let root = RootOptions {
+            noise_frac: spec.number("noise", d.root.noise_frac, 0.0, 1.0)?,
+            noise_alpha: spec.number("alpha", d.root.noise_alpha, 0.001, 100.0)?,
+            temp: spec.number("temp", d.root.temp, 0.0, 100.0)?,
+            temp_plies: spec.integer("temp_plies", d.root.temp_plies, 0, 100_000)?,
+        };
         let rollout = match spec.get("rollout") {
             None => d.rollout,
             Some(v) => RolloutPolicy::from_name(v).ok_or_else(|| spec.bad("rollout", "expected random or capture"))?,
@@ -42,6 +61,7 @@ impl MctsConfig {
             c: spec.number("c", d.c, 0.0, 100.0)?,
             depth: spec.integer("depth", d.depth, 0, 1000)?,
             rollout,
+            root,
         })
     }
 
@@ -58,6 +78,17 @@ impl MctsConfig {
         }
         if self.rollout != d.rollout {
             out.push_str(&format!(",rollout={}", self.rollout.name()));
+        }
+        let (r, dr) = (&self.root, &d.root);
+        for (key, value, default) in [
+            ("noise", r.noise_frac, dr.noise_frac),
+            ("alpha", r.noise_alpha, dr.noise_alpha),
+            ("temp", r.temp, dr.temp),
+            ("temp_plies", r.temp_plies as f32, dr.temp_plies as f32),
+        ] {
+            if value != default {
+                out.push_str(&format!(",{key}={value}"));
+            }
         }
         out
     }

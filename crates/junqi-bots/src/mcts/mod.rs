@@ -45,7 +45,7 @@ mod tree;
 pub use config::MctsConfig;
 pub use deploy::mcts_deployment;
 pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, RolloutPolicy};
-pub use search::Search;
+pub use search::{RootOptions, Search};
 
 use crate::{Agent, CheatingAgent, Decision};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Position, Rules};
@@ -54,6 +54,8 @@ use junqi_core::{Colour, Deployment, GameRng, InfoSet, Position, Rules};
 pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     config: MctsConfig,
     search: Search<E>,
+    /// Appended to the spec in [`Agent::name`], e.g. `,eval=net:default`.
+    name_suffix: String,
 }
 
 impl Mcts {
@@ -67,13 +69,21 @@ impl<E: LeafEvaluator> Mcts<E> {
     /// With another leaf evaluator (e.g. a network); `config.depth` and
     /// `config.rollout` then do not apply.
     pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Mcts<E> {
-        Mcts { config, search: Search::new(evaluator, config.c) }
+        let mut search = Search::new(evaluator, config.c);
+        search.root = config.root;
+        Mcts { config, search, name_suffix: String::new() }
+    }
+
+    /// Add `suffix` to the bot's name (its spec), e.g. `,eval=net:default`.
+    pub fn with_name_suffix(mut self, suffix: impl Into<String>) -> Mcts<E> {
+        self.name_suffix = suffix.into();
+        self
     }
 }
 
 impl<E: LeafEvaluator> Agent for Mcts<E> {
     fn name(&self) -> String {
-        self.config.spec("mcts")
+        self.config.spec("mcts") + &self.name_suffix
     }
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
         self.search.run(self.config.sims, |rng| info.sample_world(rng), rng)
@@ -91,7 +101,9 @@ pub struct CheatMcts<E: LeafEvaluator = RolloutEvaluator> {
 
 impl CheatMcts {
     pub fn new(config: MctsConfig) -> CheatMcts {
-        CheatMcts { config, search: Search::new(config.evaluator(), config.c) }
+        let mut search = Search::new(config.evaluator(), config.c);
+        search.root = config.root;
+        CheatMcts { config, search }
     }
 }
 

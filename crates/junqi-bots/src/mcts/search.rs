@@ -22,11 +22,44 @@ pub struct Search<E> {
     /// Nodes visited in this simulation and the seat that chose each.
     path: Vec<(u32, Seat)>,
     priors: Vec<f32>,
+    /// Root exploration for self-play (noise, temperature); off by default.
+    pub root: RootOptions,
+}
+
+/// Self-play exploration at the root (AlphaZero): Dirichlet noise mixed into
+/// the root priors, and the action sampled from the visit counts at a
+/// temperature during the game's first plies. Both off by default, so a
+/// search decides deterministically by visits.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RootOptions {
+    /// Weight of the noise in the root priors (0 = none). Only applies when
+    /// the evaluator gives priors.
+    pub noise_frac: f32,
+    /// Concentration of the symmetric Dirichlet noise.
+    pub noise_alpha: f32,
+    /// Sample the action ∝ visits^(1/temp) while the game's ply is below
+    /// `temp_plies` (0 = always the most visited).
+    pub temp: f32,
+    pub temp_plies: u32,
+}
+
+impl Default for RootOptions {
+    fn default() -> RootOptions {
+        RootOptions { noise_frac: 0.0, noise_alpha: 0.3, temp: 0.0, temp_plies: 0 }
+    }
 }
 
 impl<E: LeafEvaluator> Search<E> {
     pub fn new(evaluator: E, c: f32) -> Search<E> {
-        Search { evaluator, c, tree: Tree::new(), moves: MoveList::new(), path: Vec::new(), priors: Vec::new() }
+        Search {
+            evaluator,
+            c,
+            tree: Tree::new(),
+            moves: MoveList::new(),
+            path: Vec::new(),
+            priors: Vec::new(),
+            root: RootOptions::default(),
+        }
     }
 
     /// Run `sims` simulations, each in a world drawn by `world`, and decide:
@@ -45,14 +78,22 @@ impl<E: LeafEvaluator> Search<E> {
         if self.evaluator.priors(&first, self.moves.as_slice(), &mut self.priors)
             && self.priors.len() == self.moves.len()
         {
+            if self.root.noise_frac > 0.0 {
+                mix_dirichlet(&mut self.priors, self.root.noise_frac, self.root.noise_alpha, rng);
+            }
             self.tree.set_priors(0, self.moves.as_slice(), &self.priors);
         }
+        let sample = self.root.temp > 0.0 && first.ply() < self.root.temp_plies;
         let mut next = Some(first);
         for _ in 0..sims.max(1) {
             let w = next.take().unwrap_or_else(|| world(rng));
             self.simulate(w, rng);
         }
-        self.decide()
+        let mut decision = self.decide();
+        if sample {
+            decision.action = sample_at_temperature(&decision.policy, self.root.temp, rng);
+        }
+        decision
     }
 
     fn simulate(&mut self, mut world: Position, rng: &mut GameRng) {
@@ -168,5 +209,81 @@ impl<E: LeafEvaluator> Search<E> {
             .max_by(|a, b| a.visits.cmp(&b.visits).then(a.mean().total_cmp(&b.mean())).then(b.mv.cmp(&a.mv)))
             .expect("every simulation visits a root action");
         Decision { action: best.mv, policy }
+    }
+}
+
+/// Mix symmetric Dirichlet(`alpha`) noise into `priors` with weight `frac`.
+fn mix_dirichlet(priors: &mut [f32], frac: f32, alpha: f32, rng: &mut GameRng) {
+    use rand_distr::{Distribution, Gamma};
+    let Ok(gamma) = Gamma::new(alpha.max(1e-3) as f64, 1.0) else { return };
+    let noise: Vec<f64> = priors.iter().map(|_| gamma.sample(rng)).collect();
+    let sum: f64 = noise.iter().sum();
+    if !(sum > 0.0) {
+        return;
+    }
+    for (p, n) in priors.iter_mut().zip(noise) {
+        *p = (1.0 - frac) * *p + frac * (n / sum) as f32;
+    }
+}
+
+/// An action drawn with probability ∝ share^(1/temp) from a visit distribution.
+fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
+    let weights: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64).powf(1.0 / temp as f64)).collect();
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.random::<f64>() * total;
+    for (&(mv, _), w) in policy.iter().zip(&weights) {
+        if x < *w {
+            return mv;
+        }
+        x -= w;
+    }
+    policy.last().expect("a decision has a policy").0
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::*;
+    use junqi_core::rng_from_seed;
+
+    #[test]
+    fn dirichlet_noise_keeps_a_distribution_and_zero_weight_changes_nothing() {
+        let mut rng = rng_from_seed(3);
+        let base = vec![0.7f32, 0.2, 0.1, 0.0];
+        let mut p = base.clone();
+        mix_dirichlet(&mut p, 0.0, 0.3, &mut rng);
+        assert_eq!(p, base);
+        let mut moved = 0;
+        for _ in 0..50 {
+            let mut p = base.clone();
+            mix_dirichlet(&mut p, 0.25, 0.3, &mut rng);
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{p:?}");
+            assert!(p.iter().all(|&x| x >= 0.0));
+            // Each prior keeps at least 75% of its weight.
+            assert!(p.iter().zip(&base).all(|(a, b)| *a >= 0.75 * b - 1e-6));
+            moved += (p[3] > 0.0) as u32;
+        }
+        assert!(moved > 40, "the noise reaches actions without prior mass");
+    }
+
+    #[test]
+    fn temperature_samples_in_proportion_and_sharpens_below_one() {
+        let mut rng = rng_from_seed(9);
+        let m = |s: &str| s.parse::<Move>().unwrap();
+        let policy = vec![(m("a1a2"), 0.6f32), (m("b1b2"), 0.3), (m("c1c2"), 0.1)];
+        let count = |temp: f32, rng: &mut GameRng| {
+            let mut n = [0u32; 3];
+            for _ in 0..20_000 {
+                let a = sample_at_temperature(&policy, temp, rng);
+                n[policy.iter().position(|p| p.0 == a).unwrap()] += 1;
+            }
+            n.map(|x| x as f64 / 20_000.0)
+        };
+        let at1 = count(1.0, &mut rng);
+        for (f, p) in at1.iter().zip([0.6, 0.3, 0.1]) {
+            assert!((f - p).abs() < 0.015, "{at1:?}");
+        }
+        // T = 0.5 squares the shares: 0.36 : 0.09 : 0.01.
+        let at_half = count(0.5, &mut rng);
+        assert!((at_half[0] - 0.36 / 0.46).abs() < 0.015, "{at_half:?}");
     }
 }
