@@ -259,3 +259,13 @@ pub fn load_net(path: &Path, device: Device) -> Result<(nn::VarStore, Net, Check
     load_vars(path, &bytes, prefix, &vs.variables())?;
     Ok((vs, net, info))
 }
+
+/// Write the weights of a checkpoint (or of an exported net) as an exported
+/// net at `out`: no optimiser state, format [`NET_FORMAT`].
+pub fn export_checkpoint(checkpoint: &Path, out: &Path) -> Result<()> {
+    let (vs, _net, info) = load_net(checkpoint, Device::Cpu)?;
+    let tensors: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+    let mut meta = base_metadata(&info.model, NET_FORMAT);
+    meta.insert("step".into(), info.step.to_string());
+    write(out, tensors, meta)
+}

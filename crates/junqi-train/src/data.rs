@@ -92,6 +92,39 @@ impl DataWindow {
         })
     }
 
+    /// Every game of several self-play runs (e.g. the training loop's newest
+    /// generations) as one window: `root` is their common parent and each
+    /// run a folder under it. Game ids repeat from run to run, so the id
+    /// range covers them all.
+    pub fn of_runs(root: &Path, runs: &[PathBuf]) -> Result<DataWindow> {
+        let mut shards = Vec::new();
+        let (mut last_game, mut rows, mut channels) = (0, 0, None);
+        for run in runs {
+            for path in shard_files(&run.join(SAMPLES_DIR))? {
+                let (first, games, ch, r) = footer(&path)?;
+                if games == 0 {
+                    continue;
+                }
+                if *channels.get_or_insert(ch) != ch {
+                    return Err(TrainError::Corrupt {
+                        path,
+                        message: format!("{ch} observation planes, other shards have {}", channels.unwrap()),
+                    });
+                }
+                last_game = last_game.max(first + games - 1);
+                rows += r;
+                let rel = path.strip_prefix(root).map_err(|_| {
+                    TrainError::Config(format!("{} is not under {}", path.display(), root.display()))
+                })?;
+                shards.push(rel.to_string_lossy().into_owned());
+            }
+        }
+        let Some(channels) = channels else {
+            return Err(TrainError::Config(format!("{}: no samples shards in the runs", root.display())));
+        };
+        Ok(DataWindow { dir: root.to_path_buf(), first_game: 0, last_game, shards, rows, channels })
+    }
+
     pub fn games(&self) -> u64 {
         self.last_game + 1 - self.first_game
     }

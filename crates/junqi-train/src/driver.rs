@@ -7,6 +7,7 @@ use crate::metrics::Metrics;
 use crate::trainer::{StepMetrics, Trainer};
 use crate::{Result, TrainError};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Checkpoints go to `<out>/checkpoints/ckpt-<step>.safetensors`.
@@ -31,6 +32,8 @@ pub struct TrainSummary {
     /// The last checkpoint written (or resumed from).
     pub checkpoint: Option<PathBuf>,
     pub window: DataWindow,
+    /// Stopped by the stop flag before `optim.steps` (a checkpoint was written).
+    pub interrupted: bool,
 }
 
 /// Train on the newest `config.data.window_games` games of `data_dir` (a
@@ -41,6 +44,31 @@ pub struct TrainSummary {
 /// from the newest (same model required; e.g. a larger `steps` continues a
 /// finished run).
 pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mut dyn Metrics) -> Result<TrainSummary> {
+    train_until(config, data_dir, out_dir, metrics, &AtomicBool::new(false))
+}
+
+/// [`train`], stopping early (with a checkpoint) once `stop` is set (Ctrl-C).
+pub fn train_until(
+    config: &TrainConfig,
+    data_dir: &Path,
+    out_dir: &Path,
+    metrics: &mut dyn Metrics,
+    stop: &AtomicBool,
+) -> Result<TrainSummary> {
+    config.check()?;
+    let window = DataWindow::open(data_dir, config.data.window_games)?;
+    train_window(config, window, out_dir, metrics, stop)
+}
+
+/// [`train_until`] on a window already chosen (e.g. the training loop's
+/// newest generations, [`DataWindow::of_runs`]).
+pub fn train_window(
+    config: &TrainConfig,
+    window: DataWindow,
+    out_dir: &Path,
+    metrics: &mut dyn Metrics,
+    stop: &AtomicBool,
+) -> Result<TrainSummary> {
     config.check()?;
     std::fs::create_dir_all(out_dir).map_err(TrainError::io(out_dir))?;
     let config_path = out_dir.join("config.toml");
@@ -51,7 +79,6 @@ pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mu
         Some(path) => Trainer::resume(path, config)?.0,
         None => Trainer::new(config)?,
     };
-    let window = DataWindow::open(data_dir, config.data.window_games)?;
     if window.channels != config.model.in_channels {
         return Err(TrainError::Config(format!(
             "the data has {} observation planes, the model takes {}",
@@ -81,7 +108,12 @@ pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mu
         }
         Ok(path)
     };
+    let mut interrupted = false;
     while trainer.step() < config.optim.steps {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
         let batch = loader.next_batch(config.optim.batch_size, trainer.device())?;
         let m = trainer.train_step(&batch)?;
         samples += batch.len as u64;
@@ -109,5 +141,6 @@ pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mu
         last,
         checkpoint,
         window,
+        interrupted,
     })
 }

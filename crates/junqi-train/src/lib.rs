@@ -18,23 +18,31 @@
 //! * [`Metrics`]: where scalars go: TensorBoard ([`TensorBoardMetrics`]), memory
 //!   ([`MemoryMetrics`]) or nowhere ([`NoMetrics`]).
 //! * [`train`]: the whole loop (resume, batches, logging, checkpoints).
+//! * [`run_loop`]: the closed self-play → train → evaluate → promote loop.
+//! * [`netbots`]: the `net:…` and `mcts:…,eval=net:…` bots, served by the
+//!   batching [`inference`] thread of their net.
 
 mod checkpoint;
 mod config;
 mod data;
 mod driver;
+pub mod inference;
 mod metrics;
 mod net;
+pub mod netbots;
 mod optim;
 mod trainer;
+pub mod training_loop;
 
-pub use checkpoint::{latest_checkpoint, load_net, read_metadata, CheckpointInfo, CHECKPOINT_FORMAT, NET_FORMAT};
+pub use checkpoint::{export_checkpoint, latest_checkpoint, load_net, read_metadata, CheckpointInfo, CHECKPOINT_FORMAT, NET_FORMAT};
 pub use config::{DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, TrainConfig};
 pub use data::{Batch, DataWindow, Example, Loader};
-pub use driver::{train, TrainSummary, CHECKPOINT_DIR, TB_DIR};
+pub use driver::{train, train_until, train_window, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
+pub use netbots::{register_net_bots, resolve_net_path, DEFAULT_NET};
 pub use trainer::{StepMetrics, Trainer};
+pub use training_loop::{run_loop, LoopConfig, LoopObserver, LoopState};
 
 use std::path::PathBuf;
 
@@ -53,6 +61,9 @@ pub enum TrainError {
     /// A checkpoint or exported net that cannot be read.
     #[error("{}: not a usable checkpoint: {message}", path.display())]
     Checkpoint { path: PathBuf, message: String },
+    /// Stopped on request (Ctrl-C); what was finished is saved.
+    #[error("{0}")]
+    Interrupted(String),
     #[error("torch: {0}")]
     Torch(#[from] tch::TchError),
 }

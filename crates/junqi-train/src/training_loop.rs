@@ -1,0 +1,690 @@
+//! The closed training loop (`junqi loop`): self-play with the best net →
+//! train on the newest generations' games → evaluate the new net against the
+//! best (paired games) and against a fixed anchor bot → promote on success.
+//!
+//! Every stage writes its output under the run directory and the loop's
+//! state (`state.json`) is rewritten atomically after each stage, so a run
+//! stopped anywhere (Ctrl-C, a crash) resumes where it was with the same
+//! command. Layout of `<out>/`:
+//!
+//! ```text
+//! loop.toml               the config of the run (a resume must match it)
+//! state.json              generations done, each net's scores and Elo, the best net
+//! gen-NNN/selfplay/       generation NNN's games and samples (junqi selfplay layout)
+//! gen-NNN/eval-best/      paired games of net NNN against the best net so far
+//! gen-NNN/eval-anchor/    paired games of net NNN against the anchor bot
+//! nets/net-NNN.safetensors  every generation's net (exported, with metadata)
+//! train/                  one continuing training run: checkpoints/, tb/
+//! elo.csv, elo.svg, summary.md   each generation's Elo against the anchor, over time
+//! ```
+//!
+//! Generation 0's games come from the `bootstrap` bot (there is no net yet);
+//! every later generation's from `mcts:…,eval=net:<best>` with Dirichlet
+//! noise at the root and a temperature for the first plies.
+
+use crate::config::TrainConfig;
+use crate::data::DataWindow;
+use crate::driver::train_window;
+use crate::inference::{release_shared_clients, shared_stats};
+use crate::metrics::TensorBoardMetrics;
+use crate::{export_checkpoint, Result, TrainError};
+use junqi_arena::{matchup_config, pair_scores, play_matchup};
+use junqi_core::{Mode, Rules};
+use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
+use junqi_stats::{pair_estimates, Penta};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// The loop's settings (`configs/loop/*.toml`); every key has a default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopConfig {
+    pub seed: u64,
+    /// Game mode (its preset rules): fanqi, anqi or mingqi.
+    pub mode: String,
+    /// Rule overrides, e.g. `["max_plies=400"]`.
+    pub rules_set: Vec<String>,
+    /// Stop after this many generations (0 = no limit).
+    pub generations: u32,
+    /// Start no new generation after this many minutes of this run (0 = no limit).
+    pub minutes: f64,
+    /// Worker threads for self-play and evaluation: games in flight, whose
+    /// positions share the net's batches.
+    pub threads: usize,
+    pub bootstrap: BootstrapConfig,
+    pub selfplay: SelfplaySettings,
+    /// Train on the games of the newest this many generations.
+    pub window_generations: u32,
+    /// Optimisation steps added each generation.
+    pub steps_per_generation: u64,
+    /// The net and optimiser (`optim.steps` is set by the loop).
+    pub train: TrainConfig,
+    pub evaluate: EvalSettings,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BootstrapConfig {
+    /// The bot that plays generation 0.
+    pub bot: String,
+    pub games: u64,
+    /// Training steps after generation 0 (0 = `steps_per_generation`).
+    pub steps: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfplaySettings {
+    /// Games per generation (after the bootstrap).
+    pub games: u64,
+    /// Search simulations per move; 0 = play from the net's policy at `temp`.
+    pub sims: u32,
+    /// PUCT exploration constant.
+    pub c: f32,
+    /// Dirichlet noise weight and concentration at the root.
+    pub noise: f32,
+    pub alpha: f32,
+    /// Temperature of the move choice during the first `temp_plies` plies
+    /// (then the most visited move).
+    pub temp: f32,
+    pub temp_plies: u32,
+    /// Positions written per game: a number or "all".
+    pub samples_per_game: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalSettings {
+    /// Paired games of the new net against the best (even).
+    pub games: u64,
+    /// Simulations of the evaluation bots; 0 = the net's policy, argmax
+    /// (two argmax nets tend to shuffle into a draw: a search varies the games).
+    pub sims: u32,
+    /// Promote when the new net scores at least this against the best.
+    pub promote_score: f64,
+    /// The fixed opponent every net is rated against (Elo 0 on the chart).
+    pub anchor: String,
+    /// Paired games against the anchor (even; 0 = none).
+    pub anchor_games: u64,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        let mut train = TrainConfig::default();
+        train.optim.schedule = crate::LrSchedule::Constant;
+        LoopConfig {
+            seed: 0,
+            mode: "fanqi".into(),
+            rules_set: Vec::new(),
+            generations: 0,
+            minutes: 0.0,
+            threads: 16,
+            bootstrap: BootstrapConfig::default(),
+            selfplay: SelfplaySettings::default(),
+            window_generations: 4,
+            steps_per_generation: 500,
+            train,
+            evaluate: EvalSettings::default(),
+        }
+    }
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        BootstrapConfig { bot: "heuristic".into(), games: 1000, steps: 0 }
+    }
+}
+
+impl Default for SelfplaySettings {
+    fn default() -> Self {
+        SelfplaySettings {
+            games: 200,
+            sims: 32,
+            c: 1.5,
+            noise: 0.25,
+            alpha: 0.3,
+            temp: 1.0,
+            temp_plies: 30,
+            samples_per_game: "all".into(),
+        }
+    }
+}
+
+impl Default for EvalSettings {
+    fn default() -> Self {
+        EvalSettings { games: 40, sims: 8, promote_score: 0.55, anchor: "greedy".into(), anchor_games: 40 }
+    }
+}
+
+impl LoopConfig {
+    pub fn from_toml(text: &str) -> Result<LoopConfig> {
+        let c: LoopConfig = toml::from_str(text).map_err(|e| TrainError::Config(format!("bad loop config: {e}")))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("the config serialises")
+    }
+
+    pub fn rules(&self) -> Result<Rules> {
+        let mode: Mode = self.mode.parse().map_err(|e| TrainError::Config(format!("mode: {e}")))?;
+        let mut rules = Rules::preset(mode);
+        for a in &self.rules_set {
+            rules.apply_override(a).map_err(|e| TrainError::Config(format!("rules_set `{a}`: {e}")))?;
+        }
+        Ok(rules)
+    }
+
+    fn samples(&self) -> Result<SamplesPerGame> {
+        self.selfplay
+            .samples_per_game
+            .parse()
+            .map_err(|e| TrainError::Config(format!("selfplay.samples_per_game: {e}")))
+    }
+
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(TrainError::Config(m));
+        self.rules()?;
+        self.samples()?;
+        self.train.check()?;
+        if self.threads == 0 {
+            return bad("threads must be at least 1".into());
+        }
+        if self.bootstrap.games == 0 || self.selfplay.games == 0 {
+            return bad("bootstrap.games and selfplay.games must be positive".into());
+        }
+        if self.window_generations == 0 || self.steps_per_generation == 0 {
+            return bad("window_generations and steps_per_generation must be positive".into());
+        }
+        let e = &self.evaluate;
+        if e.games < 2 || e.games % 2 == 1 || e.anchor_games % 2 == 1 {
+            return bad("evaluate.games (at least 2) and evaluate.anchor_games must be even: paired games".into());
+        }
+        if !(0.0..=1.0).contains(&e.promote_score) {
+            return bad("evaluate.promote_score must be in [0, 1]".into());
+        }
+        junqi_bots::from_spec(&self.bootstrap.bot)
+            .map_err(|err| TrainError::Config(format!("bootstrap.bot: {err}")))?;
+        if e.anchor_games > 0 {
+            junqi_bots::from_spec(&e.anchor).map_err(|err| TrainError::Config(format!("evaluate.anchor: {err}")))?;
+        }
+        Ok(())
+    }
+
+    /// The self-play bot of a generation whose best net is `net`.
+    pub fn selfplay_bot(&self, net: &Path) -> String {
+        let s = &self.selfplay;
+        if s.sims == 0 {
+            return format!("net:path={},temp={}", net.display(), s.temp);
+        }
+        format!(
+            "mcts:sims={},c={},noise={},alpha={},temp={},temp_plies={},eval=net:{}",
+            s.sims,
+            s.c,
+            s.noise,
+            s.alpha,
+            s.temp,
+            s.temp_plies,
+            net.display()
+        )
+    }
+
+    /// The bot that plays `net` in evaluations.
+    pub fn eval_bot(&self, net: &Path) -> String {
+        match self.evaluate.sims {
+            0 => format!("net:{}", net.display()),
+            n => format!("mcts:sims={n},c={},eval=net:{}", self.selfplay.c, net.display()),
+        }
+    }
+}
+
+/// One generation's record in `state.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub index: u32,
+    /// The bot that played this generation's games.
+    pub selfplay_bot: String,
+    pub selfplay_games: u64,
+    pub selfplay_plies: u64,
+    pub selfplay_seconds: f64,
+    /// Net forward passes and positions during self-play (mean batch = positions / batches).
+    pub inference_batches: u64,
+    pub inference_positions: u64,
+    /// The net trained after this generation's games.
+    pub net: Option<String>,
+    pub train_step: u64,
+    pub train_samples_per_s: f64,
+    pub train_seconds: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    /// Score of the new net against the best, with its 95% interval (None: first net).
+    pub score_vs_best: Option<[f64; 3]>,
+    /// The comparison with the best is done (or there was no best).
+    pub evaluated: bool,
+    pub promoted: bool,
+    /// Elo against the anchor with its 95% interval.
+    pub elo_vs_anchor: Option<[f64; 3]>,
+    /// Minutes since the loop started (summed over resumes) when the generation finished.
+    pub minutes: f64,
+    pub done: bool,
+}
+
+/// `state.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    pub generations: Vec<Generation>,
+    /// The best net so far (relative to the run directory).
+    pub best: Option<String>,
+    /// Minutes spent in finished stages, summed over resumes.
+    pub minutes: f64,
+    pub code_version: String,
+}
+
+/// What the caller sees of a running loop.
+pub trait LoopObserver {
+    /// A stage starts (`total` games, or 0 for training); the progress
+    /// counters of `options` were reset.
+    fn stage(&mut self, label: &str, total: u64);
+    /// A line for the log.
+    fn line(&mut self, text: &str);
+}
+
+fn gen_dir(out: &Path, g: u32) -> PathBuf {
+    out.join(format!("gen-{g:03}"))
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("serialises");
+    junqi_arena::write_atomic(path, &text).map_err(|e| TrainError::Config(e.to_string()))
+}
+
+/// Run (or resume) the loop in `out` until `config.generations` or
+/// `config.minutes`, or until `options.stop` is set (then an error
+/// [`TrainError::Interrupted`] after the finished stages are saved).
+pub fn run_loop(
+    config: &LoopConfig,
+    out: &Path,
+    options: &RunOptions,
+    observer: &mut dyn LoopObserver,
+) -> Result<LoopState> {
+    config.check()?;
+    std::fs::create_dir_all(out).map_err(TrainError::io(out))?;
+    let config_path = out.join("loop.toml");
+    let text = config.to_toml();
+    match std::fs::read_to_string(&config_path) {
+        Ok(old) if old != text => {
+            let old_cfg = LoopConfig::from_toml(&old)?;
+            // Only the stopping rules may change on a resume.
+            let same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
+            if &same != config {
+                return Err(TrainError::Config(format!(
+                    "{} holds a loop with another config ({}); use a new --out",
+                    out.display(),
+                    config_path.display()
+                )));
+            }
+            std::fs::write(&config_path, &text).map_err(TrainError::io(&config_path))?;
+        }
+        Ok(_) => {}
+        Err(_) => std::fs::write(&config_path, &text).map_err(TrainError::io(&config_path))?,
+    }
+    let state_path = out.join("state.json");
+    let mut state: LoopState = match std::fs::read_to_string(&state_path) {
+        Ok(t) => serde_json::from_str(&t)
+            .map_err(|e| TrainError::Corrupt { path: state_path.clone(), message: e.to_string() })?,
+        Err(_) => LoopState::default(),
+    };
+    state.code_version = junqi_selfplay::code_version();
+    let started = Instant::now();
+    let base_minutes = state.minutes;
+    let rules = config.rules()?;
+    let stop = || options.stop.load(Ordering::Relaxed);
+    let interrupted = || TrainError::Interrupted(format!("stopped; run the same command to resume from {}", out.display()));
+    loop {
+        let g = match state.generations.last() {
+            Some(last) if !last.done => last.index,
+            Some(last) => last.index + 1,
+            None => 0,
+        };
+        let finished = state.generations.iter().filter(|x| x.done).count() as u32;
+        if config.generations > 0 && finished >= config.generations {
+            break;
+        }
+        let elapsed = base_minutes + started.elapsed().as_secs_f64() / 60.0;
+        if config.minutes > 0.0 && elapsed >= config.minutes && state.generations.last().is_none_or(|x| x.done) {
+            observer.line(&format!("time budget of {} minutes used: stopping", config.minutes));
+            break;
+        }
+        if state.generations.last().is_none_or(|x| x.done) {
+            state.generations.push(Generation { index: g, ..Default::default() });
+        }
+        let dir = gen_dir(out, g);
+        let save = |state: &mut LoopState| -> Result<()> {
+            state.minutes = base_minutes + started.elapsed().as_secs_f64() / 60.0;
+            write_json(&state_path, state)
+        };
+
+        // ---- 1. self-play ----
+        let bot = match &state.best {
+            None => config.bootstrap.bot.clone(),
+            Some(best) => config.selfplay_bot(&out.join(best)),
+        };
+        let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
+        let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+        let sp_config = Config::new(rules.clone(), games, [&bot, &bot], sp_seed)?
+            .with_samples(config.samples()?)
+            .with_swap(false)
+            // One shard per worker at least: a shard's games run one after another.
+            .with_shard_games(games.div_ceil(config.threads as u64).clamp(1, 1000));
+        let plan = prepare(sp_config, Some(&dir.join("selfplay")))?;
+        if !plan.pending.is_empty() {
+            reset(options);
+            options.progress.resumed.store(plan.complete_games, Ordering::Relaxed);
+            observer.stage(&format!("gen {g}: self-play ({bot})"), games);
+            let before = shared_stats();
+            let summary = plan.run(options)?;
+            let after = shared_stats();
+            let rec = state.generations.last_mut().expect("pushed");
+            rec.selfplay_bot = bot.clone();
+            rec.selfplay_games += summary.games_played;
+            rec.selfplay_plies += summary.plies;
+            rec.selfplay_seconds += summary.elapsed.as_secs_f64();
+            rec.inference_batches += after.0.saturating_sub(before.0);
+            rec.inference_positions += after.1.saturating_sub(before.1);
+            save(&mut state)?;
+            if summary.interrupted {
+                return Err(interrupted());
+            }
+            let rec = state.generations.last().expect("pushed");
+            let mean_batch = if rec.inference_batches > 0 {
+                format!(", mean inference batch {:.1}", rec.inference_positions as f64 / rec.inference_batches as f64)
+            } else {
+                String::new()
+            };
+            observer.line(&format!(
+                "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch})",
+                rec.selfplay_games,
+                rec.selfplay_plies,
+                rec.selfplay_seconds,
+                rec.selfplay_games as f64 / rec.selfplay_seconds.max(1e-9),
+                rec.selfplay_plies as f64 / rec.selfplay_seconds.max(1e-9),
+            ));
+        }
+        if stop() {
+            return Err(interrupted());
+        }
+
+        // ---- 2. train ----
+        let net_rel = format!("nets/net-{g:03}.safetensors");
+        let net_path = out.join(&net_rel);
+        if state.generations.last().expect("pushed").net.is_none() {
+            let first = (g + 1).saturating_sub(config.window_generations);
+            let runs: Vec<PathBuf> = (first..=g).map(|k| gen_dir(out, k).join("selfplay")).collect();
+            let window = DataWindow::of_runs(out, &runs)?;
+            let mut tc = config.train.clone();
+            let first_steps = match config.bootstrap.steps {
+                0 => config.steps_per_generation,
+                n => n,
+            };
+            tc.optim.steps = first_steps + config.steps_per_generation * g as u64;
+            tc.seed = config.seed.wrapping_add(g as u64);
+            tc.checkpoint_every = tc.checkpoint_every.min(config.steps_per_generation);
+            reset(options);
+            observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
+            let train_dir = out.join("train");
+            let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
+            let summary = train_window(&tc, window, &train_dir, &mut metrics, &options.stop)?;
+            if summary.interrupted {
+                return Err(interrupted());
+            }
+            let ckpt = summary.checkpoint.clone().ok_or_else(|| TrainError::Config("training wrote no checkpoint".into()))?;
+            std::fs::create_dir_all(out.join("nets")).map_err(TrainError::io(out.join("nets")))?;
+            export_checkpoint(&ckpt, &net_path)?;
+            let rec = state.generations.last_mut().expect("pushed");
+            rec.net = Some(net_rel.clone());
+            rec.train_step = summary.end_step;
+            rec.train_samples_per_s = summary.samples_per_s;
+            rec.train_seconds = summary.seconds;
+            if let Some(m) = &summary.last {
+                rec.policy_loss = m.policy_loss;
+                rec.value_loss = m.value_loss;
+            }
+            let (policy_loss, value_loss) = (rec.policy_loss, rec.value_loss);
+            save(&mut state)?;
+            observer.line(&format!(
+                "gen {g}: trained to step {} in {:.0} s ({:.0} samples/s), policy loss {policy_loss:.3}, value loss {value_loss:.3}",
+                summary.end_step, summary.seconds, summary.samples_per_s
+            ));
+        }
+
+        // ---- 3. evaluate against the best, and against the anchor ----
+        let candidate = config.eval_bot(&net_path);
+        let eval_seed = config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1));
+        if !state.generations.last().expect("pushed").evaluated {
+            if let Some(best) = state.best.clone() {
+                let best_bot = config.eval_bot(&out.join(&best));
+                let (est, _) = matchup(
+                    &rules,
+                    [&candidate, &best_bot],
+                    config.evaluate.games,
+                    eval_seed,
+                    &dir.join("eval-best"),
+                    options,
+                    observer,
+                    &format!("gen {g}: net {g} vs best ({best})"),
+                )?;
+                let rec = state.generations.last_mut().expect("pushed");
+                rec.score_vs_best = Some(est);
+                rec.promoted = est[0] >= config.evaluate.promote_score;
+                observer.line(&format!(
+                    "gen {g}: net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
+                    100.0 * est[0],
+                    100.0 * est[1],
+                    100.0 * est[2],
+                    if rec.promoted { "promoted" } else { "kept the best" }
+                ));
+            } else {
+                state.generations.last_mut().expect("pushed").promoted = true;
+            }
+            state.generations.last_mut().expect("pushed").evaluated = true;
+            save(&mut state)?;
+        }
+        if config.evaluate.anchor_games > 0 && state.generations.last().expect("pushed").elo_vs_anchor.is_none() {
+            let (_, elo) = matchup(
+                &rules,
+                [&candidate, &config.evaluate.anchor],
+                config.evaluate.anchor_games,
+                eval_seed ^ 0x5A5A,
+                &dir.join("eval-anchor"),
+                options,
+                observer,
+                &format!("gen {g}: net {g} vs {}", config.evaluate.anchor),
+            )?;
+            state.generations.last_mut().expect("pushed").elo_vs_anchor = Some(elo);
+            observer.line(&format!(
+                "gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {}",
+                elo[0], elo[1], elo[2], config.evaluate.anchor
+            ));
+        }
+        let rec = state.generations.last_mut().expect("pushed");
+        if rec.promoted {
+            state.best = Some(net_rel.clone());
+        }
+        let rec = state.generations.last_mut().expect("pushed");
+        rec.done = true;
+        rec.minutes = base_minutes + started.elapsed().as_secs_f64() / 60.0;
+        save(&mut state)?;
+        write_reports(config, out, &state)?;
+        // The next generation loads the (maybe new) best net afresh.
+        release_shared_clients();
+    }
+    write_reports(config, out, &state)?;
+    Ok(state)
+}
+
+fn reset(options: &RunOptions) {
+    let p = &options.progress;
+    for c in [&p.games, &p.plies, &p.samples, &p.resumed] {
+        c.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Play (or resume) paired games; the first bot's score and Elo, each with its 95% interval.
+#[allow(clippy::too_many_arguments)]
+fn matchup(
+    rules: &Rules,
+    bots: [&str; 2],
+    games: u64,
+    seed: u64,
+    dir: &Path,
+    options: &RunOptions,
+    observer: &mut dyn LoopObserver,
+    label: &str,
+) -> Result<([f64; 3], [f64; 3])> {
+    // Small shards (pairs stay whole): every worker has games, so a net's
+    // positions from many games share its batches.
+    let shard = (games / options.threads.max(1) as u64).next_multiple_of(2).max(2);
+    let config = matchup_config(rules.clone(), bots, games, seed)
+        .map_err(|e| TrainError::Config(e.to_string()))?
+        .with_shard_games(shard);
+    reset(options);
+    observer.stage(label, games);
+    let m = play_matchup(config, dir, options).map_err(|e| match e {
+        junqi_arena::ArenaError::Interrupted => {
+            TrainError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
+        }
+        other => TrainError::Config(other.to_string()),
+    })?;
+    let penta = Penta::from_pairs(pair_scores(&m.results, 0)).map_err(|e| TrainError::Config(e.to_string()))?;
+    let est = pair_estimates(&penta);
+    Ok((
+        [est.score.value, est.score.interval.low, est.score.interval.high],
+        [est.elo.value, est.elo.interval.low, est.elo.interval.high],
+    ))
+}
+
+/// `elo.csv`, `elo.svg` and `summary.md` from the state.
+fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<()> {
+    let mut csv = String::from("generation,minutes,net,promoted,score_vs_best,elo_vs_anchor,elo_low,elo_high,train_step,selfplay_games\n");
+    let mut md = format!(
+        "# junqi loop: {}\n\nElo against `{}` (0 = as strong as the anchor), 95% intervals from paired games.\n\n\
+         | gen | minutes | net | score vs best | promoted | Elo vs {} | step | self-play games |\n|---|---|---|---|---|---|---|---|\n",
+        out.display(),
+        config.evaluate.anchor,
+        config.evaluate.anchor
+    );
+    let mut points = Vec::new();
+    for g in state.generations.iter().filter(|g| g.done) {
+        let score = match g.score_vs_best {
+            Some(s) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
+            _ => "(first net)".into(),
+        };
+        let elo = g.elo_vs_anchor.map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2])).unwrap_or_default();
+        let e = g.elo_vs_anchor.map(|e| e.map(|x| format!("{x:.1}"))).unwrap_or_default();
+        csv.push_str(&format!(
+            "{},{:.2},{},{},{},{},{},{},{},{}\n",
+            g.index,
+            g.minutes,
+            g.net.clone().unwrap_or_default(),
+            g.promoted,
+            g.score_vs_best.map(|s| format!("{:.4}", s[0])).unwrap_or_default(),
+            e[0],
+            e[1],
+            e[2],
+            g.train_step,
+            g.selfplay_games
+        ));
+        md.push_str(&format!(
+            "| {} | {:.1} | {} | {score} | {} | {elo} | {} | {} |\n",
+            g.index,
+            g.minutes,
+            g.net.clone().unwrap_or_default(),
+            if g.promoted { "yes" } else { "no" },
+            g.train_step,
+            g.selfplay_games
+        ));
+        if let Some(e) = g.elo_vs_anchor {
+            points.push((g.minutes, e[0], e[1], e[2], g.index));
+        }
+    }
+    if let Some(best) = &state.best {
+        md.push_str(&format!("\nBest net: `{best}`.\n"));
+    }
+    let write = |name: &str, text: &str| {
+        junqi_arena::write_atomic(&out.join(name), text).map_err(|e| TrainError::Config(e.to_string()))
+    };
+    write("elo.csv", &csv)?;
+    write("summary.md", &md)?;
+    write("elo.svg", &elo_chart(&config.evaluate.anchor, &points))?;
+    Ok(())
+}
+
+/// Elo against the anchor (y, with 95% bars) over minutes of training (x).
+fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
+    let (w, h, left, right, top, bottom) = (640.0, 360.0, 60.0, 20.0, 40.0, 50.0);
+    let x_max = points.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.05;
+    let y_lo = points.iter().map(|p| p.2).fold(0.0f64, f64::min).max(-1500.0);
+    let y_hi = points.iter().map(|p| p.3).fold(0.0f64, f64::max).min(1500.0);
+    let pad = ((y_hi - y_lo) * 0.08).max(20.0);
+    let (y_lo, y_hi) = (y_lo - pad, y_hi + pad);
+    let x = |m: f64| left + (w - left - right) * m / x_max;
+    let y = |e: f64| top + (h - top - bottom) * (1.0 - (e.clamp(y_lo, y_hi) - y_lo) / (y_hi - y_lo));
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">Elo of each generation's net against {} (95% intervals)</text>\n\
+         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n\
+         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">minutes of the loop</text>\n",
+        w / 2.0,
+        xml_escape(anchor),
+        y(0.0),
+        w - right,
+        y(0.0),
+        h - bottom,
+        h - bottom,
+        w - right,
+        h - bottom,
+        (left + w - right) / 2.0,
+        h - 12.0,
+    );
+    for k in 0..=4 {
+        let e = y_lo + (y_hi - y_lo) * k as f64 / 4.0;
+        s.push_str(&format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:+.0}</text>\n", left - 6.0, y(e) + 4.0, e));
+        let m = x_max * k as f64 / 4.0;
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{:.0}</text>\n",
+            x(m),
+            h - bottom + 16.0,
+            m
+        ));
+    }
+    let path: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
+    if !path.is_empty() {
+        s.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"#36c\"/>\n", path.join(" ")));
+    }
+    for p in points {
+        s.push_str(&format!(
+            "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"#36c\"/>\n\
+             <circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"4\" fill=\"#36c\"/>\n\
+             <text x=\"{4:.1}\" y=\"{5:.1}\" font-size=\"10\">g{6}</text>\n",
+            x(p.0),
+            y(p.2),
+            y(p.3),
+            y(p.1),
+            x(p.0) + 5.0,
+            y(p.1) - 5.0,
+            p.4
+        ));
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}

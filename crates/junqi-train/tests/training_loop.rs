@@ -1,0 +1,105 @@
+//! `run_loop` end to end with a tiny config: every stage writes its output,
+//! the state records each generation, a finished loop resumes to nothing,
+//! more generations continue it, and another config is refused.
+
+mod common;
+
+use common::temp_dir;
+use junqi_selfplay::RunOptions;
+use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver};
+
+struct Lines(Vec<String>);
+impl LoopObserver for Lines {
+    fn stage(&mut self, label: &str, _total: u64) {
+        self.0.push(format!("stage {label}"));
+    }
+    fn line(&mut self, text: &str) {
+        self.0.push(text.to_string());
+    }
+}
+
+fn tiny() -> LoopConfig {
+    let mut c = LoopConfig { generations: 2, threads: 4, window_generations: 2, steps_per_generation: 6, ..Default::default() };
+    c.rules_set = vec!["max_plies=80".into()];
+    c.bootstrap.bot = "greedy".into();
+    c.bootstrap.games = 8;
+    c.selfplay.games = 4;
+    c.selfplay.sims = 4;
+    c.evaluate.games = 4;
+    c.evaluate.sims = 2;
+    c.evaluate.anchor = "random".into();
+    c.evaluate.anchor_games = 4;
+    c.train.device = DeviceChoice::Cpu;
+    c.train.model.blocks = 1;
+    c.train.model.channels = 8;
+    c.train.model.value_planes = 1;
+    c.train.model.value_hidden = 8;
+    c.train.optim.batch_size = 16;
+    c.train.optim.warmup_steps = 0;
+    c.train.data.shuffle_buffer = 500;
+    c
+}
+
+#[test]
+fn the_loop_runs_resumes_and_refuses_another_config() {
+    register_net_bots();
+    let out = temp_dir("loop");
+    let options = RunOptions { threads: 2, ..Default::default() };
+    let mut log = Lines(Vec::new());
+    let state = run_loop(&tiny(), &out, &options, &mut log).unwrap();
+    assert_eq!(state.generations.len(), 2, "{:?}", log.0);
+    for (i, g) in state.generations.iter().enumerate() {
+        assert!(g.done && g.index == i as u32);
+        assert!(out.join(g.net.as_ref().unwrap()).is_file());
+        assert!(g.elo_vs_anchor.is_some());
+        assert!(g.selfplay_games > 0 && g.selfplay_plies > 0);
+    }
+    assert_eq!(state.generations[0].selfplay_bot, "greedy");
+    assert!(state.generations[1].selfplay_bot.starts_with("mcts:sims=4,"), "{}", state.generations[1].selfplay_bot);
+    assert!(state.generations[1].selfplay_bot.contains("eval=net:"));
+    assert!(state.generations[1].inference_positions > 0 && state.generations[1].inference_batches > 0);
+    assert_eq!(state.generations[0].train_step, 6);
+    assert_eq!(state.generations[1].train_step, 12);
+    assert!(state.generations[1].score_vs_best.unwrap()[0].is_finite());
+    assert!(state.best.is_some());
+    for f in ["loop.toml", "state.json", "elo.csv", "elo.svg", "summary.md", "gen-001/eval-best", "gen-001/eval-anchor", "train/tb"] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(out.join("elo.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+
+    // Finished: the same command does nothing more.
+    let mut again = Lines(Vec::new());
+    let same = run_loop(&tiny(), &out, &options, &mut again).unwrap();
+    let key = |g: &junqi_train::training_loop::Generation| (g.index, g.net.clone(), g.train_step, g.selfplay_games, g.done);
+    let keys = |s: &junqi_train::LoopState| s.generations.iter().map(key).collect::<Vec<_>>();
+    assert_eq!(keys(&same), keys(&state));
+    assert!(again.0.iter().all(|l| !l.starts_with("stage")), "{:?}", again.0);
+
+    // One generation more continues from the state.
+    let mut more = tiny();
+    more.generations = 3;
+    let mut log3 = Lines(Vec::new());
+    let longer = run_loop(&more, &out, &options, &mut log3).unwrap();
+    assert_eq!(longer.generations.len(), 3);
+    assert_eq!(keys(&longer)[..2], keys(&state)[..]);
+    assert_eq!(longer.generations[2].train_step, 18);
+
+    // Another config in the same directory is refused.
+    let mut other = tiny();
+    other.selfplay.sims = 5;
+    let err = run_loop(&other, &out, &options, &mut Lines(Vec::new())).unwrap_err().to_string();
+    assert!(err.contains("another config"), "{err}");
+}
+
+#[test]
+fn bad_loop_configs_say_why() {
+    let err = |text: &str| LoopConfig::from_toml(text).unwrap_err().to_string();
+    assert!(err("mode = \"chess\"").contains("mode"));
+    assert!(err("threads = 0").contains("threads"));
+    assert!(err("[evaluate]\ngames = 3").contains("even"));
+    assert!(err("[bootstrap]\nbot = \"nope\"").contains("bootstrap.bot"));
+    assert!(err("colour = 1").contains("unknown field"));
+    assert!(err("[selfplay]\nsamples_per_game = \"x\"").contains("samples_per_game"));
+    assert!(LoopConfig::from_toml("").is_ok());
+}
