@@ -97,6 +97,20 @@ impl Live {
     }
 }
 
+/// A flag Ctrl-C sets (a second Ctrl-C exits at once), for long work that
+/// is not a run of games (training).
+#[cfg(feature = "torch")]
+pub fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })?;
+    Ok(stop)
+}
+
 /// `12.3k`-style numbers for the progress line.
 pub fn si(x: f64) -> String {
     match x {

@@ -3,6 +3,8 @@
 
 mod commands;
 mod live;
+#[cfg(feature = "torch")]
+mod overrides;
 mod rules_arg;
 
 use clap::{Parser, Subcommand};
@@ -13,6 +15,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Where network bots and training run: cpu, cuda or auto (CUDA when available).
+    #[arg(long, global = true, value_name = "cpu|cuda|auto")]
+    device: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -44,6 +49,12 @@ enum Command {
     Study(commands::study::Study),
     /// The strength regression suite, compared with a stored baseline (exit 1 on a regression).
     Regress(commands::regress::Args),
+    /// Train the policy/value net on a self-play dataset (TensorBoard logs, resumable checkpoints).
+    #[cfg(feature = "torch")]
+    Train(commands::train::Args),
+    /// The closed loop: self-play with the best net, train, evaluate, promote; resumable.
+    #[cfg(feature = "torch")]
+    Loop(commands::training_loop::Args),
 }
 
 /// A failure that has already been reported line by line (stdin modes):
@@ -94,6 +105,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = setup_nets(cli.device.as_deref()) {
+        eprintln!("error: {}", one_line(&format!("{e:#}")));
+        return ExitCode::from(2);
+    }
+    let device = cli.device.as_deref();
     let result = match cli.command {
         Command::Moves(a) => commands::moves::run(a),
         Command::Apply(a) => commands::apply::run(a),
@@ -108,7 +124,12 @@ fn main() -> ExitCode {
         Command::Sprt(a) => commands::sprt::run(a),
         Command::Study(s) => commands::study::run(s),
         Command::Regress(a) => commands::regress::run(a),
+        #[cfg(feature = "torch")]
+        Command::Train(a) => commands::train::run(a, device),
+        #[cfg(feature = "torch")]
+        Command::Loop(a) => commands::training_loop::run(a, device),
     };
+    let _ = device;
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<AlreadyReported>() => ExitCode::from(2),
@@ -125,6 +146,23 @@ fn main() -> ExitCode {
             eprintln!("error: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Make the network bots known (a build with `torch`), on `--device`.
+#[cfg(feature = "torch")]
+fn setup_nets(device: Option<&str>) -> anyhow::Result<()> {
+    let choice: junqi_train::DeviceChoice = device.unwrap_or("auto").parse().map_err(anyhow::Error::msg)?;
+    junqi_train::inference::set_inference_device(choice, Default::default());
+    junqi_train::register_net_bots();
+    Ok(())
+}
+
+#[cfg(not(feature = "torch"))]
+fn setup_nets(device: Option<&str>) -> anyhow::Result<()> {
+    match device {
+        None | Some("cpu") | Some("auto") => Ok(()),
+        Some(d) => anyhow::bail!("--device {d}: this `junqi` was built without the `torch` feature"),
     }
 }
 

@@ -11,6 +11,10 @@ pub mod selfplay;
 pub mod show;
 pub mod sprt;
 pub mod study;
+#[cfg(feature = "torch")]
+pub mod train;
+#[cfg(feature = "torch")]
+pub mod training_loop;
 
 use crate::AlreadyReported;
 use anyhow::Result;

@@ -1,0 +1,141 @@
+//! `junqi loop`: the closed self-play → train → evaluate → promote loop.
+
+use crate::live::{duration, si};
+use crate::overrides;
+use anyhow::Result;
+use junqi_selfplay::RunOptions;
+use junqi_train::{run_loop, LoopConfig, LoopObserver, TrainError};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Loop config (TOML, e.g. configs/loop/quickstart.toml); every key has a default.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Run directory (see docs/training.md). Running the same command again resumes.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Stop after this many generations (`generations`; may change on a resume).
+    #[arg(long)]
+    generations: Option<u32>,
+    /// Start no new generation after this many minutes (`minutes`; may change on a resume).
+    #[arg(long)]
+    minutes: Option<f64>,
+    /// Worker threads = games in flight (`threads`).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Any config key, e.g. `--set selfplay.sims=64 --set train.model.blocks=2`; repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+fn config(args: &Args, device: Option<&str>) -> Result<LoopConfig> {
+    let mut table = overrides::read_table(args.config.as_deref())?;
+    let mut named = Vec::new();
+    if let Some(g) = args.generations {
+        named.push(format!("generations={g}"));
+    }
+    if let Some(m) = args.minutes {
+        named.push(format!("minutes={m:?}"));
+    }
+    if let Some(t) = args.threads {
+        named.push(format!("threads={t}"));
+    }
+    if let Some(d) = device {
+        named.push(format!("train.device=\"{d}\""));
+    }
+    overrides::apply(&mut table, &named)?;
+    overrides::apply(&mut table, &args.set)?;
+    Ok(LoopConfig::from_toml(&toml::to_string(&table)?)?)
+}
+
+/// Log lines on stdout; the current stage and its progress on stderr (a
+/// terminal only), refreshed by a ticker thread.
+struct Console {
+    stage: Arc<Mutex<(String, u64, Instant)>>,
+    done: Arc<AtomicBool>,
+    started: Instant,
+}
+
+impl Console {
+    fn start(options: &RunOptions) -> Console {
+        let stage = Arc::new(Mutex::new((String::new(), 0, Instant::now())));
+        let done = Arc::new(AtomicBool::new(false));
+        if std::io::stderr().is_terminal() {
+            let (stage, done, progress) = (stage.clone(), done.clone(), options.progress.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    if let Ok(s) = stage.lock() {
+                        let games = progress.games.load(Ordering::Relaxed) + progress.resumed.load(Ordering::Relaxed);
+                        let secs = s.2.elapsed().as_secs_f64().max(1e-9);
+                        let rate = progress.plies.load(Ordering::Relaxed) as f64 / secs;
+                        let count = if s.1 > 0 { format!("  {games}/{} games  {} plies/s", s.1, si(rate)) } else { String::new() };
+                        eprint!("\r\x1b[2K{}{count}  {}", s.0, duration(secs));
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            });
+        }
+        Console { stage, done, started: Instant::now() }
+    }
+}
+
+impl LoopObserver for Console {
+    fn stage(&mut self, label: &str, total: u64) {
+        if let Ok(mut s) = self.stage.lock() {
+            *s = (label.to_string(), total, Instant::now());
+        }
+    }
+    fn line(&mut self, text: &str) {
+        if std::io::stderr().is_terminal() {
+            eprint!("\r\x1b[2K");
+        }
+        println!("[{}] {text}", duration(self.started.elapsed().as_secs_f64()));
+    }
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if std::io::stderr().is_terminal() {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+pub fn run(args: Args, device: Option<&str>) -> Result<()> {
+    let config = config(&args, device)?;
+    let stop = crate::live::ctrl_c_flag()?;
+    let options = RunOptions { threads: config.threads, stop, ..Default::default() };
+    let mut console = Console::start(&options);
+    let result = run_loop(&config, &args.out, &options, &mut console);
+    drop(console);
+    let state = match result {
+        Ok(state) => state,
+        Err(TrainError::Interrupted(message)) => return Err(crate::Interrupted(format!("interrupted: {message}")).into()),
+        Err(e) => return Err(e.into()),
+    };
+    println!("generation  minutes  score vs best        promoted  Elo vs {}", config.evaluate.anchor);
+    for g in state.generations.iter().filter(|g| g.done) {
+        let score = match g.score_vs_best {
+            Some(s) => format!("{:5.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
+            _ => "first net".to_string(),
+        };
+        let elo = g.elo_vs_anchor.map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2])).unwrap_or_default();
+        println!(
+            "{:>10}  {:>7.1}  {score:<20} {:<8}  {elo}",
+            g.index,
+            g.minutes,
+            if g.promoted { "yes" } else { "no" }
+        );
+    }
+    if let Some(best) = &state.best {
+        println!("best net: {}", args.out.join(best).display());
+    }
+    println!("chart: {}  table: {}", args.out.join("elo.svg").display(), args.out.join("summary.md").display());
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! `junqi train`, `junqi loop` and the network bots from the command line
+//! (a build with the default `torch` feature).
+#![cfg(feature = "torch")]
+
+mod common;
+
+use common::{assert_clean_error, stderr, stdout};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn junqi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-cli-net-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+const TINY_NET: [&str; 8] =
+    ["--set", "model.blocks=1", "--set", "model.channels=8", "--set", "model.value_planes=1", "--set", "model.value_hidden=8"];
+
+#[test]
+fn train_writes_a_net_that_the_bots_and_the_arena_use_and_resumes() {
+    let dir = temp_dir("train");
+    let data = dir.join("data");
+    let o = junqi(&["selfplay", "--games", "6", "--bots", "greedy,random", "--out", data.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = dir.join("run");
+    let mut args = vec!["train", "--config", "configs/train/small.toml", "--data", data.to_str().unwrap()];
+    let run_s = run.to_str().unwrap().to_string();
+    args.extend(["--out", &run_s, "--steps", "4", "--batch-size", "16", "--device", "cpu"]);
+    args.extend(TINY_NET);
+    // The test runs in crates/junqi-cli: the config path is from the repository root.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let o = Command::new(env!("CARGO_BIN_EXE_junqi")).args(&args).current_dir(root).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("trained steps 0..4"), "{}", stdout(&o));
+    let net = run.join("net.safetensors");
+    assert!(net.is_file() && run.join("tb").is_dir() && run.join("config.toml").is_file());
+    let config = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(config.contains("channels = 8") && config.contains("batch_size = 16"), "{config}");
+
+    // More steps resume from the checkpoint.
+    let mut more = args.clone();
+    let i = more.iter().position(|a| *a == "4").unwrap();
+    more[i] = "6";
+    let o = Command::new(env!("CARGO_BIN_EXE_junqi")).args(&more).current_dir(root).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("resumed from") && stdout(&o).contains("trained steps 4..6"), "{}", stdout(&o));
+
+    // The net plays in the arena, alone and guiding the search.
+    let n = net.to_str().unwrap();
+    let bots = format!("random,net:{n},mcts:sims=4,eval=net:{n}");
+    let arena = dir.join("arena");
+    let o = junqi(&[
+        "arena", "--bots", &bots, "--games-per-pair", "2", "--set", "max_plies=60", "--out", arena.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("net:{n}")), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_shipped_net_plays() {
+    let o = junqi(&["selfplay", "--games", "2", "--bots", "net:default,random", "--no-write", "--set", "max_plies=40"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("net:default"), "{}", stdout(&o));
+}
+
+#[test]
+fn train_and_loop_reject_bad_input_with_one_line() {
+    let dir = temp_dir("bad");
+    let out = dir.join("o");
+    let out = out.to_str().unwrap();
+    assert_clean_error(&junqi(&["train", "--data", "/no/such/dir", "--out", out]), "/no/such/dir");
+    assert_clean_error(&junqi(&["train", "--data", "/tmp", "--out", out, "--set", "optim.lr=-1"]), "optim.lr");
+    assert_clean_error(&junqi(&["train", "--data", "/tmp", "--out", out, "--set", "nope=1"]), "nope");
+    assert_clean_error(&junqi(&["loop", "--out", out, "--set", "mode=chess"]), "mode");
+    assert_clean_error(&junqi(&["loop", "--out", out, "--config", "/no/such.toml"]), "/no/such.toml");
+    assert_clean_error(&junqi(&["arena", "--bots", "random,net:/no/such.safetensors", "--out", out]), "/no/such.safetensors");
+    assert_clean_error(&junqi(&["selfplay", "--games", "2", "--no-write", "--device", "tpu"]), "unknown device `tpu`");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
+    let dir = temp_dir("loop");
+    let out = dir.to_str().unwrap().to_string();
+    let mut args: Vec<String> = ["loop", "--out", &out, "--generations", "2", "--threads", "4", "--device", "cpu"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for kv in [
+        "rules_set=[\"max_plies=80\"]",
+        "bootstrap.bot=greedy",
+        "bootstrap.games=8",
+        "selfplay.games=4",
+        "selfplay.sims=2",
+        "steps_per_generation=4",
+        "evaluate.games=4",
+        "evaluate.sims=2",
+        "evaluate.anchor=random",
+        "evaluate.anchor_games=4",
+        "train.model.blocks=1",
+        "train.model.channels=8",
+        "train.optim.batch_size=16",
+        "train.data.shuffle_buffer=500",
+    ] {
+        args.push("--set".into());
+        args.push(kv.into());
+    }
+    // Ctrl-C once the first net exists, then the same command finishes the run.
+    let child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = dir.join("nets/net-000.safetensors");
+    let start = Instant::now();
+    while !first.exists() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let o = child.wait_with_output().unwrap();
+    if o.status.code() == Some(130) {
+        assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_junqi")).args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("generation  minutes"), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("1 ")), "{text}");
+    assert!(text.contains("Elo vs random"), "{text}");
+    for f in ["elo.svg", "elo.csv", "summary.md", "nets/net-001.safetensors"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
