@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# The main job on an embedded default: build `junqi`, play and draw a seeded
-# random 翻棋 game, run a short greedy-vs-random self-play to Parquet (2,000
-# games, 8 samples each) and check it with `junqi replay`, rate four bots in
-# a short 翻棋 arena (Elo with 95% intervals), then measure playout speed
-# briefly. Output goes to runs/demo-*seed<SEED> (git-ignored).
+# The main job on an embedded default: install what is missing
+# (scripts/setup.sh: libtorch, Python packages), build `junqi`, show a seeded
+# 翻棋 game, then run a short training loop (configs/loop/quickstart.toml:
+# heuristic games → a small net → three generations of self-play with the
+# net, training and evaluation), printing each generation's Elo against the
+# greedy bot; finally rate the shipped net (data/nets/default.safetensors)
+# in a short arena. A few minutes on 2 CPU cores. Output goes to
+# runs/demo-*seed<SEED> (git-ignored); running it again resumes/reuses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
+bash scripts/setup.sh
 cargo build --release --locked -q -p junqi
 J=target/release/junqi
-game=$($J random-game --mode fanqi --seed "${SEED:-1}")
+seed=${SEED:-1}
+game=$($J random-game --mode fanqi --seed "$seed")
 echo "$game" | sed -e 's/^\(moves: .\{100\}\).*/\1 …/'
 start=$(echo "$game" | sed -n 's/^start: //p')
-moves=$(echo "$game" | sed -n 's/^moves: //p')
-final=$($J apply --position "$start" --moves "$moves" | head -n 1)
-$J show --position "$final"
-$J selfplay --games 2000 --bots greedy,random --swap --samples-per-game 8 --seed "${SEED:-1}" --out "runs/demo-seed${SEED:-1}"
-$J replay --games "runs/demo-seed${SEED:-1}"
-$J arena --bots random,greedy,heuristic,mcts:400 --games-per-pair 20 --seed "${SEED:-1}" --out "runs/demo-arena-seed${SEED:-1}"
-$J bench --seconds 1
+$J show --position "$start"
+$J loop --config configs/loop/quickstart.toml --set seed="$seed" --out "runs/demo-loop-seed$seed"
+$J arena --bots random,greedy,net:default,mcts:sims=64,eval=net:default --games-per-pair 10 --seed "$seed" \
+    --out "runs/demo-arena-seed$seed"

@@ -28,6 +28,10 @@ trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
 cargo test --workspace --locked --doc 2>&1 | tee "$log"
 cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
 
+# The binary without libtorch (`--no-default-features`) still builds: rules,
+# self-play, arena and the studies need no network.
+cargo build --locked --profile test -q -p junqi --no-default-features
+
 # Python check: pyarrow reads both Parquet datasets of a small self-play run
 # (scripts/check_parquet.py).
 cargo run --locked --profile test -q -p junqi -- selfplay --rules anqi --games 200 --bots random,greedy --swap \

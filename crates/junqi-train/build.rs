@@ -1,8 +1,8 @@
-//! Link flags for libtorch (see docs/training.md): an rpath to libtorch's
-//! directory so test and binary executables start without LD_LIBRARY_PATH,
-//! and with the `cuda` feature, `libtorch_cuda` linked even though no symbol
-//! of it is referenced (`--as-needed` would drop it and CUDA would silently
-//! be unavailable).
+// Link flags for libtorch (see docs/training.md): an rpath to libtorch's
+// directory so test and binary executables start without LD_LIBRARY_PATH,
+// and with the `cuda` feature, `libtorch_cuda` linked even though no symbol
+// of it is referenced (`--as-needed` would drop it and CUDA would silently
+// be unavailable).
 fn main() {
     if let Some(lib) = std::env::var_os("DEP_TCH_LIBTORCH_LIB") {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.to_string_lossy());

@@ -196,10 +196,13 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
                 let evaluator = BotSpec::parse(eval)?.name;
                 external(&evaluator)?(&s)
             }
+            None if s.get("mix").is_some() => {
+                Err(s.bad("mix", "mixes a playout into an outside evaluator's value: give eval=…"))
+            }
             None => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
         },
         "cheat-mcts" => {
-            if s.get("eval").is_some() {
+            if s.get("eval").is_some() || s.get("mix").is_some() {
                 return Err(s.bad("eval", "only `mcts` takes an outside evaluator"));
             }
             Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?))))
@@ -279,6 +282,7 @@ mod tests {
         assert!(err("mcts:eval=minimax").contains("unknown bot `minimax`"));
         assert!(err("cheat-mcts:eval=net").contains("only `mcts`"));
         assert!(err("mcts:noise=2").contains("from 0 to 1"));
+        assert!(err("mcts:mix=0.5").contains("give eval="));
         assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
         assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
         assert!(err("heuristic:temp=x").contains("bad value `x`"));

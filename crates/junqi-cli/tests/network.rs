@@ -19,8 +19,16 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-const TINY_NET: [&str; 8] =
-    ["--set", "model.blocks=1", "--set", "model.channels=8", "--set", "model.value_planes=1", "--set", "model.value_hidden=8"];
+const TINY_NET: [&str; 8] = [
+    "--set",
+    "model.blocks=1",
+    "--set",
+    "model.channels=8",
+    "--set",
+    "model.value_planes=1",
+    "--set",
+    "model.value_hidden=8",
+];
 
 #[test]
 fn train_writes_a_net_that_the_bots_and_the_arena_use_and_resumes() {
@@ -56,7 +64,15 @@ fn train_writes_a_net_that_the_bots_and_the_arena_use_and_resumes() {
     let bots = format!("random,net:{n},mcts:sims=4,eval=net:{n}");
     let arena = dir.join("arena");
     let o = junqi(&[
-        "arena", "--bots", &bots, "--games-per-pair", "2", "--set", "max_plies=60", "--out", arena.to_str().unwrap(),
+        "arena",
+        "--bots",
+        &bots,
+        "--games-per-pair",
+        "2",
+        "--set",
+        "max_plies=60",
+        "--out",
+        arena.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains(&format!("net:{n}")), "{}", stdout(&o));
@@ -80,7 +96,10 @@ fn train_and_loop_reject_bad_input_with_one_line() {
     assert_clean_error(&junqi(&["train", "--data", "/tmp", "--out", out, "--set", "nope=1"]), "nope");
     assert_clean_error(&junqi(&["loop", "--out", out, "--set", "mode=chess"]), "mode");
     assert_clean_error(&junqi(&["loop", "--out", out, "--config", "/no/such.toml"]), "/no/such.toml");
-    assert_clean_error(&junqi(&["arena", "--bots", "random,net:/no/such.safetensors", "--out", out]), "/no/such.safetensors");
+    assert_clean_error(
+        &junqi(&["arena", "--bots", "random,net:/no/such.safetensors", "--out", out]),
+        "/no/such.safetensors",
+    );
     assert_clean_error(&junqi(&["selfplay", "--games", "2", "--no-write", "--device", "tpu"]), "unknown device `tpu`");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -113,9 +113,9 @@ impl DataWindow {
                 }
                 last_game = last_game.max(first + games - 1);
                 rows += r;
-                let rel = path.strip_prefix(root).map_err(|_| {
-                    TrainError::Config(format!("{} is not under {}", path.display(), root.display()))
-                })?;
+                let rel = path
+                    .strip_prefix(root)
+                    .map_err(|_| TrainError::Config(format!("{} is not under {}", path.display(), root.display())))?;
                 shards.push(rel.to_string_lossy().into_owned());
             }
         }

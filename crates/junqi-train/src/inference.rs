@@ -169,8 +169,8 @@ fn serve(net: &crate::Net, device: tch::Device, rx: &Receiver<Request>, options:
         let (policy, wdl) = net.predict(&obs_t, &legal_t);
         let policy: Vec<f32> = Vec::try_from(policy.to_kind(Kind::Float).to_device(tch::Device::Cpu).reshape([-1]))
             .expect("policy tensor to vec");
-        let wdl: Vec<f32> =
-            Vec::try_from(wdl.to_kind(Kind::Float).to_device(tch::Device::Cpu).reshape([-1])).expect("wdl tensor to vec");
+        let wdl: Vec<f32> = Vec::try_from(wdl.to_kind(Kind::Float).to_device(tch::Device::Cpu).reshape([-1]))
+            .expect("wdl tensor to vec");
         stats.forward_ns.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         stats.batches.fetch_add(1, Ordering::Relaxed);
         stats.positions.fetch_add(b as u64, Ordering::Relaxed);

@@ -13,12 +13,12 @@
 
 use crate::inference::{shared_client, Evaluation, NetClient};
 use junqi_bots::{
-    heuristic_deployment, register_bot, Agent, BotSpec, BotSpecError, Decision, LeafEvaluator, Mcts, MctsConfig,
-    Player,
+    heuristic_deployment,
+    mcts::{sample_at_temperature, RolloutEvaluator},
+    register_bot, Agent, BotSpec, BotSpecError, Decision, LeafEvaluator, Mcts, MctsConfig, Player,
 };
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Position, Rules, Seat};
 use junqi_env::{action_to_frame, encode_observation, OBS_SIZE};
-use rand::Rng;
 use std::path::{Path, PathBuf};
 
 /// The shipped net, relative to the repository root.
@@ -71,7 +71,7 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             net.check_keys(&["path"])?;
             let file = net.get("path").unwrap_or("default").to_string();
             let config = MctsConfig::from_spec(spec)?;
-            let evaluator = NetEvaluator::new(client_for(spec, &file)?);
+            let evaluator = NetEvaluator::new(client_for(spec, &file)?).with_playout(config.mix, config.evaluator());
             let mcts = Mcts::with_evaluator(config, evaluator).with_name_suffix(format!(",eval=net:{file}"));
             Ok(Player::Fair(Box::new(mcts)))
         }
@@ -117,7 +117,7 @@ impl Agent for NetAgent {
         let action = if self.temp == 0.0 {
             policy.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("a legal action").0
         } else {
-            sample(&policy, self.temp, rng)
+            sample_at_temperature(&policy, self.temp, rng)
         };
         Decision { action, policy }
     }
@@ -126,18 +126,6 @@ impl Agent for NetAgent {
         // The net has no deployment head: deploy as the heuristic bot does.
         heuristic_deployment(colour, rules, rng)
     }
-}
-
-fn sample(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
-    let w: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64).powf(1.0 / temp as f64)).collect();
-    let mut x = rng.random::<f64>() * w.iter().sum::<f64>();
-    for (&(m, _), wi) in policy.iter().zip(&w) {
-        if x < *wi {
-            return m;
-        }
-        x -= wi;
-    }
-    policy.last().expect("a legal action").0
 }
 
 /// The search's leaf evaluator: one net call gives the value and, right
@@ -150,6 +138,9 @@ fn sample(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
 /// enemy's pieces below the root.
 pub struct NetEvaluator {
     client: NetClient,
+    /// Weight of the playout's value in the leaf value (0 = the net's alone).
+    mix: f32,
+    playout: RolloutEvaluator,
     moves: MoveList,
     /// The last evaluated world's legal moves and their priors.
     cached: Option<(Vec<Move>, Vec<f32>)>,
@@ -157,7 +148,21 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     pub fn new(client: NetClient) -> NetEvaluator {
-        NetEvaluator { client, moves: MoveList::new(), cached: None }
+        NetEvaluator {
+            client,
+            mix: 0.0,
+            playout: MctsConfig::default().evaluator(),
+            moves: MoveList::new(),
+            cached: None,
+        }
+    }
+
+    /// Value leaves by `(1 - mix) · net + mix · playout` (AlphaGo's mixed
+    /// evaluation): the playout's captures give a weak net a signal.
+    pub fn with_playout(mut self, mix: f32, playout: RolloutEvaluator) -> NetEvaluator {
+        self.mix = mix;
+        self.playout = playout;
+        self
     }
 
     fn call(&mut self, world: &Position) -> f32 {
@@ -171,8 +176,13 @@ impl NetEvaluator {
 }
 
 impl LeafEvaluator for NetEvaluator {
-    fn evaluate(&mut self, world: &Position, _rng: &mut GameRng) -> f32 {
-        self.call(world)
+    fn evaluate(&mut self, world: &Position, rng: &mut GameRng) -> f32 {
+        let net = self.call(world);
+        if self.mix > 0.0 {
+            (1.0 - self.mix) * net + self.mix * self.playout.evaluate(world, rng)
+        } else {
+            net
+        }
     }
 
     fn priors(&mut self, world: &Position, moves: &[Move], out: &mut Vec<f32>) -> bool {

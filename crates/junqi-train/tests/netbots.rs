@@ -52,6 +52,7 @@ fn net_and_net_guided_search_play_legal_moves() {
         (format!("net:{net}"), format!("net:{net}")),
         (format!("net:path={net},temp=1"), format!("net:path={net},temp=1")),
         (format!("mcts:sims=8,eval=net:{net}"), format!("mcts:sims=8,eval=net:{net}")),
+        (format!("mcts:sims=8,mix=0.5,eval=net:{net}"), format!("mcts:sims=8,mix=0.5,eval=net:{net}")),
         (
             format!("mcts:sims=4,noise=0.25,temp=1,temp_plies=10,eval=net:path={net}"),
             format!("mcts:sims=4,noise=0.25,temp=1,temp_plies=10,eval=net:{net}"),
@@ -79,10 +80,16 @@ fn net_and_net_guided_search_play_legal_moves() {
 fn bad_net_specs_say_why() {
     let net = net_file().display().to_string();
     let err = |s: &str| from_spec(s).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(err("net:/no/such/file.safetensors").contains("/no/such/file.safetensors"), "{}", err("net:/no/such/file.safetensors"));
+    assert!(
+        err("net:/no/such/file.safetensors").contains("/no/such/file.safetensors"),
+        "{}",
+        err("net:/no/such/file.safetensors")
+    );
     assert!(err(&format!("net:path={net},temp=-1")).contains("finite number >= 0"));
     assert!(err(&format!("net:path={net},sims=3")).contains("parameters are: path, temp"));
-    assert!(err("mcts:eval=greedy").contains("unknown bot `greedy`") || err("mcts:eval=greedy").contains("expected net"));
+    assert!(
+        err("mcts:eval=greedy").contains("unknown bot `greedy`") || err("mcts:eval=greedy").contains("expected net")
+    );
     // A file that is not a net.
     let junk = temp_dir("junk-net").join("junk.safetensors");
     std::fs::write(&junk, b"not a net").unwrap();

@@ -19,7 +19,8 @@ impl LoopObserver for Lines {
 }
 
 fn tiny() -> LoopConfig {
-    let mut c = LoopConfig { generations: 2, threads: 4, window_generations: 2, steps_per_generation: 6, ..Default::default() };
+    let mut c =
+        LoopConfig { generations: 2, threads: 4, window_generations: 2, steps_per_generation: 6, ..Default::default() };
     c.rules_set = vec!["max_plies=80".into()];
     c.bootstrap.bot = "greedy".into();
     c.bootstrap.games = 8;
@@ -62,7 +63,16 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     assert_eq!(state.generations[1].train_step, 12);
     assert!(state.generations[1].score_vs_best.unwrap()[0].is_finite());
     assert!(state.best.is_some());
-    for f in ["loop.toml", "state.json", "elo.csv", "elo.svg", "summary.md", "gen-001/eval-best", "gen-001/eval-anchor", "train/tb"] {
+    for f in [
+        "loop.toml",
+        "state.json",
+        "elo.csv",
+        "elo.svg",
+        "summary.md",
+        "gen-001/eval-best",
+        "gen-001/eval-anchor",
+        "train/tb",
+    ] {
         assert!(out.join(f).exists(), "{f} missing");
     }
     let csv = std::fs::read_to_string(out.join("elo.csv")).unwrap();
@@ -71,7 +81,8 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     // Finished: the same command does nothing more.
     let mut again = Lines(Vec::new());
     let same = run_loop(&tiny(), &out, &options, &mut again).unwrap();
-    let key = |g: &junqi_train::training_loop::Generation| (g.index, g.net.clone(), g.train_step, g.selfplay_games, g.done);
+    let key =
+        |g: &junqi_train::training_loop::Generation| (g.index, g.net.clone(), g.train_step, g.selfplay_games, g.done);
     let keys = |s: &junqi_train::LoopState| s.generations.iter().map(key).collect::<Vec<_>>();
     assert_eq!(keys(&same), keys(&state));
     assert!(again.0.iter().all(|l| !l.starts_with("stage")), "{:?}", again.0);

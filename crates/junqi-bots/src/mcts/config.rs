@@ -16,6 +16,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `alpha` | the noise's concentration | 0.3 |
 /// | `temp` | sample the move ∝ visits^(1/temp) in the first `temp_plies` plies (self-play) | 0 |
 /// | `temp_plies` | plies of the game during which `temp` applies | 30 |
+/// | `mix` | with `eval`: weight of the playout's value in the leaf value, the rest the evaluator's (AlphaGo's λ) | 0 |
 /// | `eval` | a leaf evaluator from outside this crate, e.g. `net:default` (see [`crate::register_bot`]) | the rollout |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {
@@ -24,6 +25,8 @@ pub struct MctsConfig {
     pub depth: u32,
     pub rollout: RolloutPolicy,
     pub root: RootOptions,
+    /// Weight of the playout value in a mixed leaf value (outside evaluators only).
+    pub mix: f32,
 }
 
 impl Default for MctsConfig {
@@ -34,12 +37,14 @@ impl Default for MctsConfig {
             depth: 4,
             rollout: RolloutPolicy::Capture,
             root: RootOptions { temp_plies: 30, ..RootOptions::default() },
+            mix: 0.0,
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 9] = ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "eval"];
+pub(crate) const MCTS_KEYS: [&str; 10] =
+    ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "mix", "eval"];
 
 impl MctsConfig {
     /// Read the parameters of a parsed `mcts` / `cheat-mcts` spec.
@@ -62,6 +67,7 @@ impl MctsConfig {
             depth: spec.integer("depth", d.depth, 0, 1000)?,
             rollout,
             root,
+            mix: spec.number("mix", d.mix, 0.0, 1.0)?,
         })
     }
 
@@ -85,6 +91,7 @@ impl MctsConfig {
             ("alpha", r.noise_alpha, dr.noise_alpha),
             ("temp", r.temp, dr.temp),
             ("temp_plies", r.temp_plies as f32, dr.temp_plies as f32),
+            ("mix", self.mix, d.mix),
         ] {
             if value != default {
                 out.push_str(&format!(",{key}={value}"));

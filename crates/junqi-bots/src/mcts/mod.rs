@@ -45,7 +45,7 @@ mod tree;
 pub use config::MctsConfig;
 pub use deploy::mcts_deployment;
 pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, RolloutPolicy};
-pub use search::{RootOptions, Search};
+pub use search::{sample_at_temperature, RootOptions, Search};
 
 use crate::{Agent, CheatingAgent, Decision};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Position, Rules};

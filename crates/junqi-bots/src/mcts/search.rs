@@ -226,8 +226,9 @@ fn mix_dirichlet(priors: &mut [f32], frac: f32, alpha: f32, rng: &mut GameRng) {
     }
 }
 
-/// An action drawn with probability ∝ share^(1/temp) from a visit distribution.
-fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
+/// An action drawn with probability ∝ share^(1/temp) from a distribution
+/// (search visits, a net's policy); `temp` > 0.
+pub fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
     let weights: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64).powf(1.0 / temp as f64)).collect();
     let total: f64 = weights.iter().sum();
     let mut x = rng.random::<f64>() * total;

@@ -73,7 +73,11 @@ impl Console {
                         let games = progress.games.load(Ordering::Relaxed) + progress.resumed.load(Ordering::Relaxed);
                         let secs = s.2.elapsed().as_secs_f64().max(1e-9);
                         let rate = progress.plies.load(Ordering::Relaxed) as f64 / secs;
-                        let count = if s.1 > 0 { format!("  {games}/{} games  {} plies/s", s.1, si(rate)) } else { String::new() };
+                        let count = if s.1 > 0 {
+                            format!("  {games}/{} games  {} plies/s", s.1, si(rate))
+                        } else {
+                            String::new()
+                        };
                         eprint!("\r\x1b[2K{}{count}  {}", s.0, duration(secs));
                     }
                     std::thread::sleep(Duration::from_millis(500));
@@ -116,7 +120,9 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     drop(console);
     let state = match result {
         Ok(state) => state,
-        Err(TrainError::Interrupted(message)) => return Err(crate::Interrupted(format!("interrupted: {message}")).into()),
+        Err(TrainError::Interrupted(message)) => {
+            return Err(crate::Interrupted(format!("interrupted: {message}")).into())
+        }
         Err(e) => return Err(e.into()),
     };
     println!("generation  minutes  score vs best        promoted  Elo vs {}", config.evaluate.anchor);
