@@ -2,7 +2,7 @@
 # The main job on an embedded default: install what is missing
 # (scripts/setup.sh: libtorch, Python packages), build `junqi`, show a seeded
 # 翻棋 game, then run a short training loop (configs/loop/quickstart.toml:
-# heuristic games → a small net → three generations of self-play with the
+# rollout-search games → a small net → three generations of self-play with the
 # net, training and evaluation), printing each generation's Elo against the
 # greedy bot; finally rate the shipped net (data/nets/default.safetensors)
 # in a short arena. A few minutes on 2 CPU cores. Output goes to

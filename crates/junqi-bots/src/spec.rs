@@ -194,6 +194,9 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
         "mcts" => match s.get("eval") {
             Some(eval) => {
                 let evaluator = BotSpec::parse(eval)?.name;
+                if BOT_NAMES.contains(&evaluator.as_str()) {
+                    return Err(s.bad("eval", "expected a leaf evaluator such as net:FILE"));
+                }
                 external(&evaluator)?(&s)
             }
             None if s.get("mix").is_some() => {
@@ -280,6 +283,7 @@ mod tests {
         assert!(err("net:default").contains("built without the `torch` feature"), "{}", err("net:default"));
         assert!(err("mcts:eval=net:default").contains("built without the `torch` feature"));
         assert!(err("mcts:eval=minimax").contains("unknown bot `minimax`"));
+        assert!(err("mcts:eval=greedy").contains("expected a leaf evaluator such as net:FILE"));
         assert!(err("cheat-mcts:eval=net").contains("only `mcts`"));
         assert!(err("mcts:noise=2").contains("from 0 to 1"));
         assert!(err("mcts:mix=0.5").contains("give eval="));

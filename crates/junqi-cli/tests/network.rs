@@ -108,7 +108,7 @@ fn train_and_loop_reject_bad_input_with_one_line() {
 fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
     let dir = temp_dir("loop");
     let out = dir.to_str().unwrap().to_string();
-    let mut args: Vec<String> = ["loop", "--out", &out, "--generations", "2", "--threads", "4", "--device", "cpu"]
+    let mut args: Vec<String> = ["loop", "--out", &out, "--generations", "3", "--threads", "4", "--device", "cpu"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -143,18 +143,20 @@ fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
     while !first.exists() && start.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(20));
     }
+    assert!(first.exists(), "no net after 120 s");
     let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
     let o = child.wait_with_output().unwrap();
-    if o.status.code() == Some(130) {
-        assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
-    }
+    assert_eq!(o.status.code(), Some(130), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
     let o = Command::new(env!("CARGO_BIN_EXE_junqi")).args(&args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
+    // Generation 0's games and training were kept, not played again.
+    assert!(!text.contains("gen 0: self-play") && !text.contains("gen 0: trained"), "{text}");
     assert!(text.contains("generation  minutes"), "{text}");
-    assert!(text.lines().any(|l| l.trim_start().starts_with("1 ")), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("2 ")), "{text}");
     assert!(text.contains("Elo vs random"), "{text}");
-    for f in ["elo.svg", "elo.csv", "summary.md", "nets/net-001.safetensors"] {
+    for f in ["elo.svg", "elo.csv", "summary.md", "nets/net-002.safetensors"] {
         assert!(dir.join(f).exists(), "{f}");
     }
     let _ = std::fs::remove_dir_all(dir);

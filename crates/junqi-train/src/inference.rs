@@ -94,7 +94,17 @@ impl NetClient {
     pub fn start(path: &Path, device: DeviceChoice, options: BatchOptions) -> Result<NetClient> {
         let device = device.resolve()?;
         // Load here so a bad file is an error for the caller, not a dead thread.
-        let (vs, net, _) = load_net(path, device)?;
+        let (vs, net, info) = load_net(path, device)?;
+        if info.model.in_channels != OBS_SIZE / 60 {
+            return Err(TrainError::Checkpoint {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the net takes {} observation planes, this build encodes {}",
+                    info.model.in_channels,
+                    OBS_SIZE / 60
+                ),
+            });
+        }
         let (tx, rx) = mpsc::channel::<Request>();
         let stats = Arc::new(InferenceStats::default());
         let thread_stats = Arc::clone(&stats);

@@ -79,7 +79,9 @@ pub struct BootstrapConfig {
 pub struct SelfplaySettings {
     /// Games per generation (after the bootstrap).
     pub games: u64,
-    /// Search simulations per move; 0 = play from the net's policy at `temp`.
+    /// Search simulations per move; 0 = play from the net's policy at `temp`
+    /// for the whole game (no noise, no `temp_plies`; the net then trains on
+    /// its own priors).
     pub sims: u32,
     /// PUCT exploration constant.
     pub c: f32,
@@ -219,6 +221,17 @@ impl LoopConfig {
         }
         junqi_bots::from_spec(&self.bootstrap.bot)
             .map_err(|err| TrainError::Config(format!("bootstrap.bot: {err}")))?;
+        // The bots of later generations, checked now rather than after the
+        // bootstrap (their net does not exist yet: only the spec is read).
+        let placeholder = Path::new("net.safetensors");
+        for (what, spec) in [("selfplay", self.selfplay_bot(placeholder)), ("evaluate", self.eval_bot(placeholder))] {
+            let parsed = junqi_bots::BotSpec::parse(&spec).map_err(|e| TrainError::Config(format!("{what}: {e}")))?;
+            let check = match parsed.name.as_str() {
+                "mcts" => junqi_bots::MctsConfig::from_spec(&parsed).map(|_| ()),
+                _ => parsed.non_negative("temp", 0.0).map(|_| ()),
+            };
+            check.map_err(|e| TrainError::Config(format!("{what}: {e}")))?;
+        }
         if e.anchor_games > 0 {
             junqi_bots::from_spec(&e.anchor).map_err(|err| TrainError::Config(format!("evaluate.anchor: {err}")))?;
         }
@@ -333,6 +346,13 @@ pub fn run_loop(
     observer: &mut dyn LoopObserver,
 ) -> Result<LoopState> {
     config.check()?;
+    // Net paths go into bot specs, where `,` and `=` separate parameters.
+    if out.to_string_lossy().contains([',', '=']) {
+        return Err(TrainError::Config(format!(
+            "{}: the run directory's path may not contain `,` or `=`",
+            out.display()
+        )));
+    }
     std::fs::create_dir_all(out).map_err(TrainError::io(out))?;
     let config_path = out.join("loop.toml");
     let text = config.to_toml();
@@ -340,7 +360,9 @@ pub fn run_loop(
         Ok(old) if old != text => {
             let old_cfg = LoopConfig::from_toml(&old)?;
             // Only the stopping rules may change on a resume.
-            let same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
+            // Only when to stop, and where the net runs, may change on a resume.
+            let mut same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
+            same.train.device = config.train.device;
             if &same != config {
                 return Err(TrainError::Config(format!(
                     "{} holds a loop with another config ({}); use a new --out",

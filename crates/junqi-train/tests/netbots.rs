@@ -88,7 +88,9 @@ fn bad_net_specs_say_why() {
     assert!(err(&format!("net:path={net},temp=-1")).contains("finite number >= 0"));
     assert!(err(&format!("net:path={net},sims=3")).contains("parameters are: path, temp"));
     assert!(
-        err("mcts:eval=greedy").contains("unknown bot `greedy`") || err("mcts:eval=greedy").contains("expected net")
+        err("mcts:eval=greedy").contains("expected a leaf evaluator such as net:FILE"),
+        "{}",
+        err("mcts:eval=greedy")
     );
     // A file that is not a net.
     let junk = temp_dir("junk-net").join("junk.safetensors");

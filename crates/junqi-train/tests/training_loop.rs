@@ -1,12 +1,15 @@
 //! `run_loop` end to end with a tiny config: every stage writes its output,
 //! the state records each generation, a finished loop resumes to nothing,
-//! more generations continue it, and another config is refused.
+//! more generations continue it, another config is refused, and a loop
+//! stopped inside a stage resumes that stage only.
 
 mod common;
 
 use common::temp_dir;
 use junqi_selfplay::RunOptions;
-use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver};
+use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 struct Lines(Vec<String>);
 impl LoopObserver for Lines {
@@ -15,6 +18,20 @@ impl LoopObserver for Lines {
     }
     fn line(&mut self, text: &str) {
         self.0.push(text.to_string());
+    }
+}
+
+/// Sets the stop flag (as Ctrl-C does) when a stage whose label starts with `at` begins.
+struct StopAt(&'static str, Arc<AtomicBool>, Vec<String>);
+impl LoopObserver for StopAt {
+    fn stage(&mut self, label: &str, _total: u64) {
+        self.2.push(format!("stage {label}"));
+        if label.starts_with(self.0) {
+            self.1.store(true, Ordering::SeqCst);
+        }
+    }
+    fn line(&mut self, text: &str) {
+        self.2.push(text.to_string());
     }
 }
 
@@ -112,5 +129,31 @@ fn bad_loop_configs_say_why() {
     assert!(err("[bootstrap]\nbot = \"nope\"").contains("bootstrap.bot"));
     assert!(err("colour = 1").contains("unknown field"));
     assert!(err("[selfplay]\nsamples_per_game = \"x\"").contains("samples_per_game"));
+    // Later generations' bots are checked before the bootstrap is played.
+    assert!(err("[selfplay]\nnoise = 2").contains("selfplay"), "{}", err("[selfplay]\nnoise = 2"));
+    assert!(err("[evaluate]\nmix = 3").contains("mix"));
     assert!(LoopConfig::from_toml("").is_ok());
+}
+
+#[test]
+fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
+    register_net_bots();
+    let out = temp_dir("loop-stop");
+    for at in ["gen 1: training", "gen 1: net 1 vs best", "gen 1: net 1 vs random"] {
+        let options = RunOptions { threads: 2, ..Default::default() };
+        let mut stopper = StopAt(at, options.stop.clone(), Vec::new());
+        match run_loop(&tiny(), &out, &options, &mut stopper) {
+            Err(TrainError::Interrupted(m)) => assert!(m.contains("resume"), "{m}"),
+            other => panic!("stopping at `{at}`: {other:?}"),
+        }
+    }
+    let mut log = Lines(Vec::new());
+    let state = run_loop(&tiny(), &out, &RunOptions { threads: 2, ..Default::default() }, &mut log).unwrap();
+    assert_eq!(state.generations.len(), 2);
+    assert_eq!(state.generations[1].train_step, 12);
+    assert_eq!(state.generations[1].selfplay_games, 4, "self-play counted once");
+    // Only the interrupted evaluation against the anchor was left to do.
+    let stages: Vec<&String> = log.0.iter().filter(|l| l.starts_with("stage")).collect();
+    assert_eq!(stages.len(), 1, "{stages:?}");
+    assert!(stages[0].contains("vs random"), "{stages:?}");
 }

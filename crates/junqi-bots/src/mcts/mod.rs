@@ -67,7 +67,8 @@ impl Mcts {
 
 impl<E: LeafEvaluator> Mcts<E> {
     /// With another leaf evaluator (e.g. a network); `config.depth` and
-    /// `config.rollout` then do not apply.
+    /// `config.rollout` then apply only to what that evaluator does with them
+    /// (the net evaluator's `mix` playout).
     pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Mcts<E> {
         let mut search = Search::new(evaluator, config.c);
         search.root = config.root;

@@ -229,7 +229,10 @@ fn mix_dirichlet(priors: &mut [f32], frac: f32, alpha: f32, rng: &mut GameRng) {
 /// An action drawn with probability ∝ share^(1/temp) from a distribution
 /// (search visits, a net's policy); `temp` > 0.
 pub fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
-    let weights: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64).powf(1.0 / temp as f64)).collect();
+    // Relative to the largest share, so a small temperature cannot underflow
+    // every weight to 0 (the largest keeps weight 1).
+    let top = policy.iter().map(|p| p.1 as f64).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+    let weights: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64 / top).powf(1.0 / temp as f64)).collect();
     let total: f64 = weights.iter().sum();
     let mut x = rng.random::<f64>() * total;
     for (&(mv, _), w) in policy.iter().zip(&weights) {
@@ -286,5 +289,7 @@ mod root_tests {
         // T = 0.5 squares the shares: 0.36 : 0.09 : 0.01.
         let at_half = count(0.5, &mut rng);
         assert!((at_half[0] - 0.36 / 0.46).abs() < 0.015, "{at_half:?}");
+        // A tiny temperature is the most probable move (no underflow to the last one).
+        assert_eq!(count(1e-4, &mut rng), [1.0, 0.0, 0.0]);
     }
 }

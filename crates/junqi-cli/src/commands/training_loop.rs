@@ -113,6 +113,8 @@ impl Drop for Console {
 
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
+    // The nets run where the config says (`--device` sets `train.device`).
+    junqi_train::inference::set_inference_device(config.train.device, Default::default());
     let stop = crate::live::ctrl_c_flag()?;
     let options = RunOptions { threads: config.threads, stop, ..Default::default() };
     let mut console = Console::start(&options);
