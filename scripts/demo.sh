@@ -19,5 +19,5 @@ echo "$game" | sed -e 's/^\(moves: .\{100\}\).*/\1 …/'
 start=$(echo "$game" | sed -n 's/^start: //p')
 $J show --position "$start"
 $J loop --config configs/loop/quickstart.toml --set seed="$seed" --out "runs/demo-loop-seed$seed"
-$J arena --bots random,greedy,net:default,mcts:sims=64,eval=net:default --games-per-pair 10 --seed "$seed" \
+$J arena --bots random,greedy,net:default,mcts:sims=64,c=4,mix=0.5,eval=net:default --games-per-pair 10 --seed "$seed" \
     --out "runs/demo-net-arena-seed$seed"
