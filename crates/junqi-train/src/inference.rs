@@ -12,7 +12,7 @@
 use crate::checkpoint::load_net;
 use crate::config::DeviceChoice;
 use crate::{Result, TrainError};
-use junqi_env::OBS_SIZE;
+use junqi_env::{OBS_CHANNELS, OBS_SIZE};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -95,13 +95,12 @@ impl NetClient {
         let device = device.resolve()?;
         // Load here so a bad file is an error for the caller, not a dead thread.
         let (vs, net, info) = load_net(path, device)?;
-        if info.model.in_channels != OBS_SIZE / 60 {
+        if info.model.in_channels != OBS_CHANNELS {
             return Err(TrainError::Checkpoint {
                 path: path.to_path_buf(),
                 message: format!(
                     "the net takes {} observation planes, this build encodes {}",
-                    info.model.in_channels,
-                    OBS_SIZE / 60
+                    info.model.in_channels, OBS_CHANNELS
                 ),
             });
         }
