@@ -106,7 +106,7 @@ impl Agent for Greedy {
         let best_key = captures.iter().map(|c| (c.value, std::cmp::Reverse(piece_value(c.attacker)))).max();
         let Some(best_key) = best_key else {
             let action = all[rng.random_range(0..all.len())];
-            return Decision { action, policy: uniform(all) };
+            return Decision { action, policy: uniform(all), value: None };
         };
         let best: Vec<Move> = captures
             .iter()
@@ -125,6 +125,6 @@ impl Agent for Greedy {
             let (p_all, p_best) = (eps / all.len() as f32, (1.0 - eps) / best.len() as f32);
             all.iter().map(|&m| (m, if best.contains(&m) { p_all + p_best } else { p_all })).collect()
         };
-        Decision { action, policy }
+        Decision { action, policy, value: None }
     }
 }

@@ -57,6 +57,10 @@ pub struct Decision {
     /// The distribution `action` was sampled from, sparse: every action with
     /// a non-zero probability, once. The probabilities sum to 1.
     pub policy: Vec<(Move, f32)>,
+    /// The agent's own estimate of its expected result, in [-1, 1] (+1 a
+    /// sure win): a search's mean value of the chosen action, a net's
+    /// P(win) − P(loss). `None` for bots without one. Self-play resigns on it.
+    pub value: Option<f32>,
 }
 
 /// A player. It sees only its own seat's information set.

@@ -25,6 +25,6 @@ impl Agent for RandomBot {
         info.legal_moves(&mut self.moves);
         assert!(!self.moves.is_empty(), "act called on a finished game");
         let action = self.moves[rng.random_range(0..self.moves.len())];
-        Decision { action, policy: uniform(self.moves.as_slice()) }
+        Decision { action, policy: uniform(self.moves.as_slice()), value: None }
     }
 }

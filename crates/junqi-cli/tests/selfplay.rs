@@ -191,4 +191,48 @@ fn selfplay_rejects_bad_arguments_with_one_line() {
     let o = junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "greedy:epsilon=0.2,random", "--threads", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).ends_with("nothing written (--no-write)\n"), "{}", stdout(&o));
+    let resign = ["selfplay", "--games", "5", "--no-write", "--bots", "mcts:sims=8"];
+    let with = |extra: &[&'static str]| [&resign[..], extra].concat();
+    assert_clean_error(&junqi(&with(&["--resign-threshold", "-2"])), "not in [-1, 1]");
+    assert_clean_error(&junqi(&with(&["--resign-threshold", "-0.5", "--resign-playthrough", "2"])), "play-through");
+    assert_clean_error(&junqi(&with(&["--resign-min-ply", "10"])), "--resign-threshold");
+}
+
+#[test]
+fn bots_resign_and_replay_accepts_the_resigned_games() {
+    let dir = temp_dir("resign");
+    let out = dir.to_str().unwrap();
+    // Any searched value is below 1: every game resigns once ply 6 is reached.
+    let o = junqi(&[
+        "selfplay",
+        "--games",
+        "6",
+        "--bots",
+        "mcts:sims=8",
+        "--threads",
+        "2",
+        "--out",
+        out,
+        "--resign-threshold",
+        "1",
+        "--resign-consecutive",
+        "1",
+        "--resign-min-ply",
+        "6",
+        "--resign-playthrough",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "resigned: 6 games; played through: 0 would have resigned, 0 of them not lost (false resignations n/a)"
+        ),
+        "{text}"
+    );
+    let o = junqi(&["replay", "--games", out]);
+    assert_eq!(stdout(&o), "replayed 6 game(s): all match\n", "{}", stderr(&o));
+    let run: String = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    assert!(run.contains("\"resign\"") && run.contains("\"min_ply\": 6"), "{run}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -78,6 +78,10 @@ pub enum Termination {
     QuietPlies,
     /// `ply >= max_plies`.
     MaxPlies,
+    /// The side to move gave the game up. Not a board rule (RULES.md lists
+    /// none): self-play ends games its bots judge lost, and the record keeps
+    /// the moves up to the resignation, so the position after them is not over.
+    Resignation,
 }
 
 impl Termination {
@@ -88,6 +92,7 @@ impl Termination {
             Termination::NoLegalMove => "no_legal_move",
             Termination::QuietPlies => "quiet_plies",
             Termination::MaxPlies => "max_plies",
+            Termination::Resignation => "resignation",
         }
     }
 }
@@ -101,6 +106,10 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// `seat` resigned: the other seat wins.
+    pub fn resignation(seat: Seat) -> Outcome {
+        Outcome { winner: Some(seat.other()), termination: Termination::Resignation }
+    }
     /// `1-0`, `0-1` or `1/2-1/2`, from seat 1's side.
     pub fn result_str(&self) -> &'static str {
         match self.winner {

@@ -32,6 +32,7 @@
 mod obs;
 mod play;
 mod replay;
+mod resign;
 mod run;
 mod writer;
 
@@ -41,6 +42,7 @@ pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
 };
+pub use resign::{Resign, ResignTally};
 pub use run::{
     dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, DEFAULT_IN_FLIGHT, RUN_FILE,
 };
@@ -169,6 +171,9 @@ pub struct Config {
     /// Games per shard (shard `s` holds games `s * shard_games ..`).
     pub shard_games: u64,
     pub observation: ObservationFormat,
+    /// Resignation (off when absent; older runs have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign: Option<Resign>,
 }
 
 impl Config {
@@ -186,6 +191,7 @@ impl Config {
             samples_per_game: SamplesPerGame::All,
             shard_games: default_shard_games(games),
             observation: ObservationFormat::default(),
+            resign: None,
         })
     }
     pub fn with_samples(mut self, samples: SamplesPerGame) -> Config {
@@ -202,6 +208,11 @@ impl Config {
         self.swap |= paired;
         // A pair never straddles two shards.
         self.shard_games += self.shard_games % 2 * u64::from(paired);
+        self
+    }
+    /// Let the bots resign (see [`Resign`]).
+    pub fn with_resign(mut self, resign: Option<Resign>) -> Config {
+        self.resign = resign;
         self
     }
     pub fn with_shard_games(mut self, shard_games: u64) -> Config {
@@ -244,6 +255,9 @@ impl Config {
         }
         if self.paired && !self.swap {
             return Err(SelfplayError::Config("paired games swap seats: `paired` needs `swap`".into()));
+        }
+        if let Some(r) = &self.resign {
+            r.check().map_err(SelfplayError::Config)?;
         }
         for b in &self.bots {
             junqi_bots::from_spec(b)?;

@@ -1,6 +1,7 @@
 //! One game between two agents, with its sampled positions.
 
-use crate::{encode_planes, SamplesPerGame, SelfplayError};
+use crate::resign::ResignWatch;
+use crate::{encode_planes, Resign, SamplesPerGame, SelfplayError};
 use junqi_bots::Player;
 use junqi_core::{
     rng_from_seed, Colour, Game, GameRng, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS,
@@ -54,6 +55,8 @@ pub struct GameBuffers {
     /// Per seat in the last game: decisions made and the time spent making them.
     decisions: [u64; 2],
     think: [std::time::Duration; 2],
+    /// In a played-through game: the first seat that would have resigned.
+    resign_signal: Option<Seat>,
 }
 
 /// A position held in the reservoir until the game ends: cloning the seat's
@@ -77,6 +80,7 @@ impl Default for GameBuffers {
             kept: Vec::new(),
             decisions: [0; 2],
             think: Default::default(),
+            resign_signal: None,
         }
     }
 }
@@ -121,6 +125,11 @@ impl GameBuffers {
     /// Per seat in the last game: decisions made, and seconds spent making them.
     pub fn thinking(&self) -> [(u64, f64); 2] {
         [0, 1].map(|i| (self.decisions[i], self.think[i].as_secs_f64()))
+    }
+    /// In the last game, if it was played through despite resignation: the
+    /// first seat that would have resigned.
+    pub fn resign_signal(&self) -> Option<Seat> {
+        self.resign_signal
     }
 }
 
@@ -185,8 +194,9 @@ pub struct GameInFlight {
     play_rng: GameRng,
     sample_rng: GameRng,
     buf: GameBuffers,
-    /// Set once the position to move has no continuation.
+    /// Set once the position to move has no continuation, or its mover resigned.
     outcome: Option<Outcome>,
+    resign: Option<ResignWatch>,
 }
 
 impl GameInFlight {
@@ -238,8 +248,20 @@ impl GameInFlight {
         buf.used = 0;
         buf.decisions = [0; 2];
         buf.think = Default::default();
-        let mut g =
-            GameInFlight { game, game_id, seed, start_jfen, names, samples, play_rng, sample_rng, buf, outcome: None };
+        buf.resign_signal = None;
+        let mut g = GameInFlight {
+            game,
+            game_id,
+            seed,
+            start_jfen,
+            names,
+            samples,
+            play_rng,
+            sample_rng,
+            buf,
+            outcome: None,
+            resign: None,
+        };
         g.list_moves();
         Ok(g)
     }
@@ -250,6 +272,12 @@ impl GameInFlight {
         let truth = self.game.truth();
         truth.legal_moves(&mut self.buf.moves);
         self.outcome = truth.outcome_given(self.buf.moves.len());
+    }
+
+    /// Let the movers resign (see [`Resign`]); call before the first step.
+    pub fn with_resign(mut self, resign: Option<Resign>) -> GameInFlight {
+        self.resign = resign.map(|r| ResignWatch::new(r, self.seed, self.game_id));
+        self
     }
 
     /// The game's id.
@@ -285,6 +313,15 @@ impl GameInFlight {
         let mut decision = mover.act(game, &mut self.play_rng);
         buf.think[seat.index()] += thinking.elapsed();
         buf.decisions[seat.index()] += 1;
+        if let Some(watch) = self.resign.as_mut() {
+            let resigned = watch.observe(seat, ply, decision.value);
+            buf.resign_signal = watch.signal;
+            if resigned.is_some() {
+                // The record ends before this ply; its position is not sampled.
+                self.outcome = resigned;
+                return Ok(true);
+            }
+        }
         let info = game.infoset(seat);
         // Which slot (if any) this position goes to.
         let n = game.moves().len(); // positions seen before this one

@@ -4,7 +4,7 @@ use crate::{Sample, SelfplayError};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
-use junqi_core::{Move, MoveList, Position, Rules};
+use junqi_core::{Move, MoveList, Outcome, Position, Rules, Termination};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::fs::File;
 use std::path::Path;
@@ -178,8 +178,11 @@ pub fn replay_game(g: &StoredGame) -> Result<(), String> {
         pos.play_unchecked(mv);
     }
     pos.legal_moves(&mut list);
-    let Some(o) = pos.outcome_given(list.len()) else {
-        return Err(format!("the game is not over after the {} stored moves", g.moves.len()));
+    let o = match pos.outcome_given(list.len()) {
+        Some(o) => o,
+        // A resignation ends a game the rules have not ended: the side to move gave up.
+        None if g.termination == Termination::Resignation.name() => Outcome::resignation(pos.turn()),
+        None => return Err(format!("the game is not over after the {} stored moves", g.moves.len())),
     };
     let (result, termination, plies) = (o.result_str(), o.termination.name(), g.moves.len() as u32);
     if (result, termination, plies) != (g.result.as_str(), g.termination.as_str(), g.plies) {

@@ -98,6 +98,8 @@ pub struct Tally {
     /// Per player: decisions made, and seconds spent making them.
     pub decisions: [u64; 2],
     pub think_secs: [f64; 2],
+    /// Resignations, and false ones in played-through games.
+    pub resign: crate::ResignTally,
 }
 
 impl Tally {
@@ -137,6 +139,7 @@ impl Tally {
         self.wins[1] += other.wins[1];
         self.draws += other.draws;
         self.seat1_wins += other.seat1_wins;
+        self.resign.merge(&other.resign);
         for i in 0..2 {
             self.decisions[i] += other.decisions[i];
             self.think_secs[i] += other.think_secs[i];
@@ -473,7 +476,8 @@ impl Plan {
                 }
                 let [s1, s2] = &mut seats;
                 let buf = spare.pop().unwrap_or_default();
-                let game = GameInFlight::start(&c.rules, [s1, s2], index, c.seed_of(index), c.samples_per_game, buf)?;
+                let game = GameInFlight::start(&c.rules, [s1, s2], index, c.seed_of(index), c.samples_per_game, buf)?
+                    .with_resign(c.resign);
                 if game.is_finished() {
                     finished.insert(index, game.finish());
                 } else {
@@ -498,6 +502,7 @@ impl Plan {
                     w.push(&record, buf.samples())?;
                 }
                 tally.add(c.seat1_player(next_write), record.outcome.winner, buf.thinking());
+                tally.resign.add(&record.outcome, buf.resign_signal());
                 let p = &options.progress;
                 p.games.fetch_add(1, Ordering::Relaxed);
                 p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);

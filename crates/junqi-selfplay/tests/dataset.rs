@@ -317,3 +317,54 @@ fn playing_without_writing_touches_no_disk() {
     assert_eq!((s.games_played, s.shards_written, s.games_complete), (20, 4, 20));
     assert!(s.samples == s.plies && s.plies > 20 * 50);
 }
+
+#[test]
+fn bots_resign_and_played_through_games_count_false_resignations() {
+    // A threshold of 1 resigns at the first searched decision from ply 6 on.
+    let resign = Resign { threshold: 1.0, consecutive: 1, min_ply: 6, playthrough: 0.0 };
+    let c = Config::new(Rules::preset(Mode::Fanqi), 8, ["mcts:sims=8", "mcts:sims=8"], 5)
+        .unwrap()
+        .with_shard_games(4)
+        .with_resign(Some(resign));
+    let dir = temp_dir("resign");
+    let s = run(&c, &dir, 2);
+    assert_eq!(s.tally.resign, ResignTally { resigned: 8, signalled: 0, false_resignations: 0 });
+    let (games, samples) = read_all(&dir);
+    for g in games.values() {
+        assert_eq!(g.termination, "resignation");
+        assert!(g.plies >= 6, "resigned at ply {} before min_ply", g.plies);
+        // The loser is the side to move after the stored moves.
+        let loser_is_seat_1 = g.plies % 2 == 0;
+        assert_eq!(g.result, if loser_is_seat_1 { "0-1" } else { "1-0" });
+        assert_eq!(replay_game(g), Ok(()));
+        // Samples carry the resigned result: the loser's positions are losses.
+        for smp in &samples[&g.game_id] {
+            let lost = (smp.seat == 1) == loser_is_seat_1;
+            assert_eq!(smp.outcome, if lost { -1 } else { 1 });
+        }
+        // A resignation stored where the other side was to move, or after a
+        // game the rules ended, disagrees with the engine.
+        let mut wrong = g.clone();
+        wrong.result = if loser_is_seat_1 { "1-0" } else { "0-1" }.into();
+        assert!(replay_game(&wrong).unwrap_err().contains("resignation"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Every game played through: none ends by resignation, each counts its signal.
+    let through = c.clone().with_resign(Some(Resign { playthrough: 1.0, ..resign }));
+    let dir = temp_dir("resign-through");
+    let s = run(&through, &dir, 2);
+    let (games, _) = read_all(&dir);
+    assert!(games.values().all(|g| g.termination != "resignation"));
+    let r = s.tally.resign;
+    assert_eq!((r.resigned, r.signalled), (0, 8));
+    // With a threshold of 1 the first decision signals: seat 1 at ply 6, so a
+    // false resignation is a game seat 1 did not lose.
+    let not_lost = games.values().filter(|g| g.result != "0-1").count() as u64;
+    assert_eq!(r.false_resignations, not_lost);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // Bad settings are refused up front.
+    let bad = c.with_resign(Some(Resign { playthrough: 2.0, ..resign }));
+    assert!(prepare(bad, None).unwrap_err().to_string().contains("play-through"));
+}

@@ -162,11 +162,17 @@ pub struct DataConfig {
     pub window_games: u64,
     /// Samples held in the shuffle buffer.
     pub shuffle_buffer: usize,
+    /// Temperature of the policy target: the stored distribution π is
+    /// trained on as ∝ π^(1/T). 1 = as stored; below 1 sharpens it towards
+    /// the search's most visited move, which a search with few simulations
+    /// per legal move needs (its visit counts are nearly uniform); 0 = the
+    /// most probable action alone (ties share).
+    pub policy_target_temp: f64,
 }
 
 impl Default for DataConfig {
     fn default() -> Self {
-        DataConfig { window_games: 100_000, shuffle_buffer: 200_000 }
+        DataConfig { window_games: 100_000, shuffle_buffer: 200_000, policy_target_temp: 1.0 }
     }
 }
 
@@ -239,6 +245,9 @@ impl TrainConfig {
         }
         if self.data.shuffle_buffer == 0 {
             return bad("data.shuffle_buffer must be positive");
+        }
+        if !(self.data.policy_target_temp.is_finite() && self.data.policy_target_temp >= 0.0) {
+            return bad("data.policy_target_temp must be ≥ 0");
         }
         Ok(())
     }

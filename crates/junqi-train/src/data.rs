@@ -196,6 +196,27 @@ impl Example {
         })
     }
 
+    /// Re-weight the policy target to ∝ π^(1/temp), still summing to 1;
+    /// `temp = 0` keeps the most probable actions only, sharing equally.
+    pub fn sharpen_policy(&mut self, temp: f64) {
+        if temp == 1.0 || self.policy.is_empty() {
+            return;
+        }
+        let top = self.policy.iter().map(|&(_, p)| p).fold(0.0f32, f32::max);
+        for (_, p) in &mut self.policy {
+            *p = if temp == 0.0 {
+                (*p == top) as u8 as f32
+            } else {
+                // Relative to the top share, so small temperatures do not underflow to all zeros.
+                ((*p / top) as f64).powf(1.0 / temp) as f32
+            };
+        }
+        let sum: f32 = self.policy.iter().map(|&(_, p)| p).sum();
+        for (_, p) in &mut self.policy {
+            *p /= sum;
+        }
+    }
+
     /// The value class: 0 win, 1 draw, 2 loss.
     pub fn wdl(&self) -> i64 {
         1 - self.outcome as i64
@@ -273,6 +294,8 @@ pub struct Loader {
     pub passes: u64,
     /// Examples taken from the shards in the current pass.
     pass_examples: u64,
+    /// See [`crate::DataConfig::policy_target_temp`].
+    policy_target_temp: f64,
 }
 
 impl Loader {
@@ -287,7 +310,15 @@ impl Loader {
             pass_examples: 0,
             window,
             capacity,
+            policy_target_temp: 1.0,
         }
+    }
+
+    /// Train the policy on the stored distribution sharpened to
+    /// ∝ π^(1/temp) ([`Example::sharpen_policy`]).
+    pub fn with_policy_target_temp(mut self, temp: f64) -> Loader {
+        self.policy_target_temp = temp;
+        self
     }
 
     pub fn window(&self) -> &DataWindow {
@@ -321,8 +352,9 @@ impl Loader {
             if s.game_id < self.window.first_game || s.game_id > self.window.last_game {
                 continue;
             }
-            let e = Example::from_stored(s, self.window.channels)
+            let mut e = Example::from_stored(s, self.window.channels)
                 .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
+            e.sharpen_policy(self.policy_target_temp);
             self.buffer.push(e);
             self.pass_examples += 1;
         }
@@ -344,5 +376,55 @@ impl Loader {
     pub fn next_batch(&mut self, n: usize, device: Device) -> Result<Batch> {
         let examples = self.next_examples(n)?;
         Batch::new(&examples, self.window.channels, device)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(policy: &[(u16, f32)]) -> Example {
+        Example {
+            game_id: 0,
+            ply: 0,
+            observation: Vec::new(),
+            legal_mask: vec![0xff; MASK_BYTES],
+            action: policy[0].0,
+            policy: policy.to_vec(),
+            outcome: 0,
+        }
+    }
+
+    fn probs(e: &Example) -> Vec<f32> {
+        e.policy.iter().map(|&(_, p)| p).collect()
+    }
+
+    #[test]
+    fn policy_targets_sharpen_by_temperature() {
+        let stored = [(3, 0.5), (7, 0.25), (9, 0.25)];
+        let mut same = example(&stored);
+        same.sharpen_policy(1.0);
+        assert_eq!(probs(&same), vec![0.5, 0.25, 0.25]);
+
+        // T = 0.5 squares the shares: 0.25 : 0.0625 : 0.0625.
+        let mut half = example(&stored);
+        half.sharpen_policy(0.5);
+        let p = probs(&half);
+        assert!((p[0] - 2.0 / 3.0).abs() < 1e-6 && (p[1] - 1.0 / 6.0).abs() < 1e-6, "{p:?}");
+        assert_eq!(half.policy.iter().map(|&(a, _)| a).collect::<Vec<_>>(), vec![3, 7, 9]);
+
+        // T = 0: the most probable actions alone, ties sharing.
+        let mut argmax = example(&stored);
+        argmax.sharpen_policy(0.0);
+        assert_eq!(probs(&argmax), vec![1.0, 0.0, 0.0]);
+        let mut tie = example(&[(1, 0.4), (2, 0.4), (5, 0.2)]);
+        tie.sharpen_policy(0.0);
+        assert_eq!(probs(&tie), vec![0.5, 0.5, 0.0]);
+
+        // A tiny temperature neither underflows nor produces NaN.
+        let mut tiny = example(&[(1, 0.02), (2, 0.019), (5, 0.961)]);
+        tiny.sharpen_policy(0.01);
+        let p = probs(&tiny);
+        assert!(p.iter().all(|x| x.is_finite()) && (p[2] - 1.0).abs() < 1e-6, "{p:?}");
     }
 }

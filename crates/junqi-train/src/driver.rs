@@ -91,7 +91,8 @@ pub fn train_window(
         window.clone(),
         config.data.shuffle_buffer,
         config.seed ^ start_step.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    );
+    )
+    .with_policy_target_temp(config.data.policy_target_temp);
     let started = Instant::now();
     let mut last = None;
     let mut checkpoint = resumed_from.clone();

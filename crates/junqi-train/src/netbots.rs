@@ -112,14 +112,16 @@ impl Agent for NetAgent {
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
         let (obs, legal) = encode(info, &mut self.moves);
         assert!(!legal.is_empty(), "act called on a finished game");
-        let Evaluation { priors, .. } = self.client.evaluate(obs, legal);
+        let evaluation = self.client.evaluate(obs, legal);
+        let value = evaluation.value();
+        let Evaluation { priors, .. } = evaluation;
         let policy: Vec<(Move, f32)> = self.moves.iter().copied().zip(priors.iter().copied()).collect();
         let action = if self.temp == 0.0 {
             policy.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("a legal action").0
         } else {
             sample_at_temperature(&policy, self.temp, rng)
         };
-        Decision { action, policy }
+        Decision { action, policy, value: Some(value) }
     }
 
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {

@@ -30,7 +30,7 @@ use crate::metrics::TensorBoardMetrics;
 use crate::{export_checkpoint, Result, TrainError};
 use junqi_arena::{matchup_config, pair_scores, play_matchup};
 use junqi_core::{Mode, Rules};
-use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
+use junqi_selfplay::{prepare, Config, Resign, RunOptions, SamplesPerGame};
 use junqi_stats::{pair_estimates, Penta};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -94,8 +94,19 @@ pub struct SelfplaySettings {
     pub temp_plies: u32,
     /// Weight of a short capture playout in the leaf values (0 = the net's alone).
     pub mix: f32,
+    /// The policy the net trains on: 0 = the root visit shares, above 0 =
+    /// the softmax of the root actions' values at this temperature (the
+    /// search's `qtemp`).
+    pub qtemp: f32,
     /// Positions written per game: a number or "all".
     pub samples_per_game: String,
+    /// `[selfplay.resign]`: the net-guided games resign on the search's value
+    /// (threshold, consecutive, min_ply, playthrough; see
+    /// [`junqi_selfplay::Resign`]); absent = games are played out. The
+    /// bootstrap games never resign (a rollout search's value is a material
+    /// score, not a chance of winning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resign: Option<Resign>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -157,7 +168,9 @@ impl Default for SelfplaySettings {
             temp: 1.0,
             temp_plies: 30,
             mix: 0.0,
+            qtemp: 0.0,
             samples_per_game: "all".into(),
+            resign: None,
         }
     }
 }
@@ -216,6 +229,9 @@ impl LoopConfig {
         if !(0.0..=1.0).contains(&e.mix) || !(0.0..=1.0).contains(&self.selfplay.mix) {
             return bad("selfplay.mix and evaluate.mix must be in [0, 1]".into());
         }
+        if let Some(r) = &self.selfplay.resign {
+            r.check().map_err(|m| TrainError::Config(format!("selfplay.resign: {m}")))?;
+        }
         if !(0.0..=1.0).contains(&e.promote_score) {
             return bad("evaluate.promote_score must be in [0, 1]".into());
         }
@@ -252,7 +268,7 @@ impl LoopConfig {
             s.alpha,
             s.temp,
             s.temp_plies,
-            mix_part(s.mix),
+            optional_part("qtemp", s.qtemp) + &optional_part("mix", s.mix),
             net.display()
         )
     }
@@ -262,15 +278,21 @@ impl LoopConfig {
         match self.evaluate.sims {
             0 => format!("net:{}", net.display()),
             n => {
-                format!("mcts:sims={n},c={}{},eval=net:{}", self.selfplay.c, mix_part(self.evaluate.mix), net.display())
+                format!(
+                    "mcts:sims={n},c={}{},eval=net:{}",
+                    self.selfplay.c,
+                    optional_part("mix", self.evaluate.mix),
+                    net.display()
+                )
             }
         }
     }
 }
 
-fn mix_part(mix: f32) -> String {
-    if mix > 0.0 {
-        format!(",mix={mix}")
+/// `,key=value` for a spec, or nothing when the value is 0 (the default).
+fn optional_part(key: &str, value: f32) -> String {
+    if value > 0.0 {
+        format!(",{key}={value}")
     } else {
         String::new()
     }
@@ -288,6 +310,14 @@ pub struct Generation {
     /// Net forward passes and positions during self-play (mean batch = positions / batches).
     pub inference_batches: u64,
     pub inference_positions: u64,
+    /// Self-play games resigned; played-through games where a side would
+    /// have resigned, and of those the ones it did not lose.
+    #[serde(default)]
+    pub resigned: u64,
+    #[serde(default)]
+    pub resign_signalled: u64,
+    #[serde(default)]
+    pub false_resignations: u64,
     /// The net trained after this generation's games.
     pub net: Option<String>,
     pub train_step: u64,
@@ -419,9 +449,11 @@ pub fn run_loop(
         };
         let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
         let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+        let resign = if state.best.is_some() { config.selfplay.resign } else { None };
         let sp_config = Config::new(rules.clone(), games, [&bot, &bot], sp_seed)?
             .with_samples(config.samples()?)
             .with_swap(false)
+            .with_resign(resign)
             // One shard per worker at least: a shard's games run one after another.
             .with_shard_games(games.div_ceil(config.threads as u64).clamp(1, 1000));
         let plan = prepare(sp_config, Some(&dir.join("selfplay")))?;
@@ -439,6 +471,9 @@ pub fn run_loop(
             rec.selfplay_seconds += summary.elapsed.as_secs_f64();
             rec.inference_batches += after.0.saturating_sub(before.0);
             rec.inference_positions += after.1.saturating_sub(before.1);
+            rec.resigned += summary.tally.resign.resigned;
+            rec.resign_signalled += summary.tally.resign.signalled;
+            rec.false_resignations += summary.tally.resign.false_resignations;
             save(&mut state)?;
             if summary.interrupted {
                 return Err(interrupted());
@@ -449,8 +484,16 @@ pub fn run_loop(
             } else {
                 String::new()
             };
+            let resigned = if resign.is_some() {
+                format!(
+                    "; {} resigned, {} false resignations in {} played-through games that would have",
+                    rec.resigned, rec.false_resignations, rec.resign_signalled
+                )
+            } else {
+                String::new()
+            };
             observer.line(&format!(
-                "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch})",
+                "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch}){resigned}",
                 rec.selfplay_games,
                 rec.selfplay_plies,
                 rec.selfplay_seconds,

@@ -6,7 +6,7 @@
 mod common;
 
 use common::temp_dir;
-use junqi_selfplay::RunOptions;
+use junqi_selfplay::{Resign, RunOptions};
 use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -55,6 +55,8 @@ fn tiny() -> LoopConfig {
     c.train.optim.batch_size = 16;
     c.train.optim.warmup_steps = 0;
     c.train.data.shuffle_buffer = 500;
+    // Any value below 1 resigns from ply 4; half the games play through.
+    c.selfplay.resign = Some(Resign { threshold: 1.0, consecutive: 1, min_ply: 4, playthrough: 0.5 });
     c
 }
 
@@ -76,6 +78,13 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     assert!(state.generations[1].selfplay_bot.starts_with("mcts:sims=4,"), "{}", state.generations[1].selfplay_bot);
     assert!(state.generations[1].selfplay_bot.contains("eval=net:"));
     assert!(state.generations[1].inference_positions > 0 && state.generations[1].inference_batches > 0);
+    // The bootstrap never resigns; every net game resigns or, played
+    // through, records that it would have.
+    let g0 = &state.generations[0];
+    assert_eq!((g0.resigned, g0.resign_signalled), (0, 0));
+    let g1 = &state.generations[1];
+    assert_eq!(g1.resigned + g1.resign_signalled, g1.selfplay_games, "{g1:?}");
+    assert!(g1.false_resignations <= g1.resign_signalled);
     assert_eq!(state.generations[0].train_step, 6);
     assert_eq!(state.generations[1].train_step, 12);
     assert!(state.generations[1].score_vs_best.unwrap()[0].is_finite());
@@ -132,7 +141,14 @@ fn bad_loop_configs_say_why() {
     // Later generations' bots are checked before the bootstrap is played.
     assert!(err("[selfplay]\nnoise = 2").contains("selfplay"), "{}", err("[selfplay]\nnoise = 2"));
     assert!(err("[evaluate]\nmix = 3").contains("mix"));
+    assert!(err("[selfplay.resign]\nplaythrough = 1.5").contains("selfplay.resign"));
+    assert!(err("[selfplay.resign]\nthreshhold = 0.5").contains("unknown field"));
     assert!(LoopConfig::from_toml("").is_ok());
+    // Resignation: keys left out take their defaults; the config round-trips.
+    let c = LoopConfig::from_toml("[selfplay.resign]\nthreshold = -0.8\n").unwrap();
+    assert_eq!(c.selfplay.resign, Some(Resign { threshold: -0.8, ..Resign::default() }));
+    assert_eq!(LoopConfig::from_toml(&c.to_toml()).unwrap(), c);
+    assert_eq!(LoopConfig::from_toml("").unwrap().selfplay.resign, None);
 }
 
 #[test]

@@ -70,7 +70,7 @@ impl Agent for Heuristic {
         let Some(me) = info.colour() else {
             // 翻棋 before colours are assigned: every flip is alike.
             let action = all[rng.random_range(0..all.len())];
-            return Decision { action, policy: uniform(all) };
+            return Decision { action, policy: uniform(all), value: None };
         };
         let scorer = eval::Scorer::new(info, me);
         self.scores.clear();
@@ -85,7 +85,7 @@ impl Agent for Heuristic {
             }
             x -= p;
         }
-        Decision { action, policy }
+        Decision { action, policy, value: None }
     }
 
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {

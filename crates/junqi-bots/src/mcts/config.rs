@@ -16,6 +16,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `alpha` | the noise's concentration | 0.3 |
 /// | `temp` | sample the move ∝ visits^(1/temp) in the first `temp_plies` plies (self-play) | 0 |
 /// | `temp_plies` | plies of the game during which `temp` applies | 30 |
+/// | `qtemp` | the policy written for training (and sampled by `temp`): 0 = root visit shares, above 0 = softmax of the root actions' mean values at this temperature | 0 |
 /// | `mix` | with `eval`: weight of the playout's value in the leaf value, the rest the evaluator's (AlphaGo's λ) | 0 |
 /// | `eval` | a leaf evaluator from outside this crate, e.g. `net:default` (see [`crate::register_bot`]) | the rollout |
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -43,8 +44,8 @@ impl Default for MctsConfig {
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 10] =
-    ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "mix", "eval"];
+pub(crate) const MCTS_KEYS: [&str; 11] =
+    ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "qtemp", "mix", "eval"];
 
 impl MctsConfig {
     /// Read the parameters of a parsed `mcts` / `cheat-mcts` spec.
@@ -56,6 +57,7 @@ impl MctsConfig {
             noise_alpha: spec.number("alpha", d.root.noise_alpha, 0.001, 100.0)?,
             temp: spec.number("temp", d.root.temp, 0.0, 100.0)?,
             temp_plies: spec.integer("temp_plies", d.root.temp_plies, 0, 100_000)?,
+            qtemp: spec.number("qtemp", d.root.qtemp, 0.0, 100.0)?,
         };
         let rollout = match spec.get("rollout") {
             None => d.rollout,
@@ -91,6 +93,7 @@ impl MctsConfig {
             ("alpha", r.noise_alpha, dr.noise_alpha),
             ("temp", r.temp, dr.temp),
             ("temp_plies", r.temp_plies as f32, dr.temp_plies as f32),
+            ("qtemp", r.qtemp, dr.qtemp),
             ("mix", self.mix, d.mix),
         ] {
             if value != default {

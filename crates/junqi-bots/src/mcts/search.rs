@@ -41,11 +41,19 @@ pub struct RootOptions {
     /// `temp_plies` (0 = always the most visited).
     pub temp: f32,
     pub temp_plies: u32,
+    /// The decision's policy (what self-play trains on, and what `temp`
+    /// samples from): 0 = the root visit shares; above 0, the softmax of the
+    /// root actions' mean values at this temperature (over the actions
+    /// searched at least once). With few simulations per action the visit
+    /// shares are near uniform whatever the values say (UCB1 explores them
+    /// all about equally), while the mean values tell a capture from a
+    /// blunder.
+    pub qtemp: f32,
 }
 
 impl Default for RootOptions {
     fn default() -> RootOptions {
-        RootOptions { noise_frac: 0.0, noise_alpha: 0.3, temp: 0.0, temp_plies: 0 }
+        RootOptions { noise_frac: 0.0, noise_alpha: 0.3, temp: 0.0, temp_plies: 0, qtemp: 0.0 }
     }
 }
 
@@ -72,7 +80,8 @@ impl<E: LeafEvaluator> Search<E> {
         first.legal_moves(&mut self.moves);
         assert!(!self.moves.is_empty(), "act called on a finished game");
         if self.moves.len() == 1 {
-            return Decision { action: self.moves[0], policy: vec![(self.moves[0], 1.0)] };
+            // A forced move needs no search, so no value comes with it.
+            return Decision { action: self.moves[0], policy: vec![(self.moves[0], 1.0)], value: None };
         }
         self.priors.clear();
         if self.evaluator.priors(&first, self.moves.as_slice(), &mut self.priors)
@@ -195,12 +204,20 @@ impl<E: LeafEvaluator> Search<E> {
     /// visit shares of the root actions.
     fn decide(&self) -> Decision {
         let total: u32 = self.tree.root_children().map(|n| n.visits).sum();
-        let mut policy: Vec<(Move, f32)> = self
-            .tree
-            .root_children()
-            .filter(|n| n.visits > 0)
-            .map(|n| (n.mv, n.visits as f32 / total as f32))
-            .collect();
+        let mut policy: Vec<(Move, f32)> = if self.root.qtemp > 0.0 {
+            let top = self.tree.root_children().filter(|n| n.visits > 0).map(|n| n.mean()).fold(f32::MIN, f32::max);
+            let weights: Vec<(Move, f32)> = self
+                .tree
+                .root_children()
+                .filter(|n| n.visits > 0)
+                .map(|n| (n.mv, ((n.mean() - top) / self.root.qtemp).exp()))
+                .collect();
+            let sum: f32 = weights.iter().map(|w| w.1).sum();
+            // exp(x) underflows to 0 far below the top; such actions drop out.
+            weights.into_iter().map(|(m, w)| (m, w / sum)).filter(|w| w.1 > 0.0).collect()
+        } else {
+            self.tree.root_children().filter(|n| n.visits > 0).map(|n| (n.mv, n.visits as f32 / total as f32)).collect()
+        };
         policy.sort_by_key(|&(m, _)| m);
         let best = self
             .tree
@@ -208,7 +225,7 @@ impl<E: LeafEvaluator> Search<E> {
             .filter(|n| n.visits > 0)
             .max_by(|a, b| a.visits.cmp(&b.visits).then(a.mean().total_cmp(&b.mean())).then(b.mv.cmp(&a.mv)))
             .expect("every simulation visits a root action");
-        Decision { action: best.mv, policy }
+        Decision { action: best.mv, policy, value: Some(best.mean()) }
     }
 }
 
@@ -248,6 +265,43 @@ pub fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRn
 mod root_tests {
     use super::*;
     use junqi_core::rng_from_seed;
+
+    /// Values a world +0.8 for `seat` once the piece on `square` is face up, else 0.
+    struct FlipIsGood {
+        seat: Seat,
+        square: junqi_core::Square,
+    }
+    impl LeafEvaluator for FlipIsGood {
+        fn evaluate(&mut self, world: &Position, _rng: &mut GameRng) -> f32 {
+            match (world.is_face_down(self.square), world.turn() == self.seat) {
+                (true, _) => 0.0,
+                (false, true) => 0.8,
+                (false, false) => -0.8,
+            }
+        }
+    }
+
+    #[test]
+    fn the_q_policy_follows_the_values_where_visit_shares_barely_move() {
+        let mut rng = rng_from_seed(4);
+        let start = Position::deal_fanqi(junqi_core::Rules::preset(junqi_core::Mode::Fanqi), &mut rng);
+        let square = (0..60).filter_map(junqi_core::Square::new).find(|&sq| start.is_face_down(sq)).unwrap();
+        let good = Move::flip(square);
+        let mut policies = Vec::new();
+        for qtemp in [0.0, 0.1] {
+            let evaluator = FlipIsGood { seat: start.turn(), square };
+            let mut search = Search::new(evaluator, 0.7);
+            search.root = RootOptions { qtemp, ..RootOptions::default() };
+            let d = search.run(150, |_| start.clone(), &mut rng);
+            assert!((d.policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!(d.value.unwrap() > 0.5, "{:?}", d.value);
+            policies.push(d.policy.iter().find(|p| p.0 == good).map_or(0.0, |p| p.1));
+        }
+        // 50 flips, 150 simulations: UCB1 gives the good flip a few more
+        // visits; its value puts nearly all the Q policy on it.
+        assert!(policies[0] < 0.3, "visit share {}", policies[0]);
+        assert!(policies[1] > 0.9, "Q policy {}", policies[1]);
+    }
 
     #[test]
     fn dirichlet_noise_keeps_a_distribution_and_zero_weight_changes_nothing() {

@@ -6,7 +6,7 @@ use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{bail, Result};
 use junqi_core::Mode;
-use junqi_selfplay::{dataset_stats, prepare, Config, SamplesPerGame};
+use junqi_selfplay::{dataset_stats, prepare, Config, Resign, SamplesPerGame};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -51,10 +51,51 @@ pub struct Args {
     #[arg(long, conflicts_with = "out")]
     no_write: bool,
     #[command(flatten)]
+    resign: ResignArgs,
+    #[command(flatten)]
     rules: RulesArgs,
 }
 
-/// `1234567` → `1.23M`.
+/// Resignation: off unless `--resign-threshold` is given.
+#[derive(clap::Args)]
+struct ResignArgs {
+    /// Let a bot resign when its own value estimate (search or net, in
+    /// [-1, 1]) stays below this; bots without one (random, greedy,
+    /// heuristic) never resign.
+    #[arg(long, value_name = "V", allow_hyphen_values = true)]
+    resign_threshold: Option<f32>,
+    /// Decisions in a row below the threshold before it resigns.
+    #[arg(long, value_name = "N", default_value_t = Resign::default().consecutive, requires = "resign_threshold")]
+    resign_consecutive: u32,
+    /// No resignation before this ply.
+    #[arg(long, value_name = "PLY", default_value_t = Resign::default().min_ply, requires = "resign_threshold")]
+    resign_min_ply: u32,
+    /// Fraction of games played to the end anyway, to count false resignations.
+    #[arg(long, value_name = "F", default_value_t = Resign::default().playthrough, requires = "resign_threshold")]
+    resign_playthrough: f64,
+}
+
+impl ResignArgs {
+    fn resign(&self) -> Option<Resign> {
+        self.resign_threshold.map(|threshold| Resign {
+            threshold,
+            consecutive: self.resign_consecutive,
+            min_ply: self.resign_min_ply,
+            playthrough: self.resign_playthrough,
+        })
+    }
+}
+
+/// What resignation did: games resigned, and false resignations among the
+/// played-through games.
+pub fn resign_line(r: &junqi_selfplay::ResignTally) -> String {
+    let rate = r.false_rate().map_or("n/a".to_string(), |f| format!("{:.1}%", 100.0 * f));
+    format!(
+        "resigned: {} games; played through: {} would have resigned, {} of them not lost (false resignations {rate})",
+        r.resigned, r.signalled, r.false_resignations
+    )
+}
+
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
@@ -68,8 +109,10 @@ pub fn run(args: Args) -> Result<()> {
     if threads == 0 {
         bail!("--threads must be at least 1");
     }
-    let mut config =
-        Config::new(rules, args.games, bots, args.seed)?.with_samples(args.samples_per_game).with_swap(args.swap);
+    let mut config = Config::new(rules, args.games, bots, args.seed)?
+        .with_samples(args.samples_per_game)
+        .with_swap(args.swap)
+        .with_resign(args.resign.resign());
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n);
     }
@@ -135,6 +178,9 @@ pub fn run(args: Args) -> Result<()> {
             t.draws,
             pct(t.seat1_points()),
         )?;
+        if plan.config.resign.is_some() {
+            writeln!(out, "{}", resign_line(&t.resign))?;
+        }
     }
     match &plan.out {
         Some(dir) => {

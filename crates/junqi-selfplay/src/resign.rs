@@ -1,0 +1,169 @@
+//! Resignation in self-play, as AlphaZero and KataGo do it: a side whose own
+//! value estimate stays below a threshold gives the game up, which saves the
+//! long, decided endings; a fraction of the games are played through anyway
+//! so the run can measure how often a resignation would have been wrong.
+//!
+//! Not a board rule (RULES.md has none): the seeds only forbid it early
+//! ("20 步之内不允许投降", no surrender in the first 20 moves), hence
+//! `min_ply`.
+
+use junqi_core::{rng_from_seed, Outcome, Seat};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// When the side to move resigns.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Resign {
+    /// Resign when the mover's value estimate ([`junqi_bots::Decision::value`],
+    /// in [-1, 1]) is below this …
+    pub threshold: f32,
+    /// … at this many of its decisions in a row (decisions without a value,
+    /// e.g. forced moves, neither count nor break the streak) …
+    pub consecutive: u32,
+    /// … and the game has reached this ply.
+    pub min_ply: u32,
+    /// Fraction of games (chosen from each game's seed) played to the end
+    /// even so, to count false resignations.
+    pub playthrough: f64,
+}
+
+impl Default for Resign {
+    fn default() -> Self {
+        // 40 plies = the seeds' 20 moves of each side.
+        Resign { threshold: -0.9, consecutive: 3, min_ply: 40, playthrough: 0.1 }
+    }
+}
+
+impl Resign {
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.threshold.is_finite() && (-1.0..=1.0).contains(&self.threshold)) {
+            return Err(format!("resign threshold {} is not in [-1, 1]", self.threshold));
+        }
+        if self.consecutive == 0 {
+            return Err("resign consecutive must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.playthrough) {
+            return Err(format!("resign play-through fraction {} is not in [0, 1]", self.playthrough));
+        }
+        Ok(())
+    }
+
+    /// Whether the game seeded `seed` (id `game_id`) is played through.
+    fn plays_through(&self, seed: u64, game_id: u64) -> bool {
+        let mut rng = rng_from_seed(crate::game_seed(seed ^ 0x5245_5349_474E_2121, game_id));
+        rng.random::<f64>() < self.playthrough
+    }
+}
+
+/// One game's resignation state.
+#[derive(Clone, Debug)]
+pub(crate) struct ResignWatch {
+    resign: Resign,
+    playthrough: bool,
+    /// Per seat: decisions in a row with a value below the threshold.
+    streak: [u32; 2],
+    /// In a play-through game: the first seat that would have resigned.
+    pub signal: Option<Seat>,
+}
+
+impl ResignWatch {
+    pub fn new(resign: Resign, seed: u64, game_id: u64) -> ResignWatch {
+        ResignWatch { playthrough: resign.plays_through(seed, game_id), resign, streak: [0; 2], signal: None }
+    }
+
+    /// `seat` decided at `ply` with `value`: the game's outcome if it resigns.
+    pub fn observe(&mut self, seat: Seat, ply: u32, value: Option<f32>) -> Option<Outcome> {
+        let v = value?;
+        let streak = &mut self.streak[seat.index()];
+        *streak = if v < self.resign.threshold { *streak + 1 } else { 0 };
+        if *streak < self.resign.consecutive || ply < self.resign.min_ply {
+            return None;
+        }
+        if self.playthrough {
+            self.signal.get_or_insert(seat);
+            return None;
+        }
+        Some(Outcome::resignation(seat))
+    }
+}
+
+/// A run's resignation figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResignTally {
+    /// Games that ended by resignation.
+    pub resigned: u64,
+    /// Played-through games in which a side would have resigned …
+    pub signalled: u64,
+    /// … and of those, the games that side did not lose: false resignations.
+    pub false_resignations: u64,
+}
+
+impl ResignTally {
+    pub(crate) fn add(&mut self, outcome: &Outcome, signal: Option<Seat>) {
+        self.resigned += u64::from(outcome.termination == junqi_core::Termination::Resignation);
+        if let Some(seat) = signal {
+            self.signalled += 1;
+            self.false_resignations += u64::from(outcome.winner != Some(seat.other()));
+        }
+    }
+    pub fn merge(&mut self, other: &ResignTally) {
+        self.resigned += other.resigned;
+        self.signalled += other.signalled;
+        self.false_resignations += other.false_resignations;
+    }
+    /// False resignations per played-through game that signalled one (None without any).
+    pub fn false_rate(&self) -> Option<f64> {
+        (self.signalled > 0).then(|| self.false_resignations as f64 / self.signalled as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_streak_below_the_threshold_resigns_after_min_ply() {
+        let r = Resign { threshold: -0.5, consecutive: 2, min_ply: 10, playthrough: 0.0 };
+        let mut w = ResignWatch::new(r, 1, 0);
+        let s = Seat::Second;
+        assert_eq!(w.observe(s, 4, Some(-0.9)), None); // too early
+        assert_eq!(w.observe(s, 12, Some(-0.2)), None); // the streak breaks
+        assert_eq!(w.observe(s, 14, Some(-0.9)), None); // one of two
+        assert_eq!(w.observe(Seat::First, 15, Some(0.9)), None); // the other seat's streak is its own
+        assert_eq!(w.observe(s, 16, None), None); // no value: neither counts nor breaks
+        let o = w.observe(s, 18, Some(-0.6)).expect("resigns");
+        assert_eq!(o, Outcome::resignation(Seat::Second));
+        assert_eq!(o.winner, Some(Seat::First));
+        assert_eq!(o.termination.name(), "resignation");
+    }
+
+    #[test]
+    fn play_through_games_record_the_signal_instead() {
+        let r = Resign { threshold: 0.0, consecutive: 1, min_ply: 0, playthrough: 1.0 };
+        let mut w = ResignWatch::new(r, 1, 0);
+        assert_eq!(w.observe(Seat::First, 0, Some(-0.1)), None);
+        assert_eq!(w.observe(Seat::Second, 1, Some(-0.1)), None);
+        assert_eq!(w.signal, Some(Seat::First));
+        let mut t = ResignTally::default();
+        t.add(&Outcome { winner: Some(Seat::First), termination: junqi_core::Termination::FlagCaptured }, w.signal);
+        t.add(&Outcome { winner: Some(Seat::Second), termination: junqi_core::Termination::FlagCaptured }, w.signal);
+        t.add(&Outcome::resignation(Seat::First), None);
+        assert_eq!(t, ResignTally { resigned: 1, signalled: 2, false_resignations: 1 });
+        assert_eq!(t.false_rate(), Some(0.5));
+    }
+
+    #[test]
+    fn the_play_through_fraction_is_kept_and_fixed_by_the_seed() {
+        let r = Resign { playthrough: 0.25, ..Resign::default() };
+        let chosen: Vec<bool> = (0..4000).map(|g| r.plays_through(9, g)).collect();
+        let share = chosen.iter().filter(|&&c| c).count() as f64 / 4000.0;
+        assert!((share - 0.25).abs() < 0.03, "{share}");
+        assert_eq!(chosen, (0..4000).map(|g| r.plays_through(9, g)).collect::<Vec<_>>());
+        assert!(!Resign { playthrough: 0.0, ..r }.plays_through(9, 0));
+        assert!(Resign { threshold: 1.5, ..r }.check().is_err());
+        assert!(Resign { consecutive: 0, ..r }.check().is_err());
+        assert!(Resign { playthrough: 1.5, ..r }.check().is_err());
+        assert!(r.check().is_ok());
+    }
+}
