@@ -55,7 +55,7 @@ OPTIONS = [
     "reveal_flag_on_commander_loss", "engineer_scout", "bomb_captures_flag", "color_rule", "attack_hidden",
     "flag_capturer",
 ]
-TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies"}
+TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies", "resignation"}
 
 
 def decode_planes(data: bytes) -> list:

@@ -58,8 +58,9 @@ pub struct Decision {
     /// a non-zero probability, once. The probabilities sum to 1.
     pub policy: Vec<(Move, f32)>,
     /// The agent's own estimate of its expected result, in [-1, 1] (+1 a
-    /// sure win): a search's mean value of the chosen action, a net's
-    /// P(win) − P(loss). `None` for bots without one. Self-play resigns on it.
+    /// sure win): a search's mean value of its most visited action (the one
+    /// played unless `temp` samples another), a net's P(win) − P(loss).
+    /// `None` for bots without one. Self-play resigns on it.
     pub value: Option<f32>,
 }
 

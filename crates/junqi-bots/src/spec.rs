@@ -303,6 +303,7 @@ mod tests {
             "cheat-mcts:sims=50,depth=12",
             "mcts:sims=1",
             "mcts:sims=8,noise=0.25,temp=1,temp_plies=20",
+            "mcts:sims=128,qtemp=0.1",
         ] {
             let name = from_spec(spec).unwrap().name();
             assert_eq!(name, spec);

@@ -193,7 +193,7 @@ fn selfplay_rejects_bad_arguments_with_one_line() {
     assert!(stdout(&o).ends_with("nothing written (--no-write)\n"), "{}", stdout(&o));
     let resign = ["selfplay", "--games", "5", "--no-write", "--bots", "mcts:sims=8"];
     let with = |extra: &[&'static str]| [&resign[..], extra].concat();
-    assert_clean_error(&junqi(&with(&["--resign-threshold", "-2"])), "not in [-1, 1]");
+    assert_clean_error(&junqi(&with(&["--resign-threshold", "-2"])), "not in (-1, 1]");
     assert_clean_error(&junqi(&with(&["--resign-threshold", "-0.5", "--resign-playthrough", "2"])), "play-through");
     assert_clean_error(&junqi(&with(&["--resign-min-ply", "10"])), "--resign-threshold");
 }

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct Resign {
     /// Resign when the mover's value estimate ([`junqi_bots::Decision::value`],
-    /// in [-1, 1]) is below this …
-    pub threshold: f32,
+    /// in [-1, 1]) is below this … (an `f64`, so run.json, which goes
+    /// through `serde_json::Value`, writes it as typed)
+    pub threshold: f64,
     /// … at this many of its decisions in a row (decisions without a value,
     /// e.g. forced moves, neither count nor break the streak) …
     pub consecutive: u32,
@@ -37,8 +38,9 @@ impl Default for Resign {
 
 impl Resign {
     pub fn check(&self) -> Result<(), String> {
-        if !(self.threshold.is_finite() && (-1.0..=1.0).contains(&self.threshold)) {
-            return Err(format!("resign threshold {} is not in [-1, 1]", self.threshold));
+        // Values are clamped to [-1, 1]: no value is below -1, so -1 would never resign.
+        if !(self.threshold.is_finite() && self.threshold > -1.0 && self.threshold <= 1.0) {
+            return Err(format!("resign threshold {} is not in (-1, 1]", self.threshold));
         }
         if self.consecutive == 0 {
             return Err("resign consecutive must be at least 1".into());
@@ -73,11 +75,16 @@ impl ResignWatch {
     }
 
     /// `seat` decided at `ply` with `value`: the game's outcome if it resigns.
+    /// Only decisions from `min_ply` on count towards the streak.
     pub fn observe(&mut self, seat: Seat, ply: u32, value: Option<f32>) -> Option<Outcome> {
         let v = value?;
+        if ply < self.resign.min_ply {
+            return None;
+        }
         let streak = &mut self.streak[seat.index()];
-        *streak = if v < self.resign.threshold { *streak + 1 } else { 0 };
-        if *streak < self.resign.consecutive || ply < self.resign.min_ply {
+        // A NaN value is not below the threshold: it breaks the streak.
+        *streak = if (v as f64) < self.resign.threshold { *streak + 1 } else { 0 };
+        if *streak < self.resign.consecutive {
             return None;
         }
         if self.playthrough {
@@ -127,8 +134,12 @@ mod tests {
         let r = Resign { threshold: -0.5, consecutive: 2, min_ply: 10, playthrough: 0.0 };
         let mut w = ResignWatch::new(r, 1, 0);
         let s = Seat::Second;
-        assert_eq!(w.observe(s, 4, Some(-0.9)), None); // too early
-        assert_eq!(w.observe(s, 12, Some(-0.2)), None); // the streak breaks
+        assert_eq!(w.observe(s, 6, Some(-0.9)), None); // too early, and not counted:
+        assert_eq!(w.observe(s, 8, Some(-0.9)), None);
+        assert_eq!(w.observe(s, 10, Some(-0.9)), None); // the first decision that counts
+        assert_eq!(w.observe(s, 12, Some(f32::NAN)), None); // NaN breaks the streak
+        assert_eq!(w.observe(s, 13, Some(-0.9)), None);
+        assert_eq!(w.observe(s, 14, Some(-0.2)), None); // so does a value above the threshold
         assert_eq!(w.observe(s, 14, Some(-0.9)), None); // one of two
         assert_eq!(w.observe(Seat::First, 15, Some(0.9)), None); // the other seat's streak is its own
         assert_eq!(w.observe(s, 16, None), None); // no value: neither counts nor breaks
@@ -159,9 +170,14 @@ mod tests {
         let chosen: Vec<bool> = (0..4000).map(|g| r.plays_through(9, g)).collect();
         let share = chosen.iter().filter(|&&c| c).count() as f64 / 4000.0;
         assert!((share - 0.25).abs() < 0.03, "{share}");
-        assert_eq!(chosen, (0..4000).map(|g| r.plays_through(9, g)).collect::<Vec<_>>());
+        // Another run seed chooses other games; a larger fraction keeps these.
+        assert_ne!(chosen, (0..4000).map(|g| r.plays_through(10, g)).collect::<Vec<_>>());
+        let more = Resign { playthrough: 0.5, ..r };
+        assert!((0..4000).all(|g| !chosen[g as usize] || more.plays_through(9, g)));
         assert!(!Resign { playthrough: 0.0, ..r }.plays_through(9, 0));
         assert!(Resign { threshold: 1.5, ..r }.check().is_err());
+        assert!(Resign { threshold: -1.0, ..r }.check().is_err());
+        assert!(Resign { threshold: 1.0, ..r }.check().is_ok());
         assert!(Resign { consecutive: 0, ..r }.check().is_err());
         assert!(Resign { playthrough: 1.5, ..r }.check().is_err());
         assert!(r.check().is_ok());

@@ -342,12 +342,23 @@ fn bots_resign_and_played_through_games_count_false_resignations() {
             let lost = (smp.seat == 1) == loser_is_seat_1;
             assert_eq!(smp.outcome, if lost { -1 } else { 1 });
         }
-        // A resignation stored where the other side was to move, or after a
-        // game the rules ended, disagrees with the engine.
+        // A resignation stored where the other side was to move disagrees
+        // with the engine.
         let mut wrong = g.clone();
         wrong.result = if loser_is_seat_1 { "1-0" } else { "0-1" }.into();
         assert!(replay_game(&wrong).unwrap_err().contains("resignation"));
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // So does a resignation stored for a game the rules ended.
+    let dir = temp_dir("resign-finished");
+    run(&config(Mode::Fanqi, 2, 2, SamplesPerGame::Count(0)), &dir, 1);
+    let (finished, _) = read_all(&dir);
+    let mut relabelled = finished[&0].clone();
+    assert_ne!(relabelled.termination, "resignation");
+    relabelled.termination = "resignation".into();
+    let why = replay_game(&relabelled).unwrap_err();
+    assert!(why.contains("stored") && why.contains("resignation"), "{why}");
     std::fs::remove_dir_all(&dir).unwrap();
 
     // Every game played through: none ends by resignation, each counts its signal.

@@ -164,9 +164,9 @@ pub struct DataConfig {
     pub shuffle_buffer: usize,
     /// Temperature of the policy target: the stored distribution π is
     /// trained on as ∝ π^(1/T). 1 = as stored; below 1 sharpens it towards
-    /// the search's most visited move, which a search with few simulations
-    /// per legal move needs (its visit counts are nearly uniform); 0 = the
-    /// most probable action alone (ties share).
+    /// the most probable stored action (a search with few simulations per
+    /// legal action writes nearly uniform visit shares); 0 = the most
+    /// probable actions alone (ties share).
     pub policy_target_temp: f64,
 }
 

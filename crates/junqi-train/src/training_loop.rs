@@ -229,6 +229,9 @@ impl LoopConfig {
         if !(0.0..=1.0).contains(&e.mix) || !(0.0..=1.0).contains(&self.selfplay.mix) {
             return bad("selfplay.mix and evaluate.mix must be in [0, 1]".into());
         }
+        if !(self.selfplay.qtemp >= 0.0) || (self.selfplay.qtemp > 0.0 && self.selfplay.sims == 0) {
+            return bad("selfplay.qtemp must be ≥ 0, and needs a search (selfplay.sims > 0)".into());
+        }
         if let Some(r) = &self.selfplay.resign {
             r.check().map_err(|m| TrainError::Config(format!("selfplay.resign: {m}")))?;
         }
@@ -486,8 +489,8 @@ pub fn run_loop(
             };
             let resigned = if resign.is_some() {
                 format!(
-                    "; {} resigned, {} false resignations in {} played-through games that would have",
-                    rec.resigned, rec.false_resignations, rec.resign_signalled
+                    "; {} resigned; {} played through that would have resigned, {} of them not lost",
+                    rec.resigned, rec.resign_signalled, rec.false_resignations
                 )
             } else {
                 String::new()

@@ -142,6 +142,10 @@ fn bad_loop_configs_say_why() {
     assert!(err("[selfplay]\nnoise = 2").contains("selfplay"), "{}", err("[selfplay]\nnoise = 2"));
     assert!(err("[evaluate]\nmix = 3").contains("mix"));
     assert!(err("[selfplay.resign]\nplaythrough = 1.5").contains("selfplay.resign"));
+    assert!(err("[selfplay]\nqtemp = -1").contains("qtemp"));
+    assert!(err("[selfplay]\nqtemp = 0.1\nsims = 0").contains("qtemp"));
+    let q = LoopConfig::from_toml("[selfplay]\nqtemp = 0.1\n").unwrap();
+    assert!(q.selfplay_bot(std::path::Path::new("n.safetensors")).contains(",qtemp=0.1,"));
     assert!(err("[selfplay.resign]\nthreshhold = 0.5").contains("unknown field"));
     assert!(LoopConfig::from_toml("").is_ok());
     // Resignation: keys left out take their defaults; the config round-trips.

@@ -71,7 +71,8 @@ impl<E: LeafEvaluator> Search<E> {
     }
 
     /// Run `sims` simulations, each in a world drawn by `world`, and decide:
-    /// the most visited root action, and the root visit shares as the policy.
+    /// the most visited root action, and the root visit shares (or, with
+    /// `qtemp`, the softmax of the root values) as the policy.
     /// Every world must give the seat to move the same legal actions (true of
     /// determinizations of its information set, and of the truth).
     pub fn run(&mut self, sims: u32, mut world: impl FnMut(&mut GameRng) -> Position, rng: &mut GameRng) -> Decision {
@@ -200,23 +201,32 @@ impl<E: LeafEvaluator> Search<E> {
         (best.1, false)
     }
 
+    /// With `qtemp` > 0: the softmax of the visited root actions' mean
+    /// values at that temperature. `None` without `qtemp`, or when no value
+    /// is finite (then the visit shares serve).
+    fn value_policy(&self) -> Option<Vec<(Move, f32)>> {
+        if self.root.qtemp <= 0.0 {
+            return None;
+        }
+        let visited = || self.tree.root_children().filter(|n| n.visits > 0 && n.mean().is_finite());
+        let top = visited().map(|n| n.mean()).reduce(f32::max)?;
+        let weights: Vec<(Move, f32)> = visited().map(|n| (n.mv, ((n.mean() - top) / self.root.qtemp).exp())).collect();
+        // The top action weighs exp(0) = 1, so the sum is at least 1.
+        let sum: f32 = weights.iter().map(|w| w.1).sum();
+        // exp(x) underflows to 0 far below the top; such actions drop out.
+        Some(weights.into_iter().map(|(m, w)| (m, w / sum)).filter(|w| w.1 > 0.0).collect())
+    }
+
     /// The most visited root action (ties: the better mean value) and the
-    /// visit shares of the root actions.
+    /// root policy: the visit shares, or the value softmax with `qtemp`.
     fn decide(&self) -> Decision {
-        let total: u32 = self.tree.root_children().map(|n| n.visits).sum();
-        let mut policy: Vec<(Move, f32)> = if self.root.qtemp > 0.0 {
-            let top = self.tree.root_children().filter(|n| n.visits > 0).map(|n| n.mean()).fold(f32::MIN, f32::max);
-            let weights: Vec<(Move, f32)> = self
-                .tree
-                .root_children()
-                .filter(|n| n.visits > 0)
-                .map(|n| (n.mv, ((n.mean() - top) / self.root.qtemp).exp()))
-                .collect();
-            let sum: f32 = weights.iter().map(|w| w.1).sum();
-            // exp(x) underflows to 0 far below the top; such actions drop out.
-            weights.into_iter().map(|(m, w)| (m, w / sum)).filter(|w| w.1 > 0.0).collect()
-        } else {
-            self.tree.root_children().filter(|n| n.visits > 0).map(|n| (n.mv, n.visits as f32 / total as f32)).collect()
+        let mut policy = match self.value_policy() {
+            Some(p) => p,
+            None => {
+                let total: u32 = self.tree.root_children().map(|n| n.visits).sum();
+                let visited = self.tree.root_children().filter(|n| n.visits > 0);
+                visited.map(|n| (n.mv, n.visits as f32 / total as f32)).collect()
+            }
         };
         policy.sort_by_key(|&(m, _)| m);
         let best = self

@@ -63,7 +63,7 @@ struct ResignArgs {
     /// [-1, 1]) stays below this; bots without one (random, greedy,
     /// heuristic) never resign.
     #[arg(long, value_name = "V", allow_hyphen_values = true)]
-    resign_threshold: Option<f32>,
+    resign_threshold: Option<f64>,
     /// Decisions in a row below the threshold before it resigns.
     #[arg(long, value_name = "N", default_value_t = Resign::default().consecutive, requires = "resign_threshold")]
     resign_consecutive: u32,
@@ -83,6 +83,16 @@ impl ResignArgs {
             min_ply: self.resign_min_ply,
             playthrough: self.resign_playthrough,
         })
+    }
+}
+
+/// A rate with two significant decimals below 10 (searches with a net play
+/// well under one game a second), whole numbers above.
+fn rate(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.0}")
     }
 }
 
@@ -152,12 +162,12 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "played {} games, {} plies, {} samples in {:.2} s on {threads} thread(s): {:.0} games/s, {:.0} plies/s",
+        "played {} games, {} plies, {} samples in {:.2} s on {threads} thread(s): {} games/s, {:.0} plies/s",
         summary.games_played,
         summary.plies,
         summary.samples,
         secs,
-        summary.games_played as f64 / secs,
+        rate(summary.games_played as f64 / secs),
         summary.plies as f64 / secs
     )?;
     let t = &summary.tally;
