@@ -16,7 +16,8 @@ pub struct Row {
     pub highlight: bool,
 }
 
-fn escape(s: &str) -> String {
+/// `s` as SVG/XML text or attribute content.
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

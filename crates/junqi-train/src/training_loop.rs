@@ -469,7 +469,8 @@ pub fn run_loop(
             let after = shared_stats();
             let rec = state.generations.last_mut().expect("pushed");
             rec.selfplay_bot = bot.clone();
-            rec.selfplay_games += summary.games_played;
+            // Games of written shards only: a stopped run replays its unwritten shards.
+            rec.selfplay_games += summary.tally.games;
             rec.selfplay_plies += summary.plies;
             rec.selfplay_seconds += summary.elapsed.as_secs_f64();
             rec.inference_batches += after.0.saturating_sub(before.0);
@@ -529,6 +530,8 @@ pub fn run_loop(
             let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
             let summary = train_window(&tc, window, &train_dir, &mut metrics, &options.stop)?;
             if summary.interrupted {
+                // The checkpoint is kept; so are the minutes spent on it.
+                save(&mut state)?;
                 return Err(interrupted());
             }
             let ckpt =
@@ -735,7 +738,7 @@ fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
          <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
          <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">minutes of the loop</text>\n",
         w / 2.0,
-        xml_escape(anchor),
+        junqi_arena::svg::escape(anchor),
         y(0.0),
         w - right,
         y(0.0),
@@ -782,8 +785,4 @@ fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
     }
     s.push_str("</svg>\n");
     s
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
