@@ -55,6 +55,27 @@ pub struct ModelConfig {
     pub value_planes: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
+    /// The policy head (see [`crate::net`]). A net whose metadata predates
+    /// this key has the `conv` head, so that is what a missing key means.
+    #[serde(default = "PolicyHead::legacy")]
+    pub policy_head: PolicyHead,
+}
+
+/// How the policy head turns the trunk's features into from × to logits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// A 1×1 convolution to one plane per destination, read at the origin.
+    Conv,
+    /// `logit(from, to) = q(from) · k(to) / √channels`: two 1×1
+    /// convolutions, one embedding per origin and per destination.
+    Bilinear,
+}
+
+impl PolicyHead {
+    fn legacy() -> PolicyHead {
+        PolicyHead::Conv
+    }
 }
 
 impl Default for ModelConfig {
@@ -65,6 +86,7 @@ impl Default for ModelConfig {
             channels: 64,
             value_planes: 4,
             value_hidden: 128,
+            policy_head: PolicyHead::legacy(),
         }
     }
 }

@@ -37,7 +37,9 @@ pub mod training_loop;
 pub use checkpoint::{
     export_checkpoint, latest_checkpoint, load_net, read_metadata, CheckpointInfo, CHECKPOINT_FORMAT, NET_FORMAT,
 };
-pub use config::{DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, TrainConfig};
+pub use config::{
+    DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, PolicyHead, TrainConfig,
+};
 pub use data::{Batch, DataWindow, Example, Loader};
 pub use driver::{train, train_until, train_window, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};

@@ -340,3 +340,43 @@ print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in tags})
     assert_eq!(got["shapes"]["stem.conv.weight"], serde_json::json!([16, 100, 3, 3]));
     assert_eq!(got["shapes"]["policy.weight"], serde_json::json!([60, 16, 1, 1]));
 }
+
+#[test]
+fn the_bilinear_head_learns_and_reloads_and_older_nets_load_as_conv() {
+    let dir = temp_dir("bilinear");
+    let mut config = small_config();
+    config.model.policy_head = PolicyHead::Bilinear;
+    let mut t = Trainer::new(&config).unwrap();
+    let batch = loader(8).next_batch(64, Device::Cpu).unwrap();
+    let first = t.train_step(&batch).unwrap();
+    let mut last = first;
+    for _ in 0..40 {
+        last = t.train_step(&batch).unwrap();
+    }
+    let target_entropy = -(&batch.policy * batch.policy.clamp_min(1e-30).log())
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float)
+        .double_value(&[]);
+    let (kl_first, kl_last) = (first.policy_loss - target_entropy, last.policy_loss - target_entropy);
+    assert!(kl_last < 0.5 * kl_first, "policy KL {kl_first} → {kl_last}");
+
+    let path = dir.join("net.safetensors");
+    t.export(&path).unwrap();
+    let (_vs, net, info) = load_net(&path, Device::Cpu).unwrap();
+    assert_eq!(info.model.policy_head, PolicyHead::Bilinear);
+    assert_eq!(outputs(t.net(), &batch), outputs(&net, &batch));
+    // A bilinear checkpoint does not resume as a conv one.
+    t.save_checkpoint(&dir.join("ckpt.safetensors"), None).unwrap();
+    let mut conv = config.clone();
+    conv.model.policy_head = PolicyHead::Conv;
+    assert!(Trainer::resume(&dir.join("ckpt.safetensors"), &conv).is_err());
+
+    // The one-hour loop's net predates the key: it is a conv head. The
+    // shipped default is bilinear.
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nets");
+    let (_vs, _net, info) = load_net(&nets.join("fanqi-1h/net-012.safetensors"), Device::Cpu).unwrap();
+    assert_eq!(info.model.policy_head, PolicyHead::Conv);
+    let (_vs, _net, info) = load_net(&nets.join("default.safetensors"), Device::Cpu).unwrap();
+    assert_eq!(info.model.policy_head, PolicyHead::Bilinear);
+    std::fs::remove_dir_all(dir).unwrap();
+}
