@@ -31,21 +31,13 @@ fn the_window_holds_the_newest_games() {
 #[test]
 fn loss_decreases_on_a_fixed_batch() {
     let config = small_config();
-    let mut t = Trainer::new(&config).unwrap();
     let batch = loader(3).next_batch(64, Device::Cpu).unwrap();
-    let first = t.train_step(&batch).unwrap();
-    let mut last = first;
-    for _ in 0..40 {
-        last = t.train_step(&batch).unwrap();
-    }
+    let (first, last) = first_and_last_steps(&mut Trainer::new(&config).unwrap(), &batch);
     eprintln!("first {first:?}\nlast {last:?}");
     assert!(last.total_loss < first.total_loss, "{} → {}", first.total_loss, last.total_loss);
     // The policy loss cannot go below the targets' entropy (the random bot's
     // policies are uniform): its excess, the KL divergence, must fall.
-    let target_entropy = -(&batch.policy * batch.policy.clamp_min(1e-30).log())
-        .sum_dim_intlist(-1, false, Kind::Float)
-        .mean(Kind::Float)
-        .double_value(&[]);
+    let target_entropy = mean_entropy(&batch.policy);
     let (kl_first, kl_last) = (first.policy_loss - target_entropy, last.policy_loss - target_entropy);
     eprintln!("target entropy {target_entropy}, KL {kl_first} → {kl_last}");
     assert!(kl_last < 0.5 * kl_first, "policy KL {kl_first} → {kl_last}");
@@ -103,6 +95,24 @@ fn illegal_actions_get_probability_exactly_zero() {
         let (probs, _) = t.net().predict(&batch.obs, &random);
         assert_eq!(probs.get(0).get(17).double_value(&[]), 1.0);
     }
+}
+
+/// 41 steps on one batch: the first step's metrics and the last's.
+fn first_and_last_steps(t: &mut Trainer, batch: &Batch) -> (StepMetrics, StepMetrics) {
+    let first = t.train_step(batch).unwrap();
+    let mut last = first;
+    for _ in 0..40 {
+        last = t.train_step(batch).unwrap();
+    }
+    (first, last)
+}
+
+/// The mean entropy of the rows of `policy` [B, 3600]: the least policy loss.
+fn mean_entropy(policy: &Tensor) -> f64 {
+    -(policy * policy.clamp_min(1e-30).log())
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float)
+        .double_value(&[])
 }
 
 fn outputs(net: &Net, batch: &Batch) -> (Vec<f32>, Vec<f32>) {
@@ -348,15 +358,8 @@ fn the_bilinear_head_learns_and_reloads_and_older_nets_load_as_conv() {
     config.model.policy_head = PolicyHead::Bilinear;
     let mut t = Trainer::new(&config).unwrap();
     let batch = loader(8).next_batch(64, Device::Cpu).unwrap();
-    let first = t.train_step(&batch).unwrap();
-    let mut last = first;
-    for _ in 0..40 {
-        last = t.train_step(&batch).unwrap();
-    }
-    let target_entropy = -(&batch.policy * batch.policy.clamp_min(1e-30).log())
-        .sum_dim_intlist(-1, false, Kind::Float)
-        .mean(Kind::Float)
-        .double_value(&[]);
+    let (first, last) = first_and_last_steps(&mut t, &batch);
+    let target_entropy = mean_entropy(&batch.policy);
     let (kl_first, kl_last) = (first.policy_loss - target_entropy, last.policy_loss - target_entropy);
     assert!(kl_last < 0.5 * kl_first, "policy KL {kl_first} → {kl_last}");
 
