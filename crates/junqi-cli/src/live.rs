@@ -117,6 +117,8 @@ pub fn si(x: f64) -> String {
         x if x >= 1e9 => format!("{:.2}G", x / 1e9),
         x if x >= 1e6 => format!("{:.2}M", x / 1e6),
         x if x >= 1e4 => format!("{:.1}k", x / 1e3),
+        // Searches with a net play well under one game a second.
+        x if x < 10.0 => format!("{x:.2}"),
         x => format!("{x:.0}"),
     }
 }

@@ -248,7 +248,6 @@ impl GameInFlight {
         buf.used = 0;
         buf.decisions = [0; 2];
         buf.think = Default::default();
-        buf.resign_signal = None;
         let mut g = GameInFlight {
             game,
             game_id,
@@ -315,7 +314,6 @@ impl GameInFlight {
         buf.decisions[seat.index()] += 1;
         if let Some(watch) = self.resign.as_mut() {
             let resigned = watch.observe(seat, ply, decision.value);
-            buf.resign_signal = watch.signal;
             if resigned.is_some() {
                 // The record ends before this ply; its position is not sampled.
                 self.outcome = resigned;
@@ -381,8 +379,9 @@ impl GameInFlight {
     /// # Panics
     /// If the game is not over.
     pub fn finish(self) -> (GameRecord, GameBuffers) {
-        let GameInFlight { game, game_id, seed, start_jfen, names, samples, mut buf, outcome, .. } = self;
+        let GameInFlight { game, game_id, seed, start_jfen, names, samples, mut buf, outcome, resign, .. } = self;
         let outcome = outcome.expect("finish: the game is not over");
+        buf.resign_signal = resign.and_then(|w| w.signal);
         let used = buf.used;
         if samples != SamplesPerGame::All {
             for i in 0..used {

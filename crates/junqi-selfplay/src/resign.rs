@@ -96,7 +96,7 @@ impl ResignWatch {
 }
 
 /// A run's resignation figures.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResignTally {
     /// Games that ended by resignation.
     pub resigned: u64,
@@ -122,6 +122,18 @@ impl ResignTally {
     /// False resignations per played-through game that signalled one (None without any).
     pub fn false_rate(&self) -> Option<f64> {
         (self.signalled > 0).then(|| self.false_resignations as f64 / self.signalled as f64)
+    }
+}
+
+/// The line `junqi selfplay` prints and `junqi loop` logs.
+impl std::fmt::Display for ResignTally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rate = self.false_rate().map_or("n/a".to_string(), |r| format!("{:.1}%", 100.0 * r));
+        write!(
+            f,
+            "resigned: {} games; played through: {} would have resigned, {} of them not lost (false resignations {rate})",
+            self.resigned, self.signalled, self.false_resignations
+        )
     }
 }
 

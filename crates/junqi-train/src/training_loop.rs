@@ -229,7 +229,8 @@ impl LoopConfig {
         if !(0.0..=1.0).contains(&e.mix) || !(0.0..=1.0).contains(&self.selfplay.mix) {
             return bad("selfplay.mix and evaluate.mix must be in [0, 1]".into());
         }
-        if !(self.selfplay.qtemp >= 0.0) || (self.selfplay.qtemp > 0.0 && self.selfplay.sims == 0) {
+        let qtemp = self.selfplay.qtemp;
+        if !(qtemp.is_finite() && qtemp >= 0.0) || (qtemp > 0.0 && self.selfplay.sims == 0) {
             return bad("selfplay.qtemp must be ≥ 0, and needs a search (selfplay.sims > 0)".into());
         }
         if let Some(r) = &self.selfplay.resign {
@@ -316,11 +317,7 @@ pub struct Generation {
     /// Self-play games resigned; played-through games where a side would
     /// have resigned, and of those the ones it did not lose.
     #[serde(default)]
-    pub resigned: u64,
-    #[serde(default)]
-    pub resign_signalled: u64,
-    #[serde(default)]
-    pub false_resignations: u64,
+    pub resign: junqi_selfplay::ResignTally,
     /// The net trained after this generation's games.
     pub net: Option<String>,
     pub train_step: u64,
@@ -475,9 +472,7 @@ pub fn run_loop(
             rec.selfplay_seconds += summary.elapsed.as_secs_f64();
             rec.inference_batches += after.0.saturating_sub(before.0);
             rec.inference_positions += after.1.saturating_sub(before.1);
-            rec.resigned += summary.tally.resign.resigned;
-            rec.resign_signalled += summary.tally.resign.signalled;
-            rec.false_resignations += summary.tally.resign.false_resignations;
+            rec.resign.merge(&summary.tally.resign);
             save(&mut state)?;
             if summary.interrupted {
                 return Err(interrupted());
@@ -488,14 +483,7 @@ pub fn run_loop(
             } else {
                 String::new()
             };
-            let resigned = if resign.is_some() {
-                format!(
-                    "; {} resigned; {} played through that would have resigned, {} of them not lost",
-                    rec.resigned, rec.resign_signalled, rec.false_resignations
-                )
-            } else {
-                String::new()
-            };
+            let resigned = if resign.is_some() { format!("; {}", rec.resign) } else { String::new() };
             observer.line(&format!(
                 "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch}){resigned}",
                 rec.selfplay_games,

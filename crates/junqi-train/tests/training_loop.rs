@@ -81,10 +81,10 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     // The bootstrap never resigns; every net game resigns or, played
     // through, records that it would have.
     let g0 = &state.generations[0];
-    assert_eq!((g0.resigned, g0.resign_signalled), (0, 0));
+    assert_eq!((g0.resign.resigned, g0.resign.signalled), (0, 0));
     let g1 = &state.generations[1];
-    assert_eq!(g1.resigned + g1.resign_signalled, g1.selfplay_games, "{g1:?}");
-    assert!(g1.false_resignations <= g1.resign_signalled);
+    assert_eq!(g1.resign.resigned + g1.resign.signalled, g1.selfplay_games, "{g1:?}");
+    assert!(g1.resign.false_resignations <= g1.resign.signalled);
     assert_eq!(state.generations[0].train_step, 6);
     assert_eq!(state.generations[1].train_step, 12);
     assert!(state.generations[1].score_vs_best.unwrap()[0].is_finite());

@@ -86,26 +86,6 @@ impl ResignArgs {
     }
 }
 
-/// A rate with two significant decimals below 10 (searches with a net play
-/// well under one game a second), whole numbers above.
-fn rate(x: f64) -> String {
-    if x < 10.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.0}")
-    }
-}
-
-/// What resignation did: games resigned, and false resignations among the
-/// played-through games.
-pub fn resign_line(r: &junqi_selfplay::ResignTally) -> String {
-    let rate = r.false_rate().map_or("n/a".to_string(), |f| format!("{:.1}%", 100.0 * f));
-    format!(
-        "resigned: {} games; played through: {} would have resigned, {} of them not lost (false resignations {rate})",
-        r.resigned, r.signalled, r.false_resignations
-    )
-}
-
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
@@ -167,7 +147,7 @@ pub fn run(args: Args) -> Result<()> {
         summary.plies,
         summary.samples,
         secs,
-        rate(summary.games_played as f64 / secs),
+        crate::live::si(summary.games_played as f64 / secs),
         summary.plies as f64 / secs
     )?;
     let t = &summary.tally;
@@ -189,7 +169,7 @@ pub fn run(args: Args) -> Result<()> {
             pct(t.seat1_points()),
         )?;
         if plan.config.resign.is_some() {
-            writeln!(out, "{}", resign_line(&t.resign))?;
+            writeln!(out, "{}", t.resign)?;
         }
     }
     match &plan.out {
