@@ -389,7 +389,6 @@ pub fn run_loop(
     match std::fs::read_to_string(&config_path) {
         Ok(old) if old != text => {
             let old_cfg = LoopConfig::from_toml(&old)?;
-            // Only the stopping rules may change on a resume.
             // Only when to stop, and where the net runs, may change on a resume.
             let mut same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
             same.train.device = config.train.device;
@@ -549,7 +548,7 @@ pub fn run_loop(
         if !state.generations.last().expect("pushed").evaluated {
             if let Some(best) = state.best.clone() {
                 let best_bot = config.eval_bot(&out.join(&best));
-                let (est, _) = matchup(
+                let played = matchup(
                     &rules,
                     [&candidate, &best_bot],
                     config.evaluate.games,
@@ -558,7 +557,9 @@ pub fn run_loop(
                     options,
                     observer,
                     &format!("gen {g}: net {g} vs best ({best})"),
-                )?;
+                );
+                // A stopped evaluation keeps its finished shards; keep its minutes too.
+                let (est, _) = played.or_else(|e| save(&mut state).and(Err(e)))?;
                 let rec = state.generations.last_mut().expect("pushed");
                 rec.score_vs_best = Some(est);
                 rec.promoted = est[0] >= config.evaluate.promote_score;
@@ -576,7 +577,7 @@ pub fn run_loop(
             save(&mut state)?;
         }
         if config.evaluate.anchor_games > 0 && state.generations.last().expect("pushed").elo_vs_anchor.is_none() {
-            let (_, elo) = matchup(
+            let played = matchup(
                 &rules,
                 [&candidate, &config.evaluate.anchor],
                 config.evaluate.anchor_games,
@@ -585,7 +586,8 @@ pub fn run_loop(
                 options,
                 observer,
                 &format!("gen {g}: net {g} vs {}", config.evaluate.anchor),
-            )?;
+            );
+            let (_, elo) = played.or_else(|e| save(&mut state).and(Err(e)))?;
             state.generations.last_mut().expect("pushed").elo_vs_anchor = Some(elo);
             observer.line(&format!(
                 "gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {}",

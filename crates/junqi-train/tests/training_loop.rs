@@ -10,6 +10,7 @@ use junqi_selfplay::{Resign, RunOptions};
 use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 struct Lines(Vec<String>);
 impl LoopObserver for Lines {
@@ -21,13 +22,16 @@ impl LoopObserver for Lines {
     }
 }
 
-/// Sets the stop flag (as Ctrl-C does) when a stage whose label starts with `at` begins.
+/// Sets the stop flag (as Ctrl-C does) when a stage whose label starts with
+/// `at` begins, then spends `STOPPED_STAGE` inside that stage.
 struct StopAt(&'static str, Arc<AtomicBool>, Vec<String>);
+const STOPPED_STAGE: Duration = Duration::from_millis(1000);
 impl LoopObserver for StopAt {
     fn stage(&mut self, label: &str, _total: u64) {
         self.2.push(format!("stage {label}"));
         if label.starts_with(self.0) {
             self.1.store(true, Ordering::SeqCst);
+            std::thread::sleep(STOPPED_STAGE);
         }
     }
     fn line(&mut self, text: &str) {
@@ -159,13 +163,23 @@ fn bad_loop_configs_say_why() {
 fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
     register_net_bots();
     let out = temp_dir("loop-stop");
+    let saved_minutes = || -> f64 {
+        let text = std::fs::read_to_string(out.join("state.json")).unwrap_or_default();
+        serde_json::from_str::<junqi_train::LoopState>(&text).map(|s| s.minutes).unwrap_or(0.0)
+    };
     for at in ["gen 1: training", "gen 1: net 1 vs best", "gen 1: net 1 vs random"] {
         let options = RunOptions { threads: 2, ..Default::default() };
         let mut stopper = StopAt(at, options.stop.clone(), Vec::new());
+        let before = saved_minutes();
+        let clock = Instant::now();
         match run_loop(&tiny(), &out, &options, &mut stopper) {
             Err(TrainError::Interrupted(m)) => assert!(m.contains("resume"), "{m}"),
             other => panic!("stopping at `{at}`: {other:?}"),
         }
+        // The stopped stage's time (the observer's second) counts too.
+        let counted = (saved_minutes() - before) * 60.0;
+        let unsaved = clock.elapsed().as_secs_f64() - counted;
+        assert!(unsaved < STOPPED_STAGE.as_secs_f64() / 2.0, "stopping at `{at}`: {unsaved:.2} s not in state.minutes");
     }
     let mut log = Lines(Vec::new());
     let state = run_loop(&tiny(), &out, &RunOptions { threads: 2, ..Default::default() }, &mut log).unwrap();
