@@ -40,6 +40,10 @@ cargo run --locked --profile test -q -p junqi -- selfplay --games 20 --samples-p
     --out "$run_dir/fanqi"
 python3 scripts/check_parquet.py "$run_dir/anqi"
 python3 scripts/check_parquet.py "$run_dir/fanqi"
+# scripts/game_counts.py (the game tables in data/nets/*/games.md) reads both: 220 games.
+counts=$(python3 scripts/game_counts.py "$run_dir/anqi" "$run_dir/fanqi")
+echo "$counts"
+grep -q '^| all of the above | 220 |' <<<"$counts" || { echo "game_counts.py: expected 220 games" >&2; exit 1; }
 
 # One closing line over every test binary: "tests: N passed, N failed".
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

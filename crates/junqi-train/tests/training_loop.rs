@@ -191,3 +191,26 @@ fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
     assert_eq!(stages.len(), 1, "{stages:?}");
     assert!(stages[0].contains("vs random"), "{stages:?}");
 }
+
+/// Every shipped loop config parses and passes the checks, and the one-hour
+/// runs' recorded configs (`data/nets/*/loop.toml`) are the configs shipped
+/// under their name, so the BENCHMARKS.md commands reproduce them.
+#[test]
+fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root.join("configs/loop")).unwrap() {
+        let path = entry.unwrap().path();
+        let config = LoopConfig::from_toml(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        config.check().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        seen += 1;
+    }
+    assert!(seen >= 3, "{seen} loop configs");
+    for name in ["fanqi-1h", "fanqi-1h-bilinear"] {
+        let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let shipped = read(root.join(format!("configs/loop/{name}.toml")));
+        let recorded = read(root.join(format!("data/nets/{name}/loop.toml")));
+        assert_eq!(shipped, recorded, "{name}");
+    }
+}
