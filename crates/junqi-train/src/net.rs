@@ -83,18 +83,22 @@ impl Net {
             })
             .collect();
         let vp = config.value_planes as i64;
+        // Created in this order (blocks, stem, policy, value) so that a seed
+        // gives the same initial weights as before the bilinear head existed.
+        let stem = ConvBn::new(p / "stem", config.in_channels as i64, ch, 3);
+        let (policy, policy_to) = match config.policy_head {
+            PolicyHead::Conv => (nn::conv2d(p / "policy", ch, NODES, 1, Default::default()), None),
+            PolicyHead::Bilinear => (
+                nn::conv2d(p / "policy", ch, ch, 1, Default::default()),
+                Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
+            ),
+        };
         Net {
             config: config.clone(),
-            stem: ConvBn::new(p / "stem", config.in_channels as i64, ch, 3),
+            stem,
             blocks,
-            policy: match config.policy_head {
-                PolicyHead::Conv => nn::conv2d(p / "policy", ch, NODES, 1, Default::default()),
-                PolicyHead::Bilinear => nn::conv2d(p / "policy", ch, ch, 1, Default::default()),
-            },
-            policy_to: match config.policy_head {
-                PolicyHead::Conv => None,
-                PolicyHead::Bilinear => Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
-            },
+            policy,
+            policy_to,
             value_conv: ConvBn::new(p / "value", ch, vp, 1),
             value_fc: nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default()),
             value_out: nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default()),

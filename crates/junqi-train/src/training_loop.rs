@@ -343,7 +343,7 @@ pub struct LoopState {
     pub generations: Vec<Generation>,
     /// The best net so far (relative to the run directory).
     pub best: Option<String>,
-    /// Minutes spent in finished stages, summed over resumes.
+    /// Minutes the loop has run, summed over resumes (stopped stages included).
     pub minutes: f64,
     pub code_version: String,
 }
@@ -417,73 +417,82 @@ pub fn run_loop(
     let stop = || options.stop.load(Ordering::Relaxed);
     let interrupted =
         || TrainError::Interrupted(format!("stopped; run the same command to resume from {}", out.display()));
-    loop {
-        let g = match state.generations.last() {
-            Some(last) if !last.done => last.index,
-            Some(last) => last.index + 1,
-            None => 0,
-        };
-        let finished = state.generations.iter().filter(|x| x.done).count() as u32;
-        if config.generations > 0 && finished >= config.generations {
-            break;
-        }
-        let elapsed = base_minutes + started.elapsed().as_secs_f64() / 60.0;
-        if config.minutes > 0.0 && elapsed >= config.minutes && state.generations.last().is_none_or(|x| x.done) {
-            observer.line(&format!("time budget of {} minutes used: stopping", config.minutes));
-            break;
-        }
-        if state.generations.last().is_none_or(|x| x.done) {
-            state.generations.push(Generation { index: g, ..Default::default() });
-        }
-        let dir = gen_dir(out, g);
-        let save = |state: &mut LoopState| -> Result<()> {
-            state.minutes = base_minutes + started.elapsed().as_secs_f64() / 60.0;
-            write_json(&state_path, state)
-        };
-
-        // ---- 1. self-play ----
-        let bot = match &state.best {
-            None => config.bootstrap.bot.clone(),
-            Some(best) => config.selfplay_bot(&out.join(best)),
-        };
-        let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
-        let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
-        let resign = if state.best.is_some() { config.selfplay.resign } else { None };
-        let sp_config = Config::new(rules.clone(), games, [&bot, &bot], sp_seed)?
-            .with_samples(config.samples()?)
-            .with_swap(false)
-            .with_resign(resign)
-            // One shard per worker at least: a shard's games run one after another.
-            .with_shard_games(games.div_ceil(config.threads as u64).clamp(1, 1000));
-        let plan = prepare(sp_config, Some(&dir.join("selfplay")))?;
-        if !plan.pending.is_empty() {
-            reset(options);
-            options.progress.resumed.store(plan.complete_games, Ordering::Relaxed);
-            observer.stage(&format!("gen {g}: self-play ({bot})"), games);
-            let before = shared_stats();
-            let summary = plan.run(options)?;
-            let after = shared_stats();
-            let rec = state.generations.last_mut().expect("pushed");
-            rec.selfplay_bot = bot.clone();
-            // Games of written shards only: a stopped run replays its unwritten shards.
-            rec.selfplay_games += summary.tally.games;
-            rec.selfplay_plies += summary.plies;
-            rec.selfplay_seconds += summary.elapsed.as_secs_f64();
-            rec.inference_batches += after.0.saturating_sub(before.0);
-            rec.inference_positions += after.1.saturating_sub(before.1);
-            rec.resign.merge(&summary.tally.resign);
-            save(&mut state)?;
-            if summary.interrupted {
-                return Err(interrupted());
-            }
-            let rec = state.generations.last().expect("pushed");
-            let mean_batch = if rec.inference_batches > 0 {
-                format!(", mean inference batch {:.1}", rec.inference_positions as f64 / rec.inference_batches as f64)
-            } else {
-                String::new()
+    let minutes_now = || base_minutes + started.elapsed().as_secs_f64() / 60.0;
+    let save = |state: &mut LoopState| -> Result<()> {
+        state.minutes = minutes_now();
+        write_json(&state_path, state)
+    };
+    // The generations, until a stopping rule or an error; `?` and `return`
+    // inside leave this closure, not `run_loop`.
+    let mut generations = || -> Result<()> {
+        loop {
+            let g = match state.generations.last() {
+                Some(last) if !last.done => last.index,
+                Some(last) => last.index + 1,
+                None => 0,
             };
-            let resigned = if resign.is_some() { format!("; {}", rec.resign) } else { String::new() };
-            observer.line(&format!(
+            let finished = state.generations.iter().filter(|x| x.done).count() as u32;
+            if config.generations > 0 && finished >= config.generations {
+                break;
+            }
+            if config.minutes > 0.0
+                && minutes_now() >= config.minutes
+                && state.generations.last().is_none_or(|x| x.done)
+            {
+                observer.line(&format!("time budget of {} minutes used: stopping", config.minutes));
+                break;
+            }
+            if state.generations.last().is_none_or(|x| x.done) {
+                state.generations.push(Generation { index: g, ..Default::default() });
+            }
+            let dir = gen_dir(out, g);
+
+            // ---- 1. self-play ----
+            let bot = match &state.best {
+                None => config.bootstrap.bot.clone(),
+                Some(best) => config.selfplay_bot(&out.join(best)),
+            };
+            let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
+            let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+            let resign = if state.best.is_some() { config.selfplay.resign } else { None };
+            let sp_config = Config::new(rules.clone(), games, [&bot, &bot], sp_seed)?
+                .with_samples(config.samples()?)
+                .with_swap(false)
+                .with_resign(resign)
+                // One shard per worker at least: a shard's games run one after another.
+                .with_shard_games(games.div_ceil(config.threads as u64).clamp(1, 1000));
+            let plan = prepare(sp_config, Some(&dir.join("selfplay")))?;
+            if !plan.pending.is_empty() {
+                reset(options);
+                options.progress.resumed.store(plan.complete_games, Ordering::Relaxed);
+                observer.stage(&format!("gen {g}: self-play ({bot})"), games);
+                let before = shared_stats();
+                let summary = plan.run(options)?;
+                let after = shared_stats();
+                let rec = state.generations.last_mut().expect("pushed");
+                rec.selfplay_bot = bot.clone();
+                // Games of written shards only: a stopped run replays its unwritten shards.
+                rec.selfplay_games += summary.tally.games;
+                rec.selfplay_plies += summary.plies;
+                rec.selfplay_seconds += summary.elapsed.as_secs_f64();
+                rec.inference_batches += after.0.saturating_sub(before.0);
+                rec.inference_positions += after.1.saturating_sub(before.1);
+                rec.resign.merge(&summary.tally.resign);
+                save(&mut state)?;
+                if summary.interrupted {
+                    return Err(interrupted());
+                }
+                let rec = state.generations.last().expect("pushed");
+                let mean_batch = if rec.inference_batches > 0 {
+                    format!(
+                        ", mean inference batch {:.1}",
+                        rec.inference_positions as f64 / rec.inference_batches as f64
+                    )
+                } else {
+                    String::new()
+                };
+                let resigned = if resign.is_some() { format!("; {}", rec.resign) } else { String::new() };
+                observer.line(&format!(
                 "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch}){resigned}",
                 rec.selfplay_games,
                 rec.selfplay_plies,
@@ -491,121 +500,127 @@ pub fn run_loop(
                 rec.selfplay_games as f64 / rec.selfplay_seconds.max(1e-9),
                 rec.selfplay_plies as f64 / rec.selfplay_seconds.max(1e-9),
             ));
-        }
-        if stop() {
-            return Err(interrupted());
-        }
-
-        // ---- 2. train ----
-        let net_rel = format!("nets/net-{g:03}.safetensors");
-        let net_path = out.join(&net_rel);
-        if state.generations.last().expect("pushed").net.is_none() {
-            let first = (g + 1).saturating_sub(config.window_generations);
-            let runs: Vec<PathBuf> = (first..=g).map(|k| gen_dir(out, k).join("selfplay")).collect();
-            let window = DataWindow::of_runs(out, &runs)?;
-            let mut tc = config.train.clone();
-            let first_steps = match config.bootstrap.steps {
-                0 => config.steps_per_generation,
-                n => n,
-            };
-            tc.optim.steps = first_steps + config.steps_per_generation * g as u64;
-            tc.seed = config.seed.wrapping_add(g as u64);
-            tc.checkpoint_every = tc.checkpoint_every.min(config.steps_per_generation);
-            reset(options);
-            observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
-            let train_dir = out.join("train");
-            let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
-            let summary = train_window(&tc, window, &train_dir, &mut metrics, &options.stop)?;
-            if summary.interrupted {
-                // The checkpoint is kept; so are the minutes spent on it.
-                save(&mut state)?;
+            }
+            if stop() {
                 return Err(interrupted());
             }
-            let ckpt =
-                summary.checkpoint.clone().ok_or_else(|| TrainError::Config("training wrote no checkpoint".into()))?;
-            std::fs::create_dir_all(out.join("nets")).map_err(TrainError::io(out.join("nets")))?;
-            export_checkpoint(&ckpt, &net_path)?;
-            let rec = state.generations.last_mut().expect("pushed");
-            rec.net = Some(net_rel.clone());
-            rec.train_step = summary.end_step;
-            rec.train_samples_per_s = summary.samples_per_s;
-            rec.train_seconds = summary.seconds;
-            if let Some(m) = &summary.last {
-                rec.policy_loss = m.policy_loss;
-                rec.value_loss = m.value_loss;
-            }
-            let (policy_loss, value_loss) = (rec.policy_loss, rec.value_loss);
-            save(&mut state)?;
-            observer.line(&format!(
+
+            // ---- 2. train ----
+            let net_rel = format!("nets/net-{g:03}.safetensors");
+            let net_path = out.join(&net_rel);
+            if state.generations.last().expect("pushed").net.is_none() {
+                let first = (g + 1).saturating_sub(config.window_generations);
+                let runs: Vec<PathBuf> = (first..=g).map(|k| gen_dir(out, k).join("selfplay")).collect();
+                let window = DataWindow::of_runs(out, &runs)?;
+                let mut tc = config.train.clone();
+                let first_steps = match config.bootstrap.steps {
+                    0 => config.steps_per_generation,
+                    n => n,
+                };
+                tc.optim.steps = first_steps + config.steps_per_generation * g as u64;
+                tc.seed = config.seed.wrapping_add(g as u64);
+                tc.checkpoint_every = tc.checkpoint_every.min(config.steps_per_generation);
+                reset(options);
+                observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
+                let train_dir = out.join("train");
+                let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
+                let summary = train_window(&tc, window, &train_dir, &mut metrics, &options.stop)?;
+                if summary.interrupted {
+                    return Err(interrupted());
+                }
+                let ckpt = summary
+                    .checkpoint
+                    .clone()
+                    .ok_or_else(|| TrainError::Config("training wrote no checkpoint".into()))?;
+                std::fs::create_dir_all(out.join("nets")).map_err(TrainError::io(out.join("nets")))?;
+                export_checkpoint(&ckpt, &net_path)?;
+                let rec = state.generations.last_mut().expect("pushed");
+                rec.net = Some(net_rel.clone());
+                rec.train_step = summary.end_step;
+                rec.train_samples_per_s = summary.samples_per_s;
+                rec.train_seconds = summary.seconds;
+                if let Some(m) = &summary.last {
+                    rec.policy_loss = m.policy_loss;
+                    rec.value_loss = m.value_loss;
+                }
+                let (policy_loss, value_loss) = (rec.policy_loss, rec.value_loss);
+                save(&mut state)?;
+                observer.line(&format!(
                 "gen {g}: trained to step {} in {:.0} s ({:.0} samples/s), policy loss {policy_loss:.3}, value loss {value_loss:.3}",
                 summary.end_step, summary.seconds, summary.samples_per_s
             ));
-        }
+            }
 
-        // ---- 3. evaluate against the best, and against the anchor ----
-        let candidate = config.eval_bot(&net_path);
-        let eval_seed = config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1));
-        if !state.generations.last().expect("pushed").evaluated {
-            if let Some(best) = state.best.clone() {
-                let best_bot = config.eval_bot(&out.join(&best));
-                let played = matchup(
+            // ---- 3. evaluate against the best, and against the anchor ----
+            let candidate = config.eval_bot(&net_path);
+            let eval_seed = config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1));
+            if !state.generations.last().expect("pushed").evaluated {
+                if let Some(best) = state.best.clone() {
+                    let best_bot = config.eval_bot(&out.join(&best));
+                    let (est, _) = matchup(
+                        &rules,
+                        [&candidate, &best_bot],
+                        config.evaluate.games,
+                        eval_seed,
+                        &dir.join("eval-best"),
+                        options,
+                        observer,
+                        &format!("gen {g}: net {g} vs best ({best})"),
+                    )?;
+                    let rec = state.generations.last_mut().expect("pushed");
+                    rec.score_vs_best = Some(est);
+                    rec.promoted = est[0] >= config.evaluate.promote_score;
+                    observer.line(&format!(
+                        "gen {g}: net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
+                        100.0 * est[0],
+                        100.0 * est[1],
+                        100.0 * est[2],
+                        if rec.promoted { "promoted" } else { "kept the best" }
+                    ));
+                } else {
+                    state.generations.last_mut().expect("pushed").promoted = true;
+                }
+                state.generations.last_mut().expect("pushed").evaluated = true;
+                save(&mut state)?;
+            }
+            if config.evaluate.anchor_games > 0 && state.generations.last().expect("pushed").elo_vs_anchor.is_none() {
+                let (_, elo) = matchup(
                     &rules,
-                    [&candidate, &best_bot],
-                    config.evaluate.games,
-                    eval_seed,
-                    &dir.join("eval-best"),
+                    [&candidate, &config.evaluate.anchor],
+                    config.evaluate.anchor_games,
+                    eval_seed ^ 0x5A5A,
+                    &dir.join("eval-anchor"),
                     options,
                     observer,
-                    &format!("gen {g}: net {g} vs best ({best})"),
-                );
-                // A stopped evaluation keeps its finished shards; keep its minutes too.
-                let (est, _) = played.or_else(|e| save(&mut state).and(Err(e)))?;
-                let rec = state.generations.last_mut().expect("pushed");
-                rec.score_vs_best = Some(est);
-                rec.promoted = est[0] >= config.evaluate.promote_score;
+                    &format!("gen {g}: net {g} vs {}", config.evaluate.anchor),
+                )?;
+                state.generations.last_mut().expect("pushed").elo_vs_anchor = Some(elo);
                 observer.line(&format!(
-                    "gen {g}: net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
-                    100.0 * est[0],
-                    100.0 * est[1],
-                    100.0 * est[2],
-                    if rec.promoted { "promoted" } else { "kept the best" }
+                    "gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {}",
+                    elo[0], elo[1], elo[2], config.evaluate.anchor
                 ));
-            } else {
-                state.generations.last_mut().expect("pushed").promoted = true;
             }
-            state.generations.last_mut().expect("pushed").evaluated = true;
+            let rec = state.generations.last_mut().expect("pushed");
+            if rec.promoted {
+                state.best = Some(net_rel.clone());
+            }
+            let rec = state.generations.last_mut().expect("pushed");
+            rec.done = true;
+            rec.minutes = minutes_now();
             save(&mut state)?;
+            write_reports(config, out, &state)?;
+            // The next generation loads the (maybe new) best net afresh.
+            release_shared_clients();
         }
-        if config.evaluate.anchor_games > 0 && state.generations.last().expect("pushed").elo_vs_anchor.is_none() {
-            let played = matchup(
-                &rules,
-                [&candidate, &config.evaluate.anchor],
-                config.evaluate.anchor_games,
-                eval_seed ^ 0x5A5A,
-                &dir.join("eval-anchor"),
-                options,
-                observer,
-                &format!("gen {g}: net {g} vs {}", config.evaluate.anchor),
-            );
-            let (_, elo) = played.or_else(|e| save(&mut state).and(Err(e)))?;
-            state.generations.last_mut().expect("pushed").elo_vs_anchor = Some(elo);
-            observer.line(&format!(
-                "gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {}",
-                elo[0], elo[1], elo[2], config.evaluate.anchor
-            ));
-        }
-        let rec = state.generations.last_mut().expect("pushed");
-        if rec.promoted {
-            state.best = Some(net_rel.clone());
-        }
-        let rec = state.generations.last_mut().expect("pushed");
-        rec.done = true;
-        rec.minutes = base_minutes + started.elapsed().as_secs_f64() / 60.0;
+        Ok(())
+    };
+    let result = generations();
+    // A stopped stage keeps what it finished (shards, checkpoints, matchups);
+    // the minutes it ran count too.
+    if matches!(result, Err(TrainError::Interrupted(_))) {
         save(&mut state)?;
-        write_reports(config, out, &state)?;
-        // The next generation loads the (maybe new) best net afresh.
-        release_shared_clients();
     }
+    result?;
     write_reports(config, out, &state)?;
     Ok(state)
 }
