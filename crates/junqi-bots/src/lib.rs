@@ -48,6 +48,7 @@ pub use random::RandomBot;
 pub use spec::{from_spec, register_bot, split_bot_list, BotFactory, BotSpec, BotSpecError, BOT_NAMES};
 
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Rules};
+use std::task::Poll;
 
 /// What an agent does on its turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +71,21 @@ pub trait Agent: Send {
     fn name(&self) -> String;
     /// Choose an action for the seat to move in `info` (the agent's own seat).
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision;
+    /// [`Agent::act`] for drivers that keep many games going: `Pending`
+    /// when the agent waits for an answer it asked for (a net's evaluation);
+    /// the driver then calls [`Agent::wait`] (after starting its other
+    /// games' requests, so they are answered together) and polls again with
+    /// the same `info`. The decision is the one `act` would make.
+    fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
+        Poll::Ready(self.act(info, rng))
+    }
+    /// Block until what the last `Pending` waited for is there.
+    fn wait(&mut self) {}
+    /// Whether the agent gains from many games in flight (its evaluations
+    /// are batched across games).
+    fn batches(&self) -> bool {
+        false
+    }
     /// Choose a 暗棋/明棋 deployment for `colour` (default: uniformly random legal).
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         let _ = rules;
@@ -83,6 +99,15 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
         (**self).act(info, rng)
+    }
+    fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
+        (**self).poll_act(info, rng)
+    }
+    fn wait(&mut self) {
+        (**self).wait()
+    }
+    fn batches(&self) -> bool {
+        (**self).batches()
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         (**self).deploy(colour, rules, rng)

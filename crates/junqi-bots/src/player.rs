@@ -32,6 +32,7 @@
 
 use crate::{Agent, Decision};
 use junqi_core::{Colour, Deployment, Game, GameRng, Position, Rules};
+use std::task::Poll;
 
 /// A reference player that reads the true state (e.g. `cheat-mcts`). Only the
 /// runners hand it the truth, and only through [`Player::Cheating`], so a fair
@@ -75,6 +76,23 @@ impl Player {
             Player::Fair(a) => a.act(game.infoset(game.truth().turn()), rng),
             Player::Cheating(c) => c.act(game.truth(), rng),
         }
+    }
+    /// [`Player::act`] one step at a time (see [`Agent::poll_act`]).
+    pub fn poll_act(&mut self, game: &Game, rng: &mut GameRng) -> Poll<Decision> {
+        match self {
+            Player::Fair(a) => a.poll_act(game.infoset(game.truth().turn()), rng),
+            Player::Cheating(c) => Poll::Ready(c.act(game.truth(), rng)),
+        }
+    }
+    /// Block until what the last `Pending` of [`Player::poll_act`] waited for is there.
+    pub fn wait(&mut self) {
+        if let Player::Fair(a) = self {
+            a.wait()
+        }
+    }
+    /// Whether the player gains from many games in flight.
+    pub fn batches(&self) -> bool {
+        matches!(self, Player::Fair(a) if a.batches())
     }
     /// Choose a 暗棋/明棋 deployment for `colour`.
     pub fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {

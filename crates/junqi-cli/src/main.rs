@@ -15,9 +15,26 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Where network bots and training run: cpu, cuda or auto (CUDA when available).
+    /// Where network bots and training run: cpu, cuda or auto (CUDA when
+    /// available). On the CPU, nets run in junqi's own forward pass.
     #[arg(long, global = true, value_name = "cpu|cuda|auto")]
     device: Option<String>,
+    #[command(flatten)]
+    inference: InferenceArgs,
+}
+
+/// How each net's inference service runs (one per net file per process).
+#[derive(clap::Args)]
+struct InferenceArgs {
+    /// Threads running a net's forward passes (default: one per core; 1 on a GPU).
+    #[arg(long, global = true, value_name = "N")]
+    net_threads: Option<usize>,
+    /// Most positions in one forward pass.
+    #[arg(long, global = true, value_name = "N", default_value_t = junqi_net::ServiceOptions::default().max_batch)]
+    net_batch: usize,
+    /// Entries of a net's evaluation cache (0 = none).
+    #[arg(long, global = true, value_name = "N", default_value_t = junqi_net::ServiceOptions::default().cache_entries)]
+    net_cache: usize,
 }
 
 #[derive(Subcommand)]
@@ -105,7 +122,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = setup_nets(cli.device.as_deref()) {
+    if let Err(e) = setup_nets(cli.device.as_deref(), &cli.inference) {
         eprintln!("error: {}", one_line(&format!("{e:#}")));
         return ExitCode::from(2);
     }
@@ -149,19 +166,40 @@ fn main() -> ExitCode {
     }
 }
 
-/// Make the network bots known (a build with `torch`), on `--device`.
-#[cfg(feature = "torch")]
-fn setup_nets(device: Option<&str>) -> anyhow::Result<()> {
-    let choice: junqi_train::DeviceChoice = device.unwrap_or("auto").parse().map_err(anyhow::Error::msg)?;
-    junqi_train::inference::set_inference_device(choice, Default::default());
-    junqi_train::register_net_bots();
+/// Make the network bots known, served on `--device` with the inference options.
+fn setup_nets(device: Option<&str>, args: &InferenceArgs) -> anyhow::Result<()> {
+    let on_gpu = device_is_gpu(device)?;
+    let settings = junqi_net::InferenceSettings {
+        options: junqi_net::ServiceOptions {
+            executors: args.net_threads.unwrap_or(if on_gpu.is_some() { 1 } else { 0 }),
+            max_batch: args.net_batch,
+            cache_entries: args.net_cache,
+        },
+        backend: None,
+    };
+    settings.options.check()?;
+    #[cfg(feature = "torch")]
+    let settings = match on_gpu {
+        Some(choice) => junqi_net::InferenceSettings { backend: Some(junqi_train::torch_backend(choice)), ..settings },
+        None => settings,
+    };
+    junqi_net::set_inference_settings(settings);
+    junqi_net::register_net_bots();
     Ok(())
 }
 
+/// `Some(device)` when `--device` puts the nets on a GPU (libtorch), `None`
+/// for the CPU (junqi's own forward pass).
+#[cfg(feature = "torch")]
+fn device_is_gpu(device: Option<&str>) -> anyhow::Result<Option<junqi_train::DeviceChoice>> {
+    let choice: junqi_train::DeviceChoice = device.unwrap_or("auto").parse().map_err(anyhow::Error::msg)?;
+    Ok(choice.resolve()?.is_cuda().then_some(choice))
+}
+
 #[cfg(not(feature = "torch"))]
-fn setup_nets(device: Option<&str>) -> anyhow::Result<()> {
+fn device_is_gpu(device: Option<&str>) -> anyhow::Result<Option<()>> {
     match device {
-        None | Some("cpu") | Some("auto") => Ok(()),
+        None | Some("cpu") | Some("auto") => Ok(None),
         Some(d) => anyhow::bail!("--device {d}: this `junqi` was built without the `torch` feature"),
     }
 }

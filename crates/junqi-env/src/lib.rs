@@ -6,10 +6,12 @@
 //! environment that steps many games at once into caller-owned buffers.
 //! The planes are documented in `docs/observation.md`.
 
+pub mod code;
 pub mod frame;
 pub mod observation;
 pub mod vecenv;
 
+pub use code::{CodeError, ObsCode, CODE_BYTES, CODE_FORMAT};
 pub use frame::{action_from_frame, action_to_frame, square_to_frame};
 pub use observation::{
     encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, packed_mask_from_moves, plane_name,

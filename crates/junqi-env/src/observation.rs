@@ -183,7 +183,7 @@ fn flag(out: &mut [f32], c: usize, on: bool) {
 
 /// The static board planes (camps, headquarters, railway). The board is
 /// symmetric under the 180° rotation, so both seats share them.
-static STATIC_PLANES: [f32; 3 * PLANE] = {
+pub(crate) static STATIC_PLANES: [f32; 3 * PLANE] = {
     let mut t = [0f32; 3 * PLANE];
     let boards = [CAMPS, HEADQUARTERS, RAILWAY];
     let mut p = 0;
@@ -200,6 +200,11 @@ static STATIC_PLANES: [f32; 3 * PLANE] = {
     t
 };
 
+/// The three static board planes (camps, headquarters, railway), 60 floats each.
+pub fn static_planes() -> &'static [f32] {
+    &STATIC_PLANES
+}
+
 /// Write the observation of `info`'s seat into `out` (`OBS_SIZE` floats,
 /// `[C, 12, 5]` row-major, in that seat's frame: row 0 = its back rank).
 ///
@@ -210,10 +215,8 @@ pub fn encode_observation(info: &InfoSet, out: &mut [f32]) {
     assert_eq!(out.len(), OBS_SIZE, "observation buffer must hold OBS_SIZE floats");
     let view = info.view();
     let seat = info.seat();
-    let rules = view.rules();
-    let mode = rules.mode;
-    let assigned = view.colour_of(seat);
-    let mine = assigned.unwrap_or(Colour::Red);
+    let mode = view.mode();
+    let mine = view.colour_of(seat).unwrap_or(Colour::Red);
     let enemy = mine.other();
 
     // ---- pieces: sparse, so clear these planes and set the few ones ----
@@ -243,51 +246,87 @@ pub fn encode_observation(info: &InfoSet, out: &mut [f32]) {
     set_nodes(plane_mut(out, ENEMY_OCCUPANCY), bb_to_frame(enemy_bb, seat));
     set_nodes(plane_mut(out, FACE_DOWN), bb_to_frame(view.face_down(), seat));
 
-    // ---- counts, constant-filled ----
-    let fanqi = mode == Mode::Fanqi;
-    for kind in Kind::ALL {
-        let k = kind.index();
-        let army = kind.count() as f32;
-        let (pool_own, pool_enemy) = if fanqi {
-            (info.unseen(mine, kind) as f32 / army, info.unseen(enemy, kind) as f32 / army)
-        } else {
-            (0.0, 0.0)
-        };
-        fill(out, POOL_OWN + k, pool_own);
-        fill(out, POOL_ENEMY + k, pool_enemy);
-        fill(out, MATERIAL_OWN + k, view.count(mine, kind) as f32 / army);
-        fill(out, MATERIAL_ENEMY + k, view.count(enemy, kind) as f32 / army);
+    // ---- counts, fractions and flags: constant-filled ----
+    for (group, base) in counts(info).iter().zip([POOL_OWN, POOL_ENEMY, MATERIAL_OWN, MATERIAL_ENEMY]) {
+        for kind in Kind::ALL {
+            fill(out, base + kind.index(), group[kind.index()] as f32 / kind.count() as f32);
+        }
+    }
+    let (quiet, ply) = fractions(view);
+    fill(out, QUIET, quiet);
+    fill(out, PLY, ply);
+    let flags = flag_bits(info);
+    for b in 0..OBS_CHANNELS - COLOURS_ASSIGNED {
+        flag(out, COLOURS_ASSIGNED + b, flags >> b & 1 == 1);
     }
 
     // ---- static board ----
     out[CAMP * PLANE..(RAIL + 1) * PLANE].copy_from_slice(&STATIC_PLANES);
+}
 
-    // ---- scalars ----
-    fill(out, QUIET, (view.quiet() as f32 / rules.no_progress_plies as f32).min(1.0));
-    fill(out, PLY, (view.ply() as f32 / rules.max_plies as f32).min(1.0));
-    flag(out, COLOURS_ASSIGNED, assigned.is_some());
-    flag(out, MY_COLOUR_RED, assigned == Some(Colour::Red));
-    flag(out, SEAT_TWO, seat == Seat::Second);
+/// The piece counts behind the count planes, per kind (`Kind` order), as
+/// whole numbers: 翻棋 face-down pieces of my colour and of the enemy's,
+/// then pieces on the board of mine and of the enemy's (暗棋: the bound).
+pub(crate) fn counts(info: &InfoSet) -> [[u8; KINDS]; 4] {
+    let view = info.view();
+    let mine = view.colour_of(info.seat()).unwrap_or(Colour::Red);
+    let enemy = mine.other();
+    let fanqi = view.mode() == Mode::Fanqi;
+    let mut c = [[0u8; KINDS]; 4];
+    for kind in Kind::ALL {
+        let k = kind.index();
+        if fanqi {
+            c[0][k] = info.unseen(mine, kind);
+            c[1][k] = info.unseen(enemy, kind);
+        }
+        c[2][k] = view.count(mine, kind);
+        c[3][k] = view.count(enemy, kind);
+    }
+    c
+}
+
+/// Planes `quiet_fraction` and `ply_fraction`.
+pub(crate) fn fractions(view: &junqi_core::Position) -> (f32, f32) {
+    let rules = view.rules();
+    (
+        (view.quiet() as f32 / rules.no_progress_plies as f32).min(1.0),
+        (view.ply() as f32 / rules.max_plies as f32).min(1.0),
+    )
+}
+
+/// The 0/1 planes `COLOURS_ASSIGNED ..= OPT_REVEAL_FLAG` as bits: bit `b`
+/// is plane `COLOURS_ASSIGNED + b`.
+pub(crate) fn flag_bits(info: &InfoSet) -> u32 {
+    let view = info.view();
+    let seat = info.seat();
+    let rules = view.rules();
+    let mode = rules.mode;
+    let fanqi = mode == Mode::Fanqi;
+    let assigned = view.colour_of(seat);
     let last_flip = if assigned.is_none() { view.last_flip() } else { None };
-    flag(out, LAST_FLIP, last_flip == Some(Colour::Red));
-    flag(out, LAST_FLIP + 1, last_flip == Some(Colour::Black));
-    flag(out, MODE, mode == Mode::Fanqi);
-    flag(out, MODE + 1, mode == Mode::Anqi);
-    flag(out, MODE + 2, mode == Mode::Mingqi);
-
-    // ---- rule options ----
-    flag(out, OPT_HQ_LOCKED, rules.hq_locked);
-    flag(out, OPT_MINE_TRADE, rules.mine_rule == MineRule::Trade);
-    flag(out, OPT_RAIL_TURNS, rules.rail_turns == RailTurns::Engineer);
-    flag(out, OPT_RAIL_TURNS + 1, rules.rail_turns == RailTurns::None);
-    flag(out, OPT_RAIL_TURNS + 2, rules.rail_turns == RailTurns::All);
-    flag(out, OPT_BOMB_FLIES, rules.bomb_flies);
-    flag(out, OPT_BOMB_CAPTURES_FLAG, rules.bomb_captures_flag);
-    flag(out, OPT_FLAG_LOWEST, rules.flag_capturer == FlagCapturer::Lowest);
-    flag(out, OPT_ATTACK_HIDDEN, fanqi && rules.attack_hidden);
-    flag(out, OPT_ENGINEER_SCOUT, mode == Mode::Anqi && rules.engineer_scout);
-    flag(out, OPT_TWO_IN_A_ROW, fanqi && rules.color_rule == ColorRule::TwoInARow);
-    flag(out, OPT_REVEAL_FLAG, !fanqi && rules.reveal_flag_on_commander_loss);
+    let planes = [
+        (COLOURS_ASSIGNED, assigned.is_some()),
+        (MY_COLOUR_RED, assigned == Some(Colour::Red)),
+        (SEAT_TWO, seat == Seat::Second),
+        (LAST_FLIP, last_flip == Some(Colour::Red)),
+        (LAST_FLIP + 1, last_flip == Some(Colour::Black)),
+        (MODE, mode == Mode::Fanqi),
+        (MODE + 1, mode == Mode::Anqi),
+        (MODE + 2, mode == Mode::Mingqi),
+        (OPT_HQ_LOCKED, rules.hq_locked),
+        (OPT_MINE_TRADE, rules.mine_rule == MineRule::Trade),
+        (OPT_RAIL_TURNS, rules.rail_turns == RailTurns::Engineer),
+        (OPT_RAIL_TURNS + 1, rules.rail_turns == RailTurns::None),
+        (OPT_RAIL_TURNS + 2, rules.rail_turns == RailTurns::All),
+        (OPT_BOMB_FLIES, rules.bomb_flies),
+        (OPT_BOMB_CAPTURES_FLAG, rules.bomb_captures_flag),
+        (OPT_FLAG_LOWEST, rules.flag_capturer == FlagCapturer::Lowest),
+        (OPT_ATTACK_HIDDEN, fanqi && rules.attack_hidden),
+        (OPT_ENGINEER_SCOUT, mode == Mode::Anqi && rules.engineer_scout),
+        (OPT_TWO_IN_A_ROW, fanqi && rules.color_rule == ColorRule::TwoInARow),
+        (OPT_REVEAL_FLAG, !fanqi && rules.reveal_flag_on_commander_loss),
+    ];
+    planes.iter().filter(|p| p.1).fold(0, |bits, p| bits | 1 << (p.0 - COLOURS_ASSIGNED))
 }
 
 /// Write the legal-action mask of the seat to move into `out` (3600 entries,

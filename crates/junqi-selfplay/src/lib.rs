@@ -44,7 +44,8 @@ pub use replay::{
 };
 pub use resign::{Resign, ResignTally};
 pub use run::{
-    dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, DEFAULT_IN_FLIGHT, RUN_FILE,
+    dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
+    DEFAULT_IN_FLIGHT, RUN_FILE,
 };
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
 

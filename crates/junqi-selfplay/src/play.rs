@@ -8,6 +8,7 @@ use junqi_core::{
 };
 use junqi_env::{action_to_frame, encode_observation, packed_mask_from_moves, OBS_SIZE};
 use rand::Rng;
+use std::task::Poll;
 
 /// A finished game, as stored in `games/`.
 #[derive(Clone, Debug, PartialEq)]
@@ -301,23 +302,41 @@ impl GameInFlight {
     /// whether the game is now over. Does nothing (and returns `true`) on a
     /// finished game.
     pub fn step(&mut self, mover: &mut Player) -> Result<bool, SelfplayError> {
+        loop {
+            match self.poll_step(mover) {
+                Poll::Ready(done) => return done,
+                Poll::Pending => {
+                    let waiting = std::time::Instant::now();
+                    mover.wait();
+                    self.add_thinking(waiting.elapsed());
+                }
+            }
+        }
+    }
+
+    /// [`GameInFlight::step`] for drivers with many games in flight:
+    /// `Pending` when the mover waits for an answer it asked for (see
+    /// [`junqi_bots::Agent::poll_act`]); call `mover.wait()` (after the
+    /// other games have made their requests) and poll again.
+    pub fn poll_step(&mut self, mover: &mut Player) -> Poll<Result<bool, SelfplayError>> {
         if self.outcome.is_some() {
-            return Ok(true);
+            return Poll::Ready(Ok(true));
         }
         let buf = &mut self.buf;
         let game = &self.game;
         let seat = game.truth().turn();
         let ply = game.truth().ply();
         let thinking = std::time::Instant::now();
-        let mut decision = mover.act(game, &mut self.play_rng);
+        let polled = mover.poll_act(game, &mut self.play_rng);
         buf.think[seat.index()] += thinking.elapsed();
+        let Poll::Ready(mut decision) = polled else { return Poll::Pending };
         buf.decisions[seat.index()] += 1;
         if let Some(watch) = self.resign.as_mut() {
             let resigned = watch.observe(seat, ply, decision.value);
             if resigned.is_some() {
                 // The record ends before this ply; its position is not sampled.
                 self.outcome = resigned;
-                return Ok(true);
+                return Poll::Ready(Ok(true));
             }
         }
         let info = game.infoset(seat);
@@ -361,16 +380,22 @@ impl GameInFlight {
         }
         // `buf.moves` holds the legal actions of this position.
         if !buf.moves.contains(decision.action) {
-            return Err(SelfplayError::IllegalAction {
+            return Poll::Ready(Err(SelfplayError::IllegalAction {
                 bot: self.names[seat.index()].clone(),
                 action: decision.action.to_string(),
                 game_id: self.game_id,
                 ply,
-            });
+            }));
         }
         self.game.play_unchecked(decision.action);
         self.list_moves();
-        Ok(self.outcome.is_some())
+        Poll::Ready(Ok(self.outcome.is_some()))
+    }
+
+    /// Count `time` (spent waiting for the mover's answer) as the mover's thinking.
+    pub fn add_thinking(&mut self, time: std::time::Duration) {
+        let seat = self.game.truth().turn();
+        self.buf.think[seat.index()] += time;
     }
 
     /// The finished game's record, and its buffers holding its samples

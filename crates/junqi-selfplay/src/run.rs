@@ -12,6 +12,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 /// The run file's name inside the output directory.
@@ -42,8 +43,9 @@ pub struct Progress {
 pub struct RunOptions {
     /// Worker threads; 0 = one per core.
     pub threads: usize,
-    /// Games each worker keeps going at once, stepped a ply at a time in
-    /// turn (0 counts as 1); [`DEFAULT_IN_FLIGHT`] by default.
+    /// Games each worker keeps going at once, stepped in turn; 0 (the
+    /// default) = automatic: [`BATCHED_IN_FLIGHT`] when a bot batches its
+    /// evaluations across games (the net bots), else 1.
     pub in_flight: usize,
     /// Set it (e.g. from a Ctrl-C handler) to stop: shards in flight are
     /// abandoned (their temporary files removed), finished shards stay.
@@ -51,14 +53,18 @@ pub struct RunOptions {
     pub progress: Arc<Progress>,
 }
 
-/// Games in flight per worker unless [`RunOptions::in_flight`] says otherwise.
+/// [`RunOptions::in_flight`] by default: automatic.
 ///
-/// One, for now: no bot batches its decisions yet, and stepping several
-/// games in turn costs cheap bots speed (random vs random, 2 threads: about
-/// 6% fewer games/s with 4 in flight, 12% with 16; consecutive plies of one
-/// game are kind to the caches and branch predictors). Raise it for a bot
-/// that evaluates the positions of several games at once.
-pub const DEFAULT_IN_FLIGHT: usize = 1;
+/// With bots that do not batch, one game per worker: stepping several games
+/// in turn costs cheap bots speed (random vs random, 2 threads: about 6%
+/// fewer games/s with 4 in flight, 12% with 16; consecutive plies of one
+/// game are kind to the caches and branch predictors).
+pub const DEFAULT_IN_FLIGHT: usize = 0;
+
+/// Games in flight per worker, automatically, when a bot batches its
+/// evaluations (a net bot): each worker sends one leaf per game to the net
+/// at a time, so this is about the batch one worker makes (BENCHMARKS.md).
+pub const BATCHED_IN_FLIGHT: usize = 192;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -81,6 +87,8 @@ pub struct Summary {
     pub games_complete: u64,
     /// Stopped by [`RunOptions::stop`] before every shard was done.
     pub interrupted: bool,
+    /// Games in flight per worker (the automatic choice resolved).
+    pub in_flight: usize,
     pub elapsed: Duration,
     /// Results of the games in the shards this call finished.
     pub tally: Tally,
@@ -339,6 +347,17 @@ impl Plan {
             .thread_name(|i| format!("selfplay-{i}"))
             .build()
             .map_err(|e| SelfplayError::Config(format!("cannot start {threads} threads: {e}")))?;
+        let in_flight = match options.in_flight {
+            0 => {
+                let batches = self.config.bots.iter().map(|b| junqi_bots::from_spec(b).map(|p| p.batches()));
+                if batches.collect::<Result<Vec<bool>, _>>()?.contains(&true) {
+                    BATCHED_IN_FLIGHT
+                } else {
+                    1
+                }
+            }
+            n => n,
+        };
         let abort = AtomicBool::new(false);
         let before = (
             options.progress.games.load(Ordering::Relaxed),
@@ -350,7 +369,7 @@ impl Plan {
                 .par_iter()
                 .with_max_len(1)
                 .map(|&s| {
-                    let r = self.run_shard(s, options, &abort);
+                    let r = self.run_shard(s, options, in_flight, &abort);
                     if r.is_err() {
                         abort.store(true, Ordering::Relaxed);
                     }
@@ -379,6 +398,7 @@ impl Plan {
             shards_total: self.shards_total(),
             games_complete: self.complete_games + written_games,
             interrupted: stopped,
+            in_flight,
             elapsed: started.elapsed(),
             tally,
         })
@@ -398,7 +418,13 @@ impl Plan {
         ]
     }
 
-    fn run_shard(&self, shard: u64, options: &RunOptions, abort: &AtomicBool) -> Result<ShardOutcome, SelfplayError> {
+    fn run_shard(
+        &self,
+        shard: u64,
+        options: &RunOptions,
+        in_flight: usize,
+        abort: &AtomicBool,
+    ) -> Result<ShardOutcome, SelfplayError> {
         let stop = || options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
         if stop() {
             return Ok(ShardOutcome::Stopped);
@@ -414,7 +440,7 @@ impl Plan {
             )?),
             None => None,
         };
-        match self.play_shard(shard, options, &stop, &mut writer) {
+        match self.play_shard(shard, options, in_flight, &stop, &mut writer) {
             Ok(Some(tally)) => {
                 if let Some(w) = writer {
                     w.finish()?;
@@ -431,7 +457,7 @@ impl Plan {
         }
     }
 
-    /// Play shard `shard`'s games, up to `options.in_flight` at once, and
+    /// Play shard `shard`'s games, up to `in_flight` at once, and
     /// push them to `writer` in game order. `None` when stopped.
     ///
     /// Games finish out of order; a finished game waits (with its samples)
@@ -443,6 +469,7 @@ impl Plan {
         &self,
         shard: u64,
         options: &RunOptions,
+        in_flight: usize,
         stop: &dyn Fn() -> bool,
         writer: &mut Option<ShardWriter>,
     ) -> Result<Option<Tally>, SelfplayError> {
@@ -450,14 +477,16 @@ impl Plan {
         struct Playing {
             game: GameInFlight,
             seats: [Player; 2],
+            /// Its mover waits for an answer.
+            waiting: bool,
         }
         let c = &self.config;
-        let in_flight = options.in_flight.max(1);
+        let in_flight = in_flight.max(1);
         let window = 2 * in_flight as u64;
         let range = c.shard_range(shard);
         let (mut next_start, mut next_write) = (range.start, range.start);
         let mut playing: Vec<Playing> = Vec::with_capacity(in_flight);
-        let mut finished: BTreeMap<u64, (GameRecord, GameBuffers)> = BTreeMap::new();
+        let mut finished_games: BTreeMap<u64, (GameRecord, GameBuffers)> = BTreeMap::new();
         let mut spare: Vec<GameBuffers> = Vec::new();
         let mut tally = Tally::default();
         while next_write < range.end {
@@ -479,25 +508,52 @@ impl Plan {
                 let game = GameInFlight::start(&c.rules, [s1, s2], index, c.seed_of(index), c.samples_per_game, buf)?
                     .with_resign(c.resign);
                 if game.is_finished() {
-                    finished.insert(index, game.finish());
+                    finished_games.insert(index, game.finish());
                 } else {
-                    playing.push(Playing { game, seats });
+                    playing.push(Playing { game, seats, waiting: false });
                 }
             }
-            // One ply of every game in flight.
+            // Advance every game in flight: a game whose movers batch their
+            // evaluations goes on until its mover waits for an answer (so
+            // every game has a request in the next batch); any other game
+            // plays one ply.
             let mut i = 0;
             while i < playing.len() {
                 let p = &mut playing[i];
-                let mover = p.game.turn().index();
-                if p.game.step(&mut p.seats[mover])? {
+                p.waiting = false;
+                let finished = loop {
+                    let mover = p.game.turn().index();
+                    match p.game.poll_step(&mut p.seats[mover]) {
+                        Poll::Pending => {
+                            p.waiting = true;
+                            break false;
+                        }
+                        Poll::Ready(done) => {
+                            if done? {
+                                break true;
+                            }
+                            if !p.seats[p.game.turn().index()].batches() {
+                                break false;
+                            }
+                        }
+                    }
+                };
+                if finished {
                     let done = playing.swap_remove(i).game;
-                    finished.insert(done.game_id(), done.finish());
+                    finished_games.insert(done.game_id(), done.finish());
                 } else {
                     i += 1;
                 }
             }
+            // Wait for the answers (the first wait sends this thread's requests
+            // of all its games to the net together).
+            for p in playing.iter_mut().filter(|p| p.waiting) {
+                let waiting = Instant::now();
+                p.seats[p.game.turn().index()].wait();
+                p.game.add_thinking(waiting.elapsed());
+            }
             // Write the finished games that are next in order.
-            while let Some((record, buf)) = finished.remove(&next_write) {
+            while let Some((record, buf)) = finished_games.remove(&next_write) {
                 if let Some(w) = writer.as_mut() {
                     w.push(&record, buf.samples())?;
                 }

@@ -27,8 +27,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tch::{nn, Device, Kind, Tensor};
 
-pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
-pub const NET_FORMAT: &str = "junqi-net/1";
+use junqi_net::{fnv1a, NetFile, FNV_START};
+pub use junqi_net::{CHECKPOINT_FORMAT, NET_FORMAT};
 const CHECKPOINT_PREFIX: &str = "ckpt-";
 const CHECKPOINT_SUFFIX: &str = ".safetensors";
 
@@ -103,14 +103,6 @@ pub(crate) fn base_metadata(model: &ModelConfig, format: &str) -> HashMap<String
     m
 }
 
-fn fnv1a(hash: &mut u64, bytes: &[u8]) {
-    for &b in bytes {
-        *hash ^= b as u64;
-        *hash = hash.wrapping_mul(0x100000001b3);
-    }
-}
-const FNV_START: u64 = 0xcbf29ce484222325;
-
 fn f32_bytes(t: &Tensor) -> Result<(Vec<usize>, Vec<u8>)> {
     let shape: Vec<usize> = t.size().iter().map(|&d| d as usize).collect();
     let flat: Vec<f32> = Vec::try_from(&t.detach().to_device(Device::Cpu).to_kind(Kind::Float).reshape([-1]))?;
@@ -167,57 +159,37 @@ pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, mut meta: HashM
 /// bad header, missing keys, checksum mismatch) is a [`TrainError::Checkpoint`].
 pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
     let bytes = std::fs::read(path).map_err(TrainError::io(path))?;
-    let info = {
-        let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
-        let st = SafeTensors::deserialize(&bytes).map_err(|e| bad(format!("not a valid safetensors file ({e:?})")))?;
-        let (_, header) = SafeTensors::read_metadata(&bytes).map_err(|e| bad(format!("bad header ({e:?})")))?;
-        let meta = header.metadata().clone().unwrap_or_default();
-        let get = |k: &str| meta.get(k).ok_or_else(|| bad(format!("no `{k}` in the metadata")));
-        let format = get("format")?.clone();
-        if format != CHECKPOINT_FORMAT && format != NET_FORMAT {
-            return Err(bad(format!("format `{format}`, expected `{CHECKPOINT_FORMAT}` or `{NET_FORMAT}`")));
-        }
-        let mut names: Vec<(String, TensorView)> = st.tensors();
-        names.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut hash = FNV_START;
-        for (_, v) in &names {
-            if v.dtype() != Dtype::F32 {
-                return Err(bad(format!("a tensor of type {:?}, expected F32", v.dtype())));
-            }
-            fnv1a(&mut hash, v.data());
-        }
-        if get("data_fnv1a64")? != &format!("{hash:016x}") {
-            return Err(bad("the tensor data does not match its checksum (the file is corrupted)".into()));
-        }
-        let json = |k: &str| -> Result<serde_json::Value> {
-            serde_json::from_str(get(k)?).map_err(|e| bad(format!("metadata `{k}` is not JSON ({e})")))
-        };
-        let model: ModelConfig =
-            serde_json::from_value(json("architecture")?).map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
-        let num = |k: &str| -> Result<u64> {
-            match meta.get(k) {
-                None => Ok(0),
-                Some(v) => v.parse().map_err(|_| bad(format!("metadata `{k}` is `{v}`, not a number"))),
-            }
-        };
-        let (config, data_window) = if format == CHECKPOINT_FORMAT {
-            let c: TrainConfig =
-                serde_json::from_value(json("config")?).map_err(|e| bad(format!("metadata `config`: {e}")))?;
-            let w: Option<DataWindow> = serde_json::from_value(json("data_window")?)
-                .map_err(|e| bad(format!("metadata `data_window`: {e}")))?;
-            (Some(c), w)
-        } else {
-            (None, None)
-        };
-        CheckpointInfo {
-            step: num("step")?,
-            optimizer_updates: num("optimizer_updates")?,
-            format,
-            model,
-            config,
-            data_window,
-            metadata: meta,
-        }
+    let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
+    let file = NetFile::parse(path, &bytes).map_err(|e| match e {
+        junqi_net::NetError::File { message, .. } => bad(message),
+        other => bad(other.to_string()),
+    })?;
+    let meta = file.metadata;
+    let json = |k: &str| -> Result<serde_json::Value> {
+        let v = meta.get(k).ok_or_else(|| bad(format!("no `{k}` in the metadata")))?;
+        serde_json::from_str(v).map_err(|e| bad(format!("metadata `{k}` is not JSON ({e})")))
+    };
+    let optimizer_updates = match meta.get("optimizer_updates") {
+        None => 0,
+        Some(v) => v.parse().map_err(|_| bad(format!("metadata `optimizer_updates` is `{v}`, not a number")))?,
+    };
+    let (config, data_window) = if file.format == CHECKPOINT_FORMAT {
+        let c: TrainConfig =
+            serde_json::from_value(json("config")?).map_err(|e| bad(format!("metadata `config`: {e}")))?;
+        let w: Option<DataWindow> =
+            serde_json::from_value(json("data_window")?).map_err(|e| bad(format!("metadata `data_window`: {e}")))?;
+        (Some(c), w)
+    } else {
+        (None, None)
+    };
+    let info = CheckpointInfo {
+        step: file.step,
+        optimizer_updates,
+        format: file.format,
+        model: file.model,
+        config,
+        data_window,
+        metadata: meta,
     };
     Ok((info, bytes))
 }

@@ -41,55 +41,7 @@ impl std::str::FromStr for DeviceChoice {
     }
 }
 
-/// The network's shape. Stored in checkpoints and in exported nets' metadata.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ModelConfig {
-    /// Input planes (the observation's `C`).
-    pub in_channels: usize,
-    /// Residual blocks.
-    pub blocks: usize,
-    /// Channels of the trunk.
-    pub channels: usize,
-    /// Planes of the value head's 1×1 convolution.
-    pub value_planes: usize,
-    /// Hidden units of the value head.
-    pub value_hidden: usize,
-    /// The policy head (see [`crate::net`]). A net whose metadata predates
-    /// this key has the `conv` head, so that is what a missing key means.
-    #[serde(default = "PolicyHead::legacy")]
-    pub policy_head: PolicyHead,
-}
-
-/// How the policy head turns the trunk's features into from × to logits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PolicyHead {
-    /// A 1×1 convolution to one plane per destination, read at the origin.
-    Conv,
-    /// `logit(from, to) = q(from) · k(to) / √channels`: two 1×1
-    /// convolutions, one embedding per origin and per destination.
-    Bilinear,
-}
-
-impl PolicyHead {
-    fn legacy() -> PolicyHead {
-        PolicyHead::Conv
-    }
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        ModelConfig {
-            in_channels: junqi_env::OBS_CHANNELS,
-            blocks: 6,
-            channels: 64,
-            value_planes: 4,
-            value_hidden: 128,
-            policy_head: PolicyHead::legacy(),
-        }
-    }
-}
+pub use junqi_net::{ModelConfig, PolicyHead};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -19,8 +19,8 @@
 //!   ([`MemoryMetrics`]) or nowhere ([`NoMetrics`]).
 //! * [`train`]: the whole loop (resume, batches, logging, checkpoints).
 //! * [`run_loop`]: the closed self-play → train → evaluate → promote loop.
-//! * [`netbots`]: the `net:…` and `mcts:…,eval=net:…` bots, served by the
-//!   batching [`inference`] thread of their net.
+//! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
+//!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
 mod checkpoint;
 mod config;
@@ -29,7 +29,6 @@ mod driver;
 pub mod inference;
 mod metrics;
 mod net;
-pub mod netbots;
 mod optim;
 mod trainer;
 pub mod training_loop;
@@ -42,9 +41,9 @@ pub use config::{
 };
 pub use data::{Batch, DataWindow, Example, Loader};
 pub use driver::{train, train_until, train_window, TrainSummary, CHECKPOINT_DIR, TB_DIR};
+pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
-pub use netbots::{register_net_bots, resolve_net_path, DEFAULT_NET};
 pub use trainer::{StepMetrics, Trainer};
 pub use training_loop::{run_loop, LoopConfig, LoopObserver, LoopState};
 

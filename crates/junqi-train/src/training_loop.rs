@@ -25,11 +25,11 @@
 use crate::config::TrainConfig;
 use crate::data::DataWindow;
 use crate::driver::train_window;
-use crate::inference::{release_shared_clients, shared_stats};
 use crate::metrics::TensorBoardMetrics;
 use crate::{export_checkpoint, Result, TrainError};
 use junqi_arena::{matchup_config, pair_scores, play_matchup};
 use junqi_core::{Mode, Rules};
+use junqi_net::{release_shared_services, shared_stats};
 use junqi_selfplay::{prepare, Config, Resign, RunOptions, SamplesPerGame};
 use junqi_stats::{pair_estimates, Penta};
 use serde::{Deserialize, Serialize};
@@ -314,6 +314,10 @@ pub struct Generation {
     /// Net forward passes and positions during self-play (mean batch = positions / batches).
     pub inference_batches: u64,
     pub inference_positions: u64,
+    /// Positions the searches asked the net about (the cache and merged
+    /// duplicates answered `requests - positions` of them).
+    #[serde(default)]
+    pub inference_requests: u64,
     /// Self-play games resigned; played-through games where a side would
     /// have resigned, and of those the ones it did not lose.
     #[serde(default)]
@@ -475,8 +479,10 @@ pub fn run_loop(
                 rec.selfplay_games += summary.tally.games;
                 rec.selfplay_plies += summary.plies;
                 rec.selfplay_seconds += summary.elapsed.as_secs_f64();
-                rec.inference_batches += after.0.saturating_sub(before.0);
-                rec.inference_positions += after.1.saturating_sub(before.1);
+                let used = after.since(&before);
+                rec.inference_batches += used.batches;
+                rec.inference_positions += used.positions;
+                rec.inference_requests += used.requests;
                 rec.resign.merge(&summary.tally.resign);
                 save(&mut state)?;
                 if summary.interrupted {
@@ -485,8 +491,9 @@ pub fn run_loop(
                 let rec = state.generations.last().expect("pushed");
                 let mean_batch = if rec.inference_batches > 0 {
                     format!(
-                        ", mean inference batch {:.1}",
-                        rec.inference_positions as f64 / rec.inference_batches as f64
+                        ", mean inference batch {:.1}, {:.0}% answered by the cache",
+                        rec.inference_positions as f64 / rec.inference_batches as f64,
+                        100.0 * (1.0 - rec.inference_positions as f64 / rec.inference_requests.max(1) as f64)
                     )
                 } else {
                     String::new()
@@ -610,7 +617,7 @@ pub fn run_loop(
             save(&mut state)?;
             write_reports(config, out, &state)?;
             // The next generation loads the (maybe new) best net afresh.
-            release_shared_clients();
+            release_shared_services();
         }
         Ok(())
     };

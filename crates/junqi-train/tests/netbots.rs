@@ -1,17 +1,16 @@
-//! The network bots and batched inference: legal play, batching across
-//! threads, the same answers batched or alone, and the spec errors.
+//! The network bots: legal play and the spec errors; libtorch behind the
+//! inference service gives the CPU engine's answers.
 
 mod common;
 
 use common::{small_config, temp_dir};
 use junqi_bots::{from_spec, Player};
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules};
-use junqi_env::{action_to_frame, encode_observation, OBS_SIZE};
-use junqi_train::inference::{BatchOptions, NetClient};
-use junqi_train::{register_net_bots, DeviceChoice, Trainer};
+use junqi_env::ObsCode;
+use junqi_net::{register_net_bots, CpuNet, InferenceService, NetInput, ServiceOptions};
+use junqi_train::{torch_backend, DeviceChoice, Trainer};
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 /// An untrained small net, exported once per test binary.
 fn net_file() -> &'static PathBuf {
@@ -98,8 +97,8 @@ fn bad_net_specs_say_why() {
     assert!(err(&format!("net:{}", junk.display())).contains("junk.safetensors"));
 }
 
-/// The mover's observation and legal ids of a few positions of a random game.
-fn positions(n: usize) -> Vec<(Vec<f32>, Vec<u16>)> {
+/// The inputs of a few positions of a random game.
+fn positions(n: usize) -> Vec<NetInput> {
     let mut game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 11));
     let mut rng = rng_from_seed(11);
     let mut random = from_spec("random").unwrap();
@@ -108,50 +107,47 @@ fn positions(n: usize) -> Vec<(Vec<f32>, Vec<u16>)> {
     while out.len() < n && game.outcome().is_none() {
         let seat = game.truth().turn();
         let info = game.infoset(seat);
-        let mut obs = vec![0.0; OBS_SIZE];
-        encode_observation(info, &mut obs);
         info.legal_moves(&mut moves);
-        out.push((obs, moves.iter().map(|&m| action_to_frame(m, seat) as u16).collect()));
+        out.push(NetInput::from_moves(ObsCode::from_infoset(info), moves.as_slice(), seat).0);
         let d = random.act(&game, &mut rng);
         game.play(d.action).unwrap();
     }
     out
 }
 
+/// libtorch behind the inference service (the GPU path, run here on the
+/// CPU) answers as the CPU engine does, in batches of any size.
 #[test]
-fn requests_from_many_threads_share_batches_and_get_their_own_answers() {
+fn the_libtorch_backend_answers_as_the_cpu_engine() {
     let positions = positions(64);
-    // Alone: one request at a time.
-    let alone = NetClient::start(net_file(), DeviceChoice::Cpu, BatchOptions::default()).unwrap();
-    let expected: Vec<_> = positions.iter().map(|(o, l)| alone.evaluate(o.clone(), l.clone())).collect();
-    assert_eq!(alone.stats().mean_batch(), 1.0);
-    for (e, (_, legal)) in expected.iter().zip(&positions) {
-        assert_eq!(e.priors.len(), legal.len());
-        assert!((e.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-        assert!((e.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-    }
-    // Sixteen threads at once, the server waiting a little for company.
-    let shared = NetClient::start(
-        net_file(),
-        DeviceChoice::Cpu,
-        BatchOptions { max_batch: 64, max_wait: Duration::from_millis(20) },
+    let cpu = CpuNet::load(net_file()).unwrap();
+    let torch = InferenceService::start(
+        (torch_backend(DeviceChoice::Cpu))(net_file()).unwrap(),
+        &ServiceOptions { executors: 2, max_batch: 16, cache_entries: 0 },
     )
     .unwrap();
+    assert!(torch.describe().starts_with("libtorch"), "{}", torch.describe());
     std::thread::scope(|s| {
-        for t in 0..16 {
-            let (client, positions, expected) = (shared.clone(), &positions, &expected);
+        for t in 0..4 {
+            let (torch, positions, cpu) = (torch.clone(), &positions, &cpu);
+            let mut scratch = cpu.scratch();
             s.spawn(move || {
-                for i in (t..positions.len()).step_by(16) {
-                    let got = client.evaluate(positions[i].0.clone(), positions[i].1.clone());
-                    for (a, b) in got.priors.iter().zip(&expected[i].priors) {
-                        assert!((a - b).abs() < 1e-4, "position {i}: batched {a} vs alone {b}");
+                let tickets: Vec<_> =
+                    (t..positions.len()).step_by(4).map(|i| (i, torch.submit(positions[i].clone()))).collect();
+                for (i, ticket) in tickets {
+                    let got = ticket.wait();
+                    let want = cpu.evaluate(&positions[i].code, &positions[i].legal, &mut scratch);
+                    for (a, b) in got.priors.iter().zip(&want.priors) {
+                        assert!((a - b).abs() < 1e-4, "position {i}: libtorch {a} vs cpu {b}");
                     }
-                    for (a, b) in got.wdl.iter().zip(&expected[i].wdl) {
+                    for (a, b) in got.wdl.iter().zip(&want.wdl) {
                         assert!((a - b).abs() < 1e-4);
                     }
                 }
             });
         }
     });
-    assert!(shared.stats().mean_batch() > 1.5, "mean batch {}", shared.stats().mean_batch());
+    let s = torch.stats();
+    assert_eq!(s.positions, 64);
+    assert!(s.mean_batch() > 1.0, "mean batch {}", s.mean_batch());
 }

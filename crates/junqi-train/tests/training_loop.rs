@@ -6,8 +6,9 @@
 mod common;
 
 use common::temp_dir;
+use junqi_net::register_net_bots;
 use junqi_selfplay::{Resign, RunOptions};
-use junqi_train::{register_net_bots, run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
+use junqi_train::{run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

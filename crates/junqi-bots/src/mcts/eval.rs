@@ -6,22 +6,38 @@ use junqi_core::piece::Kind;
 use junqi_core::position::combat;
 use junqi_core::{CombatOutcome, GameRng, Move, MoveList, Outcome, Position, Seat};
 use rand::Rng;
+use std::task::Poll;
 
 /// Values a position for the search. A network evaluator plugs in here: it
 /// may also hand out priors over the legal actions, and the search then
 /// selects by PUCT at that node instead of UCB1.
+///
+/// An evaluator may answer later: it returns `Poll::Pending` after asking
+/// someone else (a batching inference service), the search returns
+/// `Pending` to its caller, who calls [`LeafEvaluator::wait`] (or does other
+/// work first) and then resumes the search, which asks again for the same
+/// world and gets the answer. Nothing else may happen to the evaluator in
+/// between.
 pub trait LeafEvaluator: Send {
     /// The value of `world` (a full position; the game goes on) for its side
-    /// to move, in [-1, 1].
-    fn evaluate(&mut self, world: &Position, rng: &mut GameRng) -> f32;
+    /// to move, in [-1, 1]; and, if the evaluator has them, priors over
+    /// `moves` (the legal actions of `world`), one per action in the same
+    /// order, written to `priors` (cleared by the caller).
+    fn evaluate(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32>;
 
-    /// Priors over `moves` (the legal actions of `world`), one per action in
-    /// the same order, written to `out` (cleared by the caller). Return false
-    /// to give none. Called right after [`LeafEvaluator::evaluate`] on the
-    /// same world (so one network call can serve both), and once per search
-    /// for the root.
-    fn priors(&mut self, world: &Position, moves: &[Move], out: &mut Vec<f32>) -> bool {
-        let _ = (world, moves, out);
+    /// Priors over the root's `moves` (written to `priors`, cleared by the
+    /// caller), once per search; nothing by default.
+    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<()> {
+        let _ = (world, moves, priors);
+        Poll::Ready(())
+    }
+
+    /// Block until the answer that made the last call return `Pending` is there.
+    fn wait(&mut self) {}
+
+    /// Whether the evaluator answers later and gains from many searches
+    /// asking at once (a net behind a batching service).
+    fn batches(&self) -> bool {
         false
     }
 }
@@ -112,7 +128,14 @@ fn best_capture(pos: &Position, moves: &MoveList) -> Option<Move> {
 }
 
 impl LeafEvaluator for RolloutEvaluator {
-    fn evaluate(&mut self, world: &Position, rng: &mut GameRng) -> f32 {
+    fn evaluate(&mut self, world: &Position, _moves: &[Move], _priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32> {
+        Poll::Ready(self.playout(world, rng))
+    }
+}
+
+impl RolloutEvaluator {
+    /// The playout's value of `world` for its side to move.
+    pub fn playout(&mut self, world: &Position, rng: &mut GameRng) -> f32 {
         let seat = world.turn();
         if self.depth == 0 {
             return material_value(world, self.scale);

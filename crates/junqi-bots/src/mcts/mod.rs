@@ -49,6 +49,7 @@ pub use search::{sample_at_temperature, RootOptions, Search};
 
 use crate::{Agent, CheatingAgent, Decision};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Position, Rules};
+use std::task::Poll;
 
 /// The fair MCTS bot: searches worlds drawn from its information set.
 pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
@@ -88,6 +89,15 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
     }
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
         self.search.run(self.config.sims, |rng| info.sample_world(rng), rng)
+    }
+    fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
+        self.search.poll(self.config.sims, |rng| info.sample_world(rng), rng)
+    }
+    fn wait(&mut self) {
+        self.search.evaluator.wait()
+    }
+    fn batches(&self) -> bool {
+        self.search.evaluator.batches()
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         mcts_deployment(colour, rules, rng)

@@ -11,6 +11,7 @@ use super::tree::{Tree, NONE};
 use crate::Decision;
 use junqi_core::{GameRng, Move, MoveList, Position, Seat};
 use rand::Rng;
+use std::task::Poll;
 
 /// The search, with its buffers kept between moves.
 pub struct Search<E> {
@@ -24,6 +25,22 @@ pub struct Search<E> {
     priors: Vec<f32>,
     /// Root exploration for self-play (noise, temperature); off by default.
     pub root: RootOptions,
+    /// Where a search interrupted by a pending evaluation resumes.
+    phase: Phase,
+}
+
+/// The state of a search between two calls of [`Search::poll`].
+enum Phase {
+    /// No search under way: the next poll starts one.
+    Idle,
+    /// Waiting for the root's priors (the first world drawn).
+    Root { first: Position },
+    /// Simulating: `done` simulations backed up; `next` is the first world
+    /// (used by the first simulation); `sample` says whether the move is
+    /// sampled at the temperature.
+    Running { done: u32, next: Option<Position>, sample: bool },
+    /// Waiting for the value of `node`'s world, reached down `self.path`.
+    Leaf { done: u32, sample: bool, world: Position, node: u32 },
 }
 
 /// Self-play exploration at the root (AlphaZero): Dirichlet noise mixed into
@@ -67,6 +84,7 @@ impl<E: LeafEvaluator> Search<E> {
             path: Vec::new(),
             priors: Vec::new(),
             root: RootOptions::default(),
+            phase: Phase::Idle,
         }
     }
 
@@ -76,55 +94,109 @@ impl<E: LeafEvaluator> Search<E> {
     /// Every world must give the seat to move the same legal actions (true of
     /// determinizations of its information set, and of the truth).
     pub fn run(&mut self, sims: u32, mut world: impl FnMut(&mut GameRng) -> Position, rng: &mut GameRng) -> Decision {
-        self.tree.reset();
-        let first = world(rng);
-        first.legal_moves(&mut self.moves);
-        assert!(!self.moves.is_empty(), "act called on a finished game");
-        if self.moves.len() == 1 {
-            // A forced move needs no search, so no value comes with it.
-            return Decision { action: self.moves[0], policy: vec![(self.moves[0], 1.0)], value: None };
-        }
-        self.priors.clear();
-        if self.evaluator.priors(&first, self.moves.as_slice(), &mut self.priors)
-            && self.priors.len() == self.moves.len()
-        {
-            if self.root.noise_frac > 0.0 {
-                mix_dirichlet(&mut self.priors, self.root.noise_frac, self.root.noise_alpha, rng);
+        loop {
+            match self.poll(sims, &mut world, rng) {
+                Poll::Ready(d) => return d,
+                Poll::Pending => self.evaluator.wait(),
             }
-            self.tree.set_priors(0, self.moves.as_slice(), &self.priors);
         }
-        let sample = self.root.temp > 0.0 && first.ply() < self.root.temp_plies;
-        let mut next = Some(first);
-        for _ in 0..sims.max(1) {
-            let w = next.take().unwrap_or_else(|| world(rng));
-            self.simulate(w, rng);
-        }
-        let mut decision = self.decide();
-        if sample {
-            decision.action = sample_at_temperature(&decision.policy, self.root.temp, rng);
-        }
-        decision
     }
 
-    fn simulate(&mut self, mut world: Position, rng: &mut GameRng) {
+    /// [`Search::run`] one step at a time: `Pending` when the evaluator is
+    /// waiting for an answer (call [`LeafEvaluator::wait`], or do other work,
+    /// then poll again with the same `sims` and the same information set
+    /// behind `world`). The search draws the same worlds and random numbers
+    /// and decides the same whether its evaluations come at once or later.
+    pub fn poll(
+        &mut self,
+        sims: u32,
+        mut world: impl FnMut(&mut GameRng) -> Position,
+        rng: &mut GameRng,
+    ) -> Poll<Decision> {
+        loop {
+            match std::mem::replace(&mut self.phase, Phase::Idle) {
+                Phase::Idle => {
+                    self.tree.reset();
+                    let first = world(rng);
+                    first.legal_moves(&mut self.moves);
+                    assert!(!self.moves.is_empty(), "act called on a finished game");
+                    if self.moves.len() == 1 {
+                        // A forced move needs no search, so no value comes with it.
+                        let only = self.moves[0];
+                        return Poll::Ready(Decision { action: only, policy: vec![(only, 1.0)], value: None });
+                    }
+                    self.phase = Phase::Root { first };
+                }
+                Phase::Root { first } => {
+                    first.legal_moves(&mut self.moves);
+                    self.priors.clear();
+                    if self.evaluator.root_priors(&first, self.moves.as_slice(), &mut self.priors).is_pending() {
+                        self.phase = Phase::Root { first };
+                        return Poll::Pending;
+                    }
+                    if self.priors.len() == self.moves.len() {
+                        if self.root.noise_frac > 0.0 {
+                            mix_dirichlet(&mut self.priors, self.root.noise_frac, self.root.noise_alpha, rng);
+                        }
+                        self.tree.set_priors(0, self.moves.as_slice(), &self.priors);
+                    }
+                    let sample = self.root.temp > 0.0 && first.ply() < self.root.temp_plies;
+                    self.phase = Phase::Running { done: 0, next: Some(first), sample };
+                }
+                Phase::Running { done, next, sample } => {
+                    if done >= sims.max(1) {
+                        let mut decision = self.decide();
+                        if sample {
+                            decision.action = sample_at_temperature(&decision.policy, self.root.temp, rng);
+                        }
+                        return Poll::Ready(decision);
+                    }
+                    let mut w = next.unwrap_or_else(|| world(rng));
+                    self.phase = match self.descend(&mut w, rng) {
+                        None => Phase::Running { done: done + 1, next: None, sample },
+                        Some(node) => Phase::Leaf { done, sample, world: w, node },
+                    };
+                }
+                Phase::Leaf { done, sample, world, node } => match self.evaluate_leaf(node, &world, rng) {
+                    Poll::Pending => {
+                        self.phase = Phase::Leaf { done, sample, world, node };
+                        return Poll::Pending;
+                    }
+                    Poll::Ready(value) => {
+                        self.backup(value, world.turn());
+                        self.phase = Phase::Running { done: done + 1, next: None, sample };
+                    }
+                },
+            }
+        }
+    }
+
+    /// Walk down from the root, playing the tree's actions in `world`, until
+    /// a game end (backed up at once: `None`) or a new node, whose world
+    /// (`world` now) still needs a value (`Some(node)`, the path in `self.path`).
+    fn descend(&mut self, world: &mut Position, rng: &mut GameRng) -> Option<u32> {
         self.path.clear();
         let mut node = 0u32;
-        let value = loop {
+        loop {
             world.legal_moves(&mut self.moves);
             if let Some(outcome) = world.outcome_given(self.moves.len()) {
-                break outcome_value(&outcome, world.turn());
+                self.backup(outcome_value(&outcome, world.turn()), world.turn());
+                return None;
             }
             let mover = world.turn();
             let (child, created) = self.select(node, rng);
             world.play_unchecked(self.tree.nodes[child as usize].mv);
             self.path.push((child, mover));
             if created {
-                break self.evaluate_leaf(child, &world, rng);
+                return Some(child);
             }
             node = child;
-        };
-        // `value` is for the seat to move in the final world.
-        let leaf_turn = world.turn();
+        }
+    }
+
+    /// Add `value` (for `leaf_turn`, the seat to move at the leaf) to the
+    /// nodes of `self.path` and to the root's visits.
+    fn backup(&mut self, value: f32, leaf_turn: Seat) {
         self.tree.nodes[0].visits += 1;
         for &(id, mover) in &self.path {
             let n = &mut self.tree.nodes[id as usize];
@@ -134,19 +206,19 @@ impl<E: LeafEvaluator> Search<E> {
     }
 
     /// Value of a new node's world for its side to move, and its priors.
-    fn evaluate_leaf(&mut self, id: u32, world: &Position, rng: &mut GameRng) -> f32 {
+    fn evaluate_leaf(&mut self, id: u32, world: &Position, rng: &mut GameRng) -> Poll<f32> {
         world.legal_moves(&mut self.moves);
         if let Some(outcome) = world.outcome_given(self.moves.len()) {
-            return outcome_value(&outcome, world.turn());
+            return Poll::Ready(outcome_value(&outcome, world.turn()));
         }
-        let v = self.evaluator.evaluate(world, rng).clamp(-1.0, 1.0);
         self.priors.clear();
-        if self.evaluator.priors(world, self.moves.as_slice(), &mut self.priors)
-            && self.priors.len() == self.moves.len()
-        {
+        let Poll::Ready(v) = self.evaluator.evaluate(world, self.moves.as_slice(), &mut self.priors, rng) else {
+            return Poll::Pending;
+        };
+        if self.priors.len() == self.moves.len() {
             self.tree.set_priors(id, self.moves.as_slice(), &self.priors);
         }
-        v
+        Poll::Ready(v.clamp(-1.0, 1.0))
     }
 
     /// Choose among the actions legal in this world (`self.moves`) at `node`:
@@ -282,12 +354,12 @@ mod root_tests {
         square: junqi_core::Square,
     }
     impl LeafEvaluator for FlipIsGood {
-        fn evaluate(&mut self, world: &Position, _rng: &mut GameRng) -> f32 {
-            match (world.is_face_down(self.square), world.turn() == self.seat) {
+        fn evaluate(&mut self, world: &Position, _: &[Move], _: &mut Vec<f32>, _: &mut GameRng) -> Poll<f32> {
+            Poll::Ready(match (world.is_face_down(self.square), world.turn() == self.seat) {
                 (true, _) => 0.0,
                 (false, true) => 0.8,
                 (false, false) => -0.8,
-            }
+            })
         }
     }
 

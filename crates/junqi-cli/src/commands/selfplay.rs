@@ -29,8 +29,9 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Games each worker keeps going at once, a ply of each in turn (the
-    /// output does not depend on it).
+    /// Games each worker keeps going at once, stepped in turn (the output
+    /// does not depend on it); 0 = automatic: 192 for net bots, whose
+    /// positions the net evaluates in batches across games, else 1.
     #[arg(long, value_name = "N", default_value_t = junqi_selfplay::DEFAULT_IN_FLIGHT)]
     in_flight: usize,
     /// Run seed; game i plays from a seed derived from (seed, i).
@@ -129,8 +130,8 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
 
-    if args.in_flight == 0 {
-        bail!("--in-flight must be at least 1");
+    if args.in_flight > 100_000 {
+        bail!("--in-flight must be at most 100000");
     }
     let mut live = Live::start(threads, total, plan.complete_games)?;
     live.options.in_flight = args.in_flight;
@@ -150,6 +151,20 @@ pub fn run(args: Args) -> Result<()> {
         crate::live::si(summary.games_played as f64 / secs),
         summary.plies as f64 / secs
     )?;
+    let nets = junqi_net::shared_stats();
+    if nets.requests > 0 {
+        writeln!(
+            out,
+            "nets: {} positions asked ({:.1} per ply), {:.1}% from the cache, {} forward passes in batches of {:.1} on average ({:.1} per ply); {} games in flight per thread",
+            nets.requests,
+            nets.requests as f64 / summary.plies.max(1) as f64,
+            100.0 * nets.cache_hit_rate(),
+            nets.positions,
+            nets.mean_batch(),
+            nets.positions as f64 / summary.plies.max(1) as f64,
+            summary.in_flight,
+        )?;
+    }
     let t = &summary.tally;
     if t.games > 0 {
         let pct = |points: f64| 100.0 * points / t.games as f64;

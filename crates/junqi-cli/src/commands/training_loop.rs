@@ -114,7 +114,14 @@ impl Drop for Console {
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
     // The nets run where the config says (`--device` sets `train.device`).
-    junqi_train::inference::set_inference_device(config.train.device, Default::default());
+    let mut settings = junqi_net::inference_settings();
+    settings.backend = if config.train.device.resolve()?.is_cuda() {
+        settings.options.executors = 1;
+        Some(junqi_train::torch_backend(config.train.device))
+    } else {
+        None
+    };
+    junqi_net::set_inference_settings(settings);
     let stop = crate::live::ctrl_c_flag()?;
     let options = RunOptions { threads: config.threads, stop, ..Default::default() };
     let mut console = Console::start(&options);

@@ -1,0 +1,293 @@
+//! The network bots, registered with `junqi-bots` so every command that
+//! takes a bot spec knows them:
+//!
+//! * `net:FILE` / `net:path=FILE,temp=T`: plays from the policy head, the
+//!   most probable action at `temp=0` (the default), else sampled
+//!   ∝ p^(1/temp).
+//! * `mcts:sims=N,…,eval=net:FILE`: the information-set search with the
+//!   net's priors (PUCT) and values (P(win) − P(loss)) at its leaves.
+//!
+//! `FILE` is an exported net or a checkpoint; `default` is the net shipped
+//! in `data/nets/default.safetensors`. Every bot on the same file shares
+//! that file's [`InferenceService`] (one per file per process), so the
+//! positions of all games in flight share its batches and its cache.
+
+use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
+use crate::{CpuNet, Evaluation, NetError, NetInput};
+use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
+use junqi_bots::{
+    heuristic_deployment, register_bot, Agent, BotSpec, BotSpecError, Decision, LeafEvaluator, Mcts, MctsConfig, Player,
+};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Position, Rules, Seat};
+use junqi_env::ObsCode;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+/// The shipped net, relative to the repository root.
+pub const DEFAULT_NET: &str = "data/nets/default.safetensors";
+
+/// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`].
+pub fn register_net_bots() {
+    register_bot("net", build);
+}
+
+/// Where `net:default` or `net:FILE` points: `default` is [`DEFAULT_NET`]
+/// under the working directory, else under the repository this binary was
+/// built from.
+pub fn resolve_net_path(file: &str) -> PathBuf {
+    if file != "default" {
+        return PathBuf::from(file);
+    }
+    let here = PathBuf::from(DEFAULT_NET);
+    if here.exists() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_NET)
+}
+
+/// Makes the backend of a net file's service, for a backend other than the
+/// CPU engine (`junqi-train` installs libtorch's for `--device cuda`).
+pub type BackendMaker = Arc<dyn Fn(&Path) -> Result<BackendFactory, NetError> + Send + Sync>;
+
+/// How services started from now on run: batching and cache, and the backend.
+#[derive(Clone, Default)]
+pub struct InferenceSettings {
+    pub options: ServiceOptions,
+    /// `None`: the CPU engine ([`CpuNet`]).
+    pub backend: Option<BackendMaker>,
+}
+
+static SETTINGS: Mutex<Option<InferenceSettings>> = Mutex::new(None);
+/// Services by canonical net path.
+static SERVICES: Mutex<Option<HashMap<PathBuf, InferenceService>>> = Mutex::new(None);
+
+/// Set how nets loaded from now on are served (the CLI's `--device` and
+/// inference options).
+pub fn set_inference_settings(settings: InferenceSettings) {
+    *SETTINGS.lock().unwrap_or_else(|e| e.into_inner()) = Some(settings);
+}
+
+/// The settings in force.
+pub fn inference_settings() -> InferenceSettings {
+    SETTINGS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default()
+}
+
+/// The shared service of the net at `path`, started on first use.
+pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
+    let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    let mut services = SERVICES.lock().unwrap_or_else(|e| e.into_inner());
+    let services = services.get_or_insert_with(HashMap::new);
+    if let Some(s) = services.get(&key) {
+        return Ok(s.clone());
+    }
+    let settings = inference_settings();
+    let factory = match &settings.backend {
+        None => CpuBackend::factory(Arc::new(CpuNet::load(&key)?)),
+        Some(make) => make(&key)?,
+    };
+    let service = InferenceService::start(factory, &settings.options)?;
+    services.insert(key, service.clone());
+    Ok(service)
+}
+
+/// Forget the services (their threads end once no bot uses them), e.g.
+/// between generations of the training loop.
+pub fn release_shared_services() {
+    *SERVICES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// Counters summed over the services running now.
+pub fn shared_stats() -> StatsSnapshot {
+    let services = SERVICES.lock().unwrap_or_else(|e| e.into_inner());
+    services.iter().flat_map(|s| s.values()).fold(StatsSnapshot::default(), |acc, s| acc.plus(&s.stats()))
+}
+
+fn service_for(spec: &BotSpec, file: &str) -> Result<InferenceService, BotSpecError> {
+    shared_service(&resolve_net_path(file)).map_err(|e| BotSpecError::BadValue {
+        bot: spec.name.clone(),
+        key: "path".into(),
+        value: file.into(),
+        message: e.to_string(),
+    })
+}
+
+fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
+    match spec.name.as_str() {
+        "net" => {
+            spec.check_keys(&["path", "temp"])?;
+            let file = spec.get("path").unwrap_or("default").to_string();
+            let temp = spec.non_negative("temp", 0.0)?;
+            let service = service_for(spec, &file)?;
+            Ok(Player::Fair(Box::new(NetAgent { request: Request::new(service), file, temp, moves: MoveList::new() })))
+        }
+        "mcts" => {
+            let eval = spec.get("eval").expect("from_spec passes mcts specs with eval");
+            let net = BotSpec::parse(eval)?;
+            if net.name != "net" {
+                return Err(spec.bad("eval", "expected net:FILE"));
+            }
+            net.check_keys(&["path"])?;
+            let file = net.get("path").unwrap_or("default").to_string();
+            let config = MctsConfig::from_spec(spec)?;
+            let evaluator = NetEvaluator::new(service_for(spec, &file)?).with_playout(config.mix, config.evaluator());
+            let mcts = Mcts::with_evaluator(config, evaluator).with_name_suffix(format!(",eval=net:{file}"));
+            Ok(Player::Fair(Box::new(mcts)))
+        }
+        other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
+    }
+}
+
+/// One position asked of a service at a time: submitted on the first poll,
+/// answered on a later one (or at once, from the cache).
+struct Request {
+    service: InferenceService,
+    /// The ticket and, per move of the caller's list, its place in the
+    /// input's sorted ids.
+    pending: Option<(Ticket, Vec<usize>)>,
+}
+
+impl Request {
+    fn new(service: InferenceService) -> Request {
+        Request { service, pending: None }
+    }
+
+    /// The net's answer for the mover `seat` whose observation `code` gives
+    /// and whose legal actions are `moves` (its priors in that order),
+    /// asking for it on the first call (only then is `code` called).
+    fn poll(&mut self, code: impl FnOnce() -> ObsCode, seat: Seat, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
+        let (ticket, _) = self.pending.get_or_insert_with(|| {
+            let (input, place) = NetInput::from_moves(code(), moves, seat);
+            (self.service.submit(input), place)
+        });
+        let Some(e) = ticket.try_take() else { return Poll::Pending };
+        let (_, place) = self.pending.take().expect("pending");
+        let priors = place.iter().map(|&k| e.priors[k]).collect();
+        Poll::Ready((e, priors))
+    }
+
+    fn wait(&self) {
+        if let Some((ticket, _)) = &self.pending {
+            ticket.block();
+        }
+    }
+}
+
+/// `net:…`: plays from the policy head.
+pub struct NetAgent {
+    request: Request,
+    file: String,
+    temp: f32,
+    moves: MoveList,
+}
+
+impl Agent for NetAgent {
+    fn name(&self) -> String {
+        if self.temp == 0.0 {
+            format!("net:{}", self.file)
+        } else {
+            format!("net:path={},temp={}", self.file, self.temp)
+        }
+    }
+
+    fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
+        loop {
+            match self.poll_act(info, rng) {
+                Poll::Ready(d) => return d,
+                Poll::Pending => self.wait(),
+            }
+        }
+    }
+
+    fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
+        if self.request.pending.is_none() {
+            info.legal_moves(&mut self.moves);
+            assert!(!self.moves.is_empty(), "act called on a finished game");
+        }
+        let code = || ObsCode::from_infoset(info);
+        let Poll::Ready((evaluation, priors)) = self.request.poll(code, info.seat(), self.moves.as_slice()) else {
+            return Poll::Pending;
+        };
+        let policy: Vec<(Move, f32)> = self.moves.iter().copied().zip(priors).collect();
+        let action = if self.temp == 0.0 {
+            policy.iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("a legal action").0
+        } else {
+            sample_at_temperature(&policy, self.temp, rng)
+        };
+        Poll::Ready(Decision { action, policy, value: Some(evaluation.value()) })
+    }
+
+    fn wait(&mut self) {
+        self.request.wait()
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        // The net has no deployment head: deploy as the heuristic bot does.
+        heuristic_deployment(colour, rules, rng)
+    }
+}
+
+/// The search's leaf evaluator: the net's value and priors for a world.
+///
+/// A leaf is a whole world drawn by the search; the net sees it as the
+/// mover would at the start of a game in that position
+/// ([`InfoSet::new`]): in 翻棋 that is exact (face-down pieces stay
+/// unknown), in 暗棋 the mover forgets what earlier fights showed of the
+/// enemy's pieces below the root.
+pub struct NetEvaluator {
+    request: Request,
+    /// Weight of the playout's value in the leaf value (0 = the net's alone).
+    mix: f32,
+    playout: RolloutEvaluator,
+}
+
+impl NetEvaluator {
+    pub fn new(service: InferenceService) -> NetEvaluator {
+        NetEvaluator { request: Request::new(service), mix: 0.0, playout: MctsConfig::default().evaluator() }
+    }
+
+    /// Value leaves by `(1 - mix) · net + mix · playout` (AlphaGo's mixed
+    /// evaluation): the playout's captures give a weak net a signal.
+    pub fn with_playout(mut self, mix: f32, playout: RolloutEvaluator) -> NetEvaluator {
+        self.mix = mix;
+        self.playout = playout;
+        self
+    }
+
+    fn ask(&mut self, world: &Position, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
+        let code = || ObsCode::from_infoset(&InfoSet::new(world, world.turn()));
+        self.request.poll(code, world.turn(), moves)
+    }
+}
+
+impl LeafEvaluator for NetEvaluator {
+    fn evaluate(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32> {
+        let Poll::Ready((e, p)) = self.ask(world, moves) else { return Poll::Pending };
+        priors.extend(p);
+        let net = e.value();
+        Poll::Ready(if self.mix > 0.0 {
+            (1.0 - self.mix) * net + self.mix * self.playout.playout(world, rng)
+        } else {
+            net
+        })
+    }
+
+    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<()> {
+        let Poll::Ready((_, p)) = self.ask(world, moves) else { return Poll::Pending };
+        priors.extend(p);
+        Poll::Ready(())
+    }
+
+    fn wait(&mut self) {
+        self.request.wait()
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+}

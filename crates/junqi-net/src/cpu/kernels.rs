@@ -1,0 +1,399 @@
+//! The arithmetic of the CPU forward pass: 3×3 convolutions over the
+//! padded board and small dense layers, each in a portable form and, on
+//! x86-64 with AVX2 and FMA, a hand-vectorised one.
+//!
+//! Activations are node-major ("NHWC"): `[node][channel]`. The 3×3
+//! convolutions read a padded board of 14 × 7 nodes (the 12 × 5 board with
+//! a zero border), so every output node reads its nine neighbours without a
+//! bounds check, and write the interior of another padded board.
+//!
+//! Each position is computed on its own, by the same instructions in the
+//! same order whatever else is in the batch, so a position's outputs are
+//! bit-for-bit the same in any batch (the search's games do not depend on
+//! how the inference service happens to batch them).
+
+/// Rows and columns of the padded board.
+pub const PAD_ROWS: usize = 14;
+pub const PAD_COLS: usize = 7;
+/// Nodes of the padded board.
+pub const PAD_NODES: usize = PAD_ROWS * PAD_COLS;
+/// Board nodes, rows and columns.
+pub const NODES: usize = 60;
+const ROWS: usize = 12;
+const COLS: usize = 5;
+
+/// The padded index of board node `n` (`row * 5 + col`).
+#[inline]
+pub fn padded(n: usize) -> usize {
+    (n / COLS + 1) * PAD_COLS + n % COLS + 1
+}
+
+/// Whether the AVX2/FMA kernels can run here.
+pub fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A 3×3 convolution with its batch norm folded in: `w[(tap * cin + ci) *
+/// cout + co]` (tap = dy * 3 + dx) and `b[co]`; `blocked` holds the same
+/// weights as `[group][tap][ci][16]` for the 16-channel kernel.
+#[derive(Clone, Debug)]
+pub struct Conv3 {
+    pub cin: usize,
+    pub cout: usize,
+    pub w: Vec<f32>,
+    pub b: Vec<f32>,
+    blocked: Vec<f32>,
+}
+
+const GROUP: usize = 16;
+
+/// `n % k == 0` (the workspace's minimum Rust predates `is_multiple_of`).
+#[allow(clippy::manual_is_multiple_of)]
+fn is_multiple(n: usize, k: usize) -> bool {
+    n % k == 0
+}
+
+impl Conv3 {
+    pub fn new(cin: usize, cout: usize, w: Vec<f32>, b: Vec<f32>) -> Conv3 {
+        assert_eq!(w.len(), 9 * cin * cout);
+        assert_eq!(b.len(), cout);
+        let mut blocked = Vec::new();
+        if is_multiple(cout, GROUP) {
+            blocked.reserve(w.len());
+            for g in (0..cout).step_by(GROUP) {
+                for t in 0..9 {
+                    for ci in 0..cin {
+                        let at = (t * cin + ci) * cout + g;
+                        blocked.extend_from_slice(&w[at..at + GROUP]);
+                    }
+                }
+            }
+        }
+        Conv3 { cin, cout, w, b, blocked }
+    }
+
+    /// `out = relu(conv(inp) + b [+ res])` on padded boards: `inp`
+    /// `[PAD_NODES][cin]` with a zero border, `res` and `out`
+    /// `[PAD_NODES][cout]`; only `out`'s interior is written.
+    pub fn forward(&self, inp: &[f32], res: Option<&[f32]>, out: &mut [f32], simd: bool) {
+        assert_eq!(inp.len(), PAD_NODES * self.cin);
+        assert_eq!(out.len(), PAD_NODES * self.cout);
+        if let Some(r) = res {
+            assert_eq!(r.len(), PAD_NODES * self.cout);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if simd {
+            // SAFETY: the CPU has AVX2 and FMA (`simd` comes from
+            // `simd_available`), and the sizes were checked above.
+            unsafe {
+                if is_multiple(self.cout, GROUP) {
+                    conv3_avx2_16(self, inp, res, out);
+                } else {
+                    conv3_portable_avx2(self, inp, res, out);
+                }
+            }
+            return;
+        }
+        let _ = simd;
+        conv3_portable(self, inp, res, out);
+    }
+}
+
+#[inline(always)]
+fn conv3_body(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
+    let (cin, cout) = (c.cin, c.cout);
+    let mut acc = vec![0.0f32; cout];
+    for y in 0..ROWS {
+        for x in 0..COLS {
+            acc.copy_from_slice(&c.b);
+            for t in 0..9 {
+                let at = ((y + t / 3) * PAD_COLS + x + t % 3) * cin;
+                for (ci, &v) in inp[at..at + cin].iter().enumerate() {
+                    let w = &c.w[(t * cin + ci) * cout..(t * cin + ci + 1) * cout];
+                    for (a, &wv) in acc.iter_mut().zip(w) {
+                        *a += v * wv;
+                    }
+                }
+            }
+            let o = ((y + 1) * PAD_COLS + x + 1) * cout;
+            if let Some(r) = res {
+                for (a, &rv) in acc.iter_mut().zip(&r[o..o + cout]) {
+                    *a += rv;
+                }
+            }
+            for (dst, &a) in out[o..o + cout].iter_mut().zip(&acc) {
+                *dst = a.max(0.0);
+            }
+        }
+    }
+}
+
+fn conv3_portable(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
+    conv3_body(c, inp, res, out)
+}
+
+/// The portable loops compiled for AVX2/FMA (channel counts the
+/// 16-channel kernel does not take).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn conv3_portable_avx2(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
+    conv3_body(c, inp, res, out)
+}
+
+/// The 3×3 convolution for `cout % 16 == 0`: for each board row and each
+/// group of 16 output channels, the five nodes of the row accumulate in ten
+/// 8-lane registers over the nine taps and all input channels (per input
+/// channel: two weight loads, five broadcasts, ten fused multiply-adds).
+///
+/// # Safety
+/// AVX2 and FMA must be available; `inp`, `res` and `out` must have the
+/// sizes [`Conv3::forward`] checks, and `cout % 16 == 0`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn conv3_avx2_16(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let (cin, cout) = (c.cin, c.cout);
+    let ip = inp.as_ptr();
+    for g in 0..cout / GROUP {
+        let wg = c.blocked.as_ptr().add(g * 9 * cin * GROUP);
+        let b0 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP));
+        let b1 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP + 8));
+        for y in 0..ROWS {
+            let (mut a00, mut a01, mut a10, mut a11, mut a20, mut a21) = (b0, b1, b0, b1, b0, b1);
+            let (mut a30, mut a31, mut a40, mut a41) = (b0, b1, b0, b1);
+            for t in 0..9 {
+                let row = ip.add(((y + t / 3) * PAD_COLS + t % 3) * cin);
+                let wt = wg.add(t * cin * GROUP);
+                for ci in 0..cin {
+                    let w0 = _mm256_loadu_ps(wt.add(ci * GROUP));
+                    let w1 = _mm256_loadu_ps(wt.add(ci * GROUP + 8));
+                    let x0 = _mm256_broadcast_ss(&*row.add(ci));
+                    a00 = _mm256_fmadd_ps(x0, w0, a00);
+                    a01 = _mm256_fmadd_ps(x0, w1, a01);
+                    let x1 = _mm256_broadcast_ss(&*row.add(cin + ci));
+                    a10 = _mm256_fmadd_ps(x1, w0, a10);
+                    a11 = _mm256_fmadd_ps(x1, w1, a11);
+                    let x2 = _mm256_broadcast_ss(&*row.add(2 * cin + ci));
+                    a20 = _mm256_fmadd_ps(x2, w0, a20);
+                    a21 = _mm256_fmadd_ps(x2, w1, a21);
+                    let x3 = _mm256_broadcast_ss(&*row.add(3 * cin + ci));
+                    a30 = _mm256_fmadd_ps(x3, w0, a30);
+                    a31 = _mm256_fmadd_ps(x3, w1, a31);
+                    let x4 = _mm256_broadcast_ss(&*row.add(4 * cin + ci));
+                    a40 = _mm256_fmadd_ps(x4, w0, a40);
+                    a41 = _mm256_fmadd_ps(x4, w1, a41);
+                }
+            }
+            let zero = _mm256_setzero_ps();
+            for (x, (lo, hi)) in [(a00, a01), (a10, a11), (a20, a21), (a30, a31), (a40, a41)].into_iter().enumerate() {
+                let o = ((y + 1) * PAD_COLS + x + 1) * cout + g * GROUP;
+                let (mut lo, mut hi) = (lo, hi);
+                if let Some(r) = res {
+                    lo = _mm256_add_ps(lo, _mm256_loadu_ps(r.as_ptr().add(o)));
+                    hi = _mm256_add_ps(hi, _mm256_loadu_ps(r.as_ptr().add(o + 8)));
+                }
+                _mm256_storeu_ps(out.as_mut_ptr().add(o), _mm256_max_ps(lo, zero));
+                _mm256_storeu_ps(out.as_mut_ptr().add(o + 8), _mm256_max_ps(hi, zero));
+            }
+        }
+    }
+}
+
+/// A dense layer `out[n][co] = b[co] + Σ_ci x[n][ci] · w[ci][co]` over `n`
+/// rows (a 1×1 convolution over nodes, or a linear layer with one row),
+/// with an optional ReLU.
+#[derive(Clone, Debug)]
+pub struct Dense {
+    pub cin: usize,
+    pub cout: usize,
+    /// `[cin][cout]`.
+    pub w: Vec<f32>,
+    /// `[cout][cin]`: the dot-product form, for few output channels.
+    wt: Vec<f32>,
+    pub b: Vec<f32>,
+}
+
+/// Output channels accumulated at once in the row form (two 8-lane registers).
+const LANES: usize = 16;
+
+impl Dense {
+    /// From `[cin][cout]` weights and `[cout]` biases.
+    pub fn new(cin: usize, cout: usize, w: Vec<f32>, b: Vec<f32>) -> Dense {
+        assert_eq!(w.len(), cin * cout);
+        assert_eq!(b.len(), cout);
+        let mut wt = vec![0.0; cin * cout];
+        for ci in 0..cin {
+            for co in 0..cout {
+                wt[co * cin + ci] = w[ci * cout + co];
+            }
+        }
+        Dense { cin, cout, w, wt, b }
+    }
+
+    /// Inlined into the caller, so it runs with the caller's instruction set
+    /// (the AVX2 build of the forward pass).
+    #[inline(always)]
+    pub fn forward(&self, x: &[f32], out: &mut [f32], relu: bool) {
+        assert_eq!(x.len() % self.cin, 0);
+        assert_eq!(out.len(), x.len() / self.cin * self.cout);
+        let (cin, cout) = (self.cin, self.cout);
+        for (row, o) in x.chunks_exact(cin).zip(out.chunks_exact_mut(cout)) {
+            if cout < LANES {
+                for (co, dst) in o.iter_mut().enumerate() {
+                    *dst = self.b[co] + dot(row, &self.wt[co * cin..(co + 1) * cin]);
+                }
+            } else {
+                // Sixteen output channels at a time, held in registers over the inputs.
+                let mut co0 = 0;
+                while co0 + LANES <= cout {
+                    // A fixed width, so the accumulators stay in registers.
+                    let mut acc: [f32; LANES] = self.b[co0..co0 + LANES].try_into().expect("16 biases");
+                    for (ci, &v) in row.iter().enumerate() {
+                        let w: &[f32; LANES] = self.w[ci * cout + co0..][..LANES].try_into().expect("16 weights");
+                        for j in 0..LANES {
+                            acc[j] += v * w[j];
+                        }
+                    }
+                    o[co0..co0 + LANES].copy_from_slice(&acc);
+                    co0 += LANES;
+                }
+                for (co, dst) in o.iter_mut().enumerate().skip(co0) {
+                    *dst = self.b[co] + row.iter().enumerate().map(|(ci, &v)| v * self.w[ci * cout + co]).sum::<f32>();
+                }
+            }
+            if relu {
+                for a in o.iter_mut() {
+                    *a = a.max(0.0);
+                }
+            }
+        }
+    }
+}
+
+/// `acc += a · x` over equal-length slices (vectorised by the compiler).
+#[inline(always)]
+pub fn axpy(a: f32, x: &[f32], acc: &mut [f32]) {
+    for (s, &v) in acc.iter_mut().zip(x) {
+        *s += a * v;
+    }
+}
+
+/// The dot product of two equal-length slices, in a fixed order.
+#[inline(always)]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight partial sums: vectorisable, and the same order every call.
+    let mut s = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            s[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(seed: &mut u64) -> f32 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+
+    /// The convolution straight from its definition on the unpadded board.
+    fn reference(c: &Conv3, inp: &[f32], res: Option<&[f32]>) -> Vec<f32> {
+        let mut out = vec![0.0f32; PAD_NODES * c.cout];
+        for y in 0..ROWS as i64 {
+            for x in 0..COLS as i64 {
+                for co in 0..c.cout {
+                    let mut s = c.b[co] as f64;
+                    for dy in -1..=1i64 {
+                        for dx in -1..=1i64 {
+                            let (yy, xx) = (y + dy, x + dx);
+                            if !(0..ROWS as i64).contains(&yy) || !(0..COLS as i64).contains(&xx) {
+                                continue;
+                            }
+                            let t = ((dy + 1) * 3 + dx + 1) as usize;
+                            let n = padded((yy * 5 + xx) as usize);
+                            for ci in 0..c.cin {
+                                s += inp[n * c.cin + ci] as f64 * c.w[(t * c.cin + ci) * c.cout + co] as f64;
+                            }
+                        }
+                    }
+                    let o = padded((y * 5 + x) as usize) * c.cout + co;
+                    if let Some(r) = res {
+                        s += r[o] as f64;
+                    }
+                    out[o] = s.max(0.0) as f32;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn both_kernels_match_the_definition() {
+        let mut seed = 5;
+        for (cin, cout) in [(32, 32), (27, 16), (8, 24), (5, 3)] {
+            let w = (0..9 * cin * cout).map(|_| lcg(&mut seed)).collect();
+            let b = (0..cout).map(|_| lcg(&mut seed)).collect();
+            let conv = Conv3::new(cin, cout, w, b);
+            let mut inp = vec![0.0f32; PAD_NODES * cin];
+            for n in 0..NODES {
+                for ci in 0..cin {
+                    inp[padded(n) * cin + ci] = lcg(&mut seed);
+                }
+            }
+            let res: Vec<f32> = (0..PAD_NODES * cout).map(|_| lcg(&mut seed)).collect();
+            for r in [None, Some(res.as_slice())] {
+                let want = reference(&conv, &inp, r);
+                for simd in [false, simd_available()] {
+                    let mut out = vec![0.0f32; PAD_NODES * cout];
+                    conv.forward(&inp, r, &mut out, simd);
+                    for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+                        assert!((a - b).abs() < 1e-4, "{cin}->{cout} simd {simd}: {i}: {a} vs {b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_layers_and_dots_match_their_definition() {
+        let mut seed = 9;
+        for cout in [3, 13, 16, 40] {
+            let d = Dense::new(
+                7,
+                cout,
+                (0..7 * cout).map(|_| lcg(&mut seed)).collect(),
+                (0..cout).map(|_| lcg(&mut seed)).collect(),
+            );
+            let x: Vec<f32> = (0..21).map(|_| lcg(&mut seed)).collect();
+            let mut out = vec![0.0; 3 * cout];
+            d.forward(&x, &mut out, true);
+            for r in 0..3 {
+                for co in 0..cout {
+                    let s: f32 = d.b[co] + (0..7).map(|ci| x[r * 7 + ci] * d.w[ci * cout + co]).sum::<f32>();
+                    assert!((out[r * cout + co] - s.max(0.0)).abs() < 1e-5, "{cout}");
+                }
+            }
+        }
+        let a: Vec<f32> = (0..19).map(|_| lcg(&mut seed)).collect();
+        let b: Vec<f32> = (0..19).map(|_| lcg(&mut seed)).collect();
+        let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - want).abs() < 1e-5);
+    }
+}

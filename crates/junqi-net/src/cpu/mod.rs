@@ -1,0 +1,404 @@
+//! The forward pass on the CPU, in plain Rust: the net of `junqi-train`
+//! (`Net`) computed from the compact observation ([`ObsCode`]) for the
+//! legal actions only.
+//!
+//! What it does differently from the libtorch forward pass, each exact up
+//! to the order of floating-point sums:
+//!
+//! * **Batch norm folded** into the preceding convolution (inference only).
+//! * **The stem reads the code, not 100 planes.** The 27 per-node planes are
+//!   0/1, so the 3×3 stem adds one weight vector per set node and tap (a few
+//!   hundred vector adds instead of 27 × 9 × 60 multiply-adds per output
+//!   channel). The 70 planes that are constant over the board contribute
+//!   `value × (the 3×3 convolution of an all-ones plane)`, a map computed
+//!   once at load time; the three static board planes are a fixed map.
+//! * **Only the legal actions' logits**: the policy head's embeddings are
+//!   computed for all 60 nodes, then one dot product per legal action, and
+//!   the softmax runs over the legal actions (in the libtorch net the other
+//!   3,600 − n logits are masked to probability exactly 0).
+//!
+//! The trunk's 3×3 convolutions, nearly all of the work, run in
+//! [`kernels::Conv3`].
+
+pub mod kernels;
+
+use crate::file::NetFile;
+use crate::model::{ModelConfig, PolicyHead};
+use crate::{Evaluation, NetError};
+use junqi_env::observation::{CAMP, OBS_CHANNELS, PLANE, POOL_OWN};
+use junqi_env::ObsCode;
+use kernels::{axpy, dot, padded, simd_available, Conv3, Dense, NODES, PAD_NODES};
+use std::path::Path;
+
+/// Batch norm's epsilon in `junqi-train` (libtorch's default).
+const BN_EPS: f32 = 1e-5;
+/// Planes 0–26 vary per node and are 0/1.
+const SPATIAL_PLANES: usize = POOL_OWN;
+
+/// A net ready to evaluate positions on the CPU. Immutable: share it
+/// between threads, each with its own [`Scratch`].
+#[derive(Clone, Debug)]
+pub struct CpuNet {
+    model: ModelConfig,
+    simd: bool,
+    /// `[plane][tap][channel]` for the per-node planes.
+    stem_taps: Vec<f32>,
+    /// Per constant plane (indexed by plane; empty for the others): its
+    /// contribution per unit value, `[edge pattern][channel]` (a constant
+    /// plane's 3×3 convolution depends only on which neighbours of a node
+    /// are on the board: 9 patterns, see [`edge_pattern`]).
+    stem_constant: Vec<Vec<f32>>,
+    /// Bias, plus the static board planes' contribution: `[node][channel]`.
+    stem_base: Vec<f32>,
+    /// For each node, the (output node, tap) pairs it feeds through the 3×3 stem.
+    node_taps: Vec<Vec<(usize, usize)>>,
+    blocks: Vec<(Conv3, Conv3)>,
+    policy: Policy,
+    value_conv: Dense,
+    value_fc: Dense,
+    value_out: Dense,
+}
+
+#[derive(Clone, Debug)]
+enum Policy {
+    /// `[to][channel]` weights and `[to]` biases: logit(from, to) = x[from] · w[to] + b[to].
+    Conv { w: Vec<f32>, b: Vec<f32> },
+    /// q and k embeddings; logit = q[from] · k[to] / √channels.
+    Bilinear { q: Dense, k: Dense, scale: f32 },
+}
+
+/// Buffers of one evaluating thread.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    c: Vec<f32>,
+    flat: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    value: Vec<f32>,
+    value_nchw: Vec<f32>,
+    hidden: Vec<f32>,
+    logits: Vec<f32>,
+    patterns: Vec<f32>,
+}
+
+/// The per-output-channel scale and shift of a batch norm.
+fn bn_fold(file: &NetFile, prefix: &str, n: usize) -> Result<(Vec<f32>, Vec<f32>), NetError> {
+    let gamma = file.tensor(&format!("{prefix}.weight"), &[n])?;
+    let beta = file.tensor(&format!("{prefix}.bias"), &[n])?;
+    let mean = file.tensor(&format!("{prefix}.running_mean"), &[n])?;
+    let var = file.tensor(&format!("{prefix}.running_var"), &[n])?;
+    let scale: Vec<f32> = (0..n).map(|i| gamma[i] / (var[i] + BN_EPS).sqrt()).collect();
+    let shift = (0..n).map(|i| beta[i] - mean[i] * scale[i]).collect();
+    Ok((scale, shift))
+}
+
+/// A 3×3 conv + batch norm as a [`Conv3`]: torch weight `[cout][cin][3][3]`.
+fn conv3(file: &NetFile, prefix: &str, cin: usize, cout: usize) -> Result<Conv3, NetError> {
+    let w = file.tensor(&format!("{prefix}.conv.weight"), &[cout, cin, 3, 3])?;
+    let (scale, shift) = bn_fold(file, &format!("{prefix}.bn"), cout)?;
+    let mut folded = vec![0.0; 9 * cin * cout];
+    for co in 0..cout {
+        for ci in 0..cin {
+            for t in 0..9 {
+                folded[(t * cin + ci) * cout + co] = w[(co * cin + ci) * 9 + t] * scale[co];
+            }
+        }
+    }
+    Ok(Conv3::new(cin, cout, folded, shift))
+}
+
+/// A 1×1 conv (`[cout][cin][1][1]`) or linear layer (`[cout][cin]`) as a
+/// [`Dense`], scaled and shifted per output channel.
+fn dense(w: &[f32], b: &[f32], cin: usize, cout: usize, scale: Option<&[f32]>) -> Dense {
+    let s = |co: usize| scale.map_or(1.0, |s| s[co]);
+    let mut t = vec![0.0; cin * cout];
+    for co in 0..cout {
+        for ci in 0..cin {
+            t[ci * cout + co] = w[co * cin + ci] * s(co);
+        }
+    }
+    Dense::new(cin, cout, t, b.to_vec())
+}
+
+/// The stem's 3×3 taps: for an output node and tap `t = dy * 3 + dx`, the
+/// input node `(row + dy - 1, col + dx - 1)` if it is on the board.
+fn tap_source(out: usize, t: usize) -> Option<usize> {
+    let (r, c) = ((out / 5) as i64 + (t / 3) as i64 - 1, (out % 5) as i64 + (t % 3) as i64 - 1);
+    ((0..12).contains(&r) && (0..5).contains(&c)).then_some((r * 5 + c) as usize)
+}
+
+impl CpuNet {
+    /// Read and prepare the net at `path` (an exported net or a checkpoint).
+    pub fn load(path: &Path) -> Result<CpuNet, NetError> {
+        CpuNet::from_file(&NetFile::read(path)?)
+    }
+
+    pub fn from_file(file: &NetFile) -> Result<CpuNet, NetError> {
+        let m = file.model.clone();
+        if m.in_channels != OBS_CHANNELS {
+            return Err(NetError::File {
+                path: file.path.clone(),
+                message: format!(
+                    "the net takes {} observation planes, this build encodes {OBS_CHANNELS}",
+                    m.in_channels
+                ),
+            });
+        }
+        let ch = m.channels;
+        // The stem, split by what its input planes are.
+        let w = file.tensor("stem.conv.weight", &[ch, OBS_CHANNELS, 3, 3])?;
+        let (scale, shift) = bn_fold(file, "stem.bn", ch)?;
+        let wf = |co: usize, plane: usize, t: usize| w[(co * OBS_CHANNELS + plane) * 9 + t] * scale[co];
+        let mut stem_taps = vec![0.0; SPATIAL_PLANES * 9 * ch];
+        for plane in 0..SPATIAL_PLANES {
+            for t in 0..9 {
+                for co in 0..ch {
+                    stem_taps[(plane * 9 + t) * ch + co] = wf(co, plane, t);
+                }
+            }
+        }
+        // A constant plane of value 1 through the stem (zero padding at the edge).
+        let plane_map = |plane: usize, on: &dyn Fn(usize) -> bool| -> Vec<f32> {
+            let mut map = vec![0.0; NODES * ch];
+            for out in 0..NODES {
+                for t in 0..9 {
+                    if tap_source(out, t).is_some_and(on) {
+                        for co in 0..ch {
+                            map[out * ch + co] += wf(co, plane, t);
+                        }
+                    }
+                }
+            }
+            map
+        };
+        let mut stem_constant = vec![Vec::new(); OBS_CHANNELS];
+        let static_planes = CAMP..CAMP + 3;
+        for (plane, constant) in stem_constant.iter_mut().enumerate().skip(SPATIAL_PLANES) {
+            if !static_planes.contains(&plane) {
+                let map = plane_map(plane, &|_| true);
+                let mut by_pattern = vec![0.0; 9 * ch];
+                for n in 0..NODES {
+                    let p = edge_pattern(n);
+                    by_pattern[p * ch..(p + 1) * ch].copy_from_slice(&map[n * ch..(n + 1) * ch]);
+                }
+                *constant = by_pattern;
+            }
+        }
+        let mut stem_base: Vec<f32> = (0..NODES).flat_map(|_| shift.iter().copied()).collect();
+        let statics = junqi_env::observation::static_planes();
+        for plane in static_planes {
+            let on = |n: usize| statics[(plane - CAMP) * PLANE + n] != 0.0;
+            axpy(1.0, &plane_map(plane, &on), &mut stem_base);
+        }
+        let node_taps = (0..NODES)
+            .map(|n| {
+                (0..NODES)
+                    .flat_map(|out| (0..9).map(move |t| (out, t)))
+                    .filter(|&(out, t)| tap_source(out, t) == Some(n))
+                    .collect()
+            })
+            .collect();
+
+        let blocks = (0..m.blocks)
+            .map(|i| {
+                Ok((conv3(file, &format!("blocks.{i}.a"), ch, ch)?, conv3(file, &format!("blocks.{i}.b"), ch, ch)?))
+            })
+            .collect::<Result<Vec<_>, NetError>>()?;
+        let policy = match m.policy_head {
+            PolicyHead::Conv => {
+                let w = file.tensor("policy.weight", &[NODES, ch, 1, 1])?;
+                Policy::Conv { w: w.to_vec(), b: file.tensor("policy.bias", &[NODES])?.to_vec() }
+            }
+            PolicyHead::Bilinear => {
+                let layer = |name: &str| -> Result<Dense, NetError> {
+                    let w = file.tensor(&format!("{name}.weight"), &[ch, ch, 1, 1])?;
+                    Ok(dense(w, file.tensor(&format!("{name}.bias"), &[ch])?, ch, ch, None))
+                };
+                Policy::Bilinear { q: layer("policy")?, k: layer("policy_to")?, scale: 1.0 / (ch as f32).sqrt() }
+            }
+        };
+        let (vp, vh) = (m.value_planes, m.value_hidden);
+        let (vscale, vshift) = bn_fold(file, "value.bn", vp)?;
+        let value_conv = dense(file.tensor("value.conv.weight", &[vp, ch, 1, 1])?, &vshift, ch, vp, Some(&vscale));
+        let value_fc = dense(
+            file.tensor("value_fc.weight", &[vh, vp * NODES])?,
+            file.tensor("value_fc.bias", &[vh])?,
+            vp * NODES,
+            vh,
+            None,
+        );
+        let value_out =
+            dense(file.tensor("value_out.weight", &[3, vh])?, file.tensor("value_out.bias", &[3])?, vh, 3, None);
+        Ok(CpuNet {
+            model: m,
+            simd: simd_available(),
+            stem_taps,
+            stem_constant,
+            stem_base,
+            node_taps,
+            blocks,
+            policy,
+            value_conv,
+            value_fc,
+            value_out,
+        })
+    }
+
+    pub fn model(&self) -> &ModelConfig {
+        &self.model
+    }
+
+    /// Whether the AVX2/FMA kernels are in use.
+    pub fn uses_simd(&self) -> bool {
+        self.simd
+    }
+
+    /// Use the portable kernels even where AVX2 is available (tests compare the two).
+    pub fn portable(mut self) -> CpuNet {
+        self.simd = false;
+        self
+    }
+
+    /// Buffers for [`CpuNet::evaluate`].
+    pub fn scratch(&self) -> Scratch {
+        let ch = self.model.channels;
+        Scratch {
+            a: vec![0.0; PAD_NODES * ch],
+            b: vec![0.0; PAD_NODES * ch],
+            c: vec![0.0; PAD_NODES * ch],
+            flat: vec![0.0; NODES * ch],
+            q: vec![0.0; NODES * ch],
+            k: vec![0.0; NODES * ch],
+            value: vec![0.0; NODES * self.model.value_planes],
+            value_nchw: vec![0.0; NODES * self.model.value_planes],
+            hidden: vec![0.0; self.model.value_hidden],
+            logits: Vec::new(),
+            patterns: vec![0.0; 9 * ch],
+        }
+    }
+
+    /// The net's answer for the seat whose observation is `code`: the
+    /// probabilities of `legal` (action ids in that seat's frame, in the
+    /// given order; they sum to 1) and win/draw/loss.
+    pub fn evaluate(&self, code: &ObsCode, legal: &[u16], s: &mut Scratch) -> Evaluation {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is only set when the CPU has AVX2 and FMA.
+            return unsafe { self.evaluate_avx2(code, legal, s) };
+        }
+        self.evaluate_body(code, legal, s)
+    }
+
+    /// [`CpuNet::evaluate`] compiled for AVX2/FMA, so the small loops of the
+    /// stem and the heads (inlined into it) use 8-lane instructions too.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn evaluate_avx2(&self, code: &ObsCode, legal: &[u16], s: &mut Scratch) -> Evaluation {
+        self.evaluate_body(code, legal, s)
+    }
+
+    #[inline(always)]
+    fn evaluate_body(&self, code: &ObsCode, legal: &[u16], s: &mut Scratch) -> Evaluation {
+        let ch = self.model.channels;
+        self.stem(code, s);
+        // Residual blocks: a → (b = relu(conv_a(a))) → (c = relu(conv_b(b) + a)), then c is the next a.
+        for (ca, cb) in &self.blocks {
+            ca.forward(&s.a, None, &mut s.b, self.simd);
+            cb.forward(&s.b, Some(&s.a), &mut s.c, self.simd);
+            std::mem::swap(&mut s.a, &mut s.c);
+        }
+        for n in 0..NODES {
+            s.flat[n * ch..(n + 1) * ch].copy_from_slice(&s.a[padded(n) * ch..(padded(n) + 1) * ch]);
+        }
+        s.logits.clear();
+        match &self.policy {
+            Policy::Conv { w, b } => {
+                for &id in legal {
+                    let (from, to) = (id as usize / NODES, id as usize % NODES);
+                    s.logits.push(dot(&s.flat[from * ch..(from + 1) * ch], &w[to * ch..(to + 1) * ch]) + b[to]);
+                }
+            }
+            Policy::Bilinear { q, k, scale } => {
+                q.forward(&s.flat, &mut s.q, false);
+                k.forward(&s.flat, &mut s.k, false);
+                for &id in legal {
+                    let (from, to) = (id as usize / NODES, id as usize % NODES);
+                    s.logits.push(dot(&s.q[from * ch..(from + 1) * ch], &s.k[to * ch..(to + 1) * ch]) * scale);
+                }
+            }
+        }
+        let priors = softmax(&s.logits);
+        // Value: 1×1 conv + BN + ReLU, flattened in the libtorch net's [plane][node] order.
+        let vp = self.model.value_planes;
+        self.value_conv.forward(&s.flat, &mut s.value, true);
+        for n in 0..NODES {
+            for c in 0..vp {
+                s.value_nchw[c * NODES + n] = s.value[n * vp + c];
+            }
+        }
+        self.value_fc.forward(&s.value_nchw, &mut s.hidden, true);
+        let mut out = [0.0f32; 3];
+        self.value_out.forward(&s.hidden, &mut out, false);
+        let p = softmax(&out);
+        Evaluation { priors, wdl: [p[0], p[1], p[2]] }
+    }
+
+    /// The stem into `s.a` (padded; the border stays 0).
+    #[inline(always)]
+    fn stem(&self, code: &ObsCode, s: &mut Scratch) {
+        let ch = self.model.channels;
+        // The constant planes: summed per edge pattern, then added per node.
+        s.patterns.fill(0.0);
+        for (plane, value) in code.constant_planes() {
+            if value != 0.0 {
+                axpy(value, &self.stem_constant[plane], &mut s.patterns);
+            }
+        }
+        s.flat.copy_from_slice(&self.stem_base);
+        for n in 0..NODES {
+            let p = edge_pattern(n);
+            axpy(1.0, &s.patterns[p * ch..(p + 1) * ch], &mut s.flat[n * ch..(n + 1) * ch]);
+        }
+        let (taps, flat) = (&self.stem_taps, &mut s.flat);
+        code.for_each_spatial(|plane, node| {
+            for &(out, t) in &self.node_taps[node] {
+                let w = &taps[(plane * 9 + t) * ch..(plane * 9 + t + 1) * ch];
+                axpy(1.0, w, &mut flat[out * ch..(out + 1) * ch]);
+            }
+        });
+        s.a.fill(0.0);
+        for n in 0..NODES {
+            let dst = &mut s.a[padded(n) * ch..(padded(n) + 1) * ch];
+            for (d, &v) in dst.iter_mut().zip(&s.flat[n * ch..(n + 1) * ch]) {
+                *d = v.max(0.0);
+            }
+        }
+    }
+}
+
+/// Which of a node's neighbours are on the board: top row / middle / bottom
+/// row, times left column / middle / right column.
+#[inline(always)]
+fn edge_pattern(n: usize) -> usize {
+    let (r, c) = (n / 5, n % 5);
+    let band = |x: usize, last: usize| {
+        if x == 0 {
+            0
+        } else if x == last {
+            2
+        } else {
+            1
+        }
+    };
+    band(r, 11) * 3 + band(c, 4)
+}
+
+/// A numerically stable softmax (empty in, empty out).
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let top = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f32> = logits.iter().map(|&l| (l - top).exp()).collect();
+    let sum: f32 = e.iter().sum();
+    e.into_iter().map(|x| x / sum).collect()
+}

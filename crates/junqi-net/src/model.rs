@@ -1,0 +1,118 @@
+//! The network's shape, stored in every net file's metadata.
+
+use serde::{Deserialize, Serialize};
+
+/// The network's shape. Stored in checkpoints and in exported nets' metadata.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Input planes (the observation's `C`).
+    pub in_channels: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels of the trunk.
+    pub channels: usize,
+    /// Planes of the value head's 1×1 convolution.
+    pub value_planes: usize,
+    /// Hidden units of the value head.
+    pub value_hidden: usize,
+    /// The policy head (see `docs/training.md`). A net whose metadata predates
+    /// this key has the `conv` head, so that is what a missing key means.
+    #[serde(default = "PolicyHead::legacy")]
+    pub policy_head: PolicyHead,
+}
+
+/// How the policy head turns the trunk's features into from × to logits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// A 1×1 convolution to one plane per destination, read at the origin.
+    Conv,
+    /// `logit(from, to) = q(from) · k(to) / √channels`: two 1×1
+    /// convolutions, one embedding per origin and per destination.
+    Bilinear,
+}
+
+impl PolicyHead {
+    fn legacy() -> PolicyHead {
+        PolicyHead::Conv
+    }
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            in_channels: junqi_env::OBS_CHANNELS,
+            blocks: 6,
+            channels: 64,
+            value_planes: 4,
+            value_hidden: 128,
+            policy_head: PolicyHead::legacy(),
+        }
+    }
+}
+
+/// Board nodes (the 12 × 5 grid).
+const NODES: usize = 60;
+
+impl ModelConfig {
+    /// Floating-point operations (a multiply-add counts 2) of one forward
+    /// pass as written in `junqi-train`'s `Net` on the full `[C, 12, 5]`
+    /// input with all 3,600 logits: every input plane through the 3×3
+    /// stem, the trunk, both heads. The usual "model FLOPs".
+    pub fn forward_flops(&self) -> u64 {
+        let (c, ci) = (self.channels as u64, self.in_channels as u64);
+        let n = NODES as u64;
+        let conv3 = |cin: u64, cout: u64| 2 * cin * cout * 9 * n;
+        let stem = conv3(ci, c);
+        let trunk = 2 * self.blocks as u64 * conv3(c, c);
+        let policy = match self.policy_head {
+            PolicyHead::Conv => 2 * c * n * n,
+            PolicyHead::Bilinear => 2 * (2 * c * c * n) + 2 * n * n * c,
+        };
+        let (vp, vh) = (self.value_planes as u64, self.value_hidden as u64);
+        let value = 2 * c * vp * n + 2 * vp * n * vh + 2 * vh * 3;
+        stem + trunk + policy + value
+    }
+
+    /// The FLOPs of the trunk's 3×3 convolutions alone (the dense part every
+    /// forward pass computes in full, whatever the input).
+    pub fn trunk_flops(&self) -> u64 {
+        let c = self.channels as u64;
+        2 * self.blocks as u64 * 2 * c * c * 9 * NODES as u64
+    }
+
+    /// Plausible sizes (a file's metadata is checked with it before any
+    /// buffer is sized from it).
+    pub fn check(&self) -> Result<(), String> {
+        let positive = [self.in_channels, self.channels, self.value_planes, self.value_hidden];
+        if positive.contains(&0) {
+            return Err("in_channels, channels, value_planes and value_hidden must be positive".into());
+        }
+        if self.channels > 4096 || self.blocks > 512 || self.value_planes > 4096 || self.value_hidden > 1 << 16 {
+            return Err(format!("implausible model size {self:?}"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_shape_costs_about_ten_megaflops() {
+        let m = ModelConfig {
+            blocks: 3,
+            channels: 32,
+            value_hidden: 64,
+            policy_head: PolicyHead::Bilinear,
+            ..Default::default()
+        };
+        // stem 3.456 M, trunk 6.636 M, policy 0.476 M, value 0.046 M
+        assert_eq!(m.forward_flops(), 3_456_000 + 6_635_520 + 476_160 + 46_464);
+        assert_eq!(m.trunk_flops(), 6_635_520);
+        assert!(m.check().is_ok());
+        assert!(ModelConfig { channels: 0, ..m.clone() }.check().is_err());
+    }
+}
