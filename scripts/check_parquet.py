@@ -3,12 +3,14 @@
 
     python3 scripts/check_parquet.py RUN_DIR
 
-Checks, against RUN_DIR/run.json: the schemas of games/ and samples/, the
-row counts (every game id exactly once), the key-value metadata of every
-shard, the rules JSON, plies = number of moves, and per sample: the
-observation decodes to channels x 60 floats (planes-v1, docs/data.md), the
-legal mask is 450 bytes and holds the action taken and every policy action,
-the policy sums to 1, and the outcome agrees with the game's result.
+Checks, against RUN_DIR/run.json: the schemas of games/ and samples/
+(samples schema version 2), the row counts (every game id exactly once),
+the key-value metadata of every shard, the rules JSON, plies = number of
+moves, and per sample: the position (obs-code-v1, docs/data.md) decodes to
+100 planes of 60 floats, the legal actions are ascending ids that hold the
+action taken, the policy has one probability per legal action and sums to
+1, the value is absent or in [-1, 1], and the outcome agrees with the
+game's result.
 Prints one line and exits 0 when all is well; raises otherwise.
 Needs only pyarrow (no numpy).
 """
@@ -42,14 +44,15 @@ SAMPLES_SCHEMA = pa.schema(
         pa.field("game_id", pa.uint64(), False),
         pa.field("ply", pa.uint32(), False),
         pa.field("seat", pa.uint8(), False),
-        pa.field("observation", pa.binary(), False),
-        pa.field("legal_mask", pa.binary(), False),
+        pa.field("position", pa.binary(), False),
+        pa.field("legal_actions", pa.list_(pa.field("item", pa.uint16(), False)), False),
+        pa.field("policy", pa.list_(pa.field("item", pa.float32(), False)), False),
         pa.field("action", pa.uint16(), False),
-        pa.field("policy_actions", pa.list_(pa.field("item", pa.uint16(), False)), False),
-        pa.field("policy_probs", pa.list_(pa.field("item", pa.float32(), False)), False),
+        pa.field("value", pa.float32(), True),
         pa.field("outcome", pa.int8(), False),
     ]
 )
+ARMY = [1, 1, 2, 2, 2, 2, 3, 3, 3, 2, 3, 1]  # pieces per kind, Kind order
 OPTIONS = [
     "rail_turns", "bomb_flies", "mine_rule", "hq_locked", "first_player", "no_progress_plies", "max_plies",
     "reveal_flag_on_commander_loss", "engineer_scout", "bomb_captures_flag", "color_rule", "attack_hidden",
@@ -58,35 +61,50 @@ OPTIONS = [
 TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies", "resignation"}
 
 
-def decode_planes(data: bytes) -> list:
-    """planes-v1 (docs/data.md): per 12x5 plane a tag byte and a payload."""
-    out, at = [], 0
-    while at < len(data):
-        tag = data[at]
-        at += 1
-        if tag == 0:
-            out.extend([0.0] * 60)
-        elif tag == 1:
-            (v,) = struct.unpack_from("<f", data, at)
-            at += 4
-            out.extend([v] * 60)
-        elif tag in (2, 3):
-            (mask,) = struct.unpack_from("<Q", data, at)
-            at += 8
-            for i in range(60):
-                if not mask >> i & 1:
-                    out.append(0.0)
-                elif tag == 2:
-                    out.append(1.0)
-                else:
-                    out.append(struct.unpack_from("<f", data, at)[0])
-                    at += 4
-        elif tag == 4:
-            out.extend(struct.unpack_from("<60f", data, at))
-            at += 240
-        else:
-            raise ValueError(f"unknown plane tag {tag}")
-    return out
+def decode_position(data: bytes) -> list:
+    """obs-code-v1 (docs/data.md) -> the 100 observation planes, 60 floats each."""
+    assert len(data) == 180, f"a position of {len(data)} bytes"
+    planes = [[0.0] * 60 for _ in range(100)]
+    for node in range(60):
+        (code,) = struct.unpack_from("<H", data, 2 * node)
+        cls, kinds = code >> 12, code & 0xFFF
+        assert code >> 14 == 0, f"node {node}: unused bits"
+        base, occupancy = {1: (0, 24), 2: (12, 25), 3: (None, 26)}.get(cls, (None, None))
+        for k in range(12):
+            if kinds >> k & 1:
+                assert base is not None, f"node {node}: kinds on an empty or face-down node"
+                planes[base + k][node] = 1.0
+        if occupancy is not None:
+            planes[occupancy][node] = 1.0
+    for g, first in enumerate((27, 39, 51, 63)):
+        for k in range(12):
+            n = data[120 + 12 * g + k]
+            assert n <= ARMY[k], f"count {n} of kind {k}"
+            planes[first + k] = [struct.unpack("<f", struct.pack("<f", n / ARMY[k]))[0]] * 60
+    planes[75], planes[76], planes[77] = STATIC
+    quiet, ply = struct.unpack_from("<ff", data, 168)
+    assert 0 <= quiet <= 1 and 0 <= ply <= 1, "fractions out of [0, 1]"
+    planes[78], planes[79] = [quiet] * 60, [ply] * 60
+    (flags,) = struct.unpack_from("<I", data, 176)
+    assert flags >> 20 == 0, "unused flag bits"
+    for b in range(20):
+        planes[80 + b] = [float(flags >> b & 1)] * 60
+    return planes
+
+
+def static_planes():
+    """Camps, headquarters, railway: 0/1 per node a1 = 0 ... e12 = 59."""
+    camps = {"b3", "d3", "c4", "b5", "d5", "b8", "d8", "c9", "b10", "d10"}
+    hq = {"b1", "d1", "b12", "d12"}
+    node = lambda n: "abcde"[n % 5] + str(n // 5 + 1)
+    rail_ranks = {2, 6, 7, 11}
+    rail = [(n // 5 + 1) in rail_ranks or (n % 5 in (0, 4) and 2 <= n // 5 + 1 <= 11) or (n % 5 == 2 and n // 5 + 1 in (6, 7))
+            for n in range(60)]
+    return [[float(node(n) in camps) for n in range(60)], [float(node(n) in hq) for n in range(60)],
+            [float(r) for r in rail]]
+
+
+STATIC = static_planes()
 
 
 def check(cond, message):
@@ -98,13 +116,16 @@ def main(run_dir: pathlib.Path) -> None:
     run = json.loads((run_dir / "run.json").read_text())
     config = run["config"]
     channels = config["observation"]["channels"]
-    check(config["observation"]["encoding"] == "planes-v1", "unknown observation encoding")
+    check(config["observation"]["encoding"] == "obs-code-v1", "unknown position encoding")
+    check(channels == 100, f"{channels} planes")
 
     for sub in ("games", "samples"):
         for f in sorted((run_dir / sub).glob("shard-*.parquet")):
             meta = pq.read_metadata(f).metadata
             check(json.loads(meta[b"junqi.config"]) == config, f"{f}: config differs from run.json")
             check(int(meta[b"junqi.seed"]) == run["seed"], f"{f}: seed differs")
+            check(meta[b"junqi.samples_schema"] == b"2", f"{f}: samples schema version")
+            check(meta[b"junqi.obs_encoding"] == b"obs-code-v1", f"{f}: position encoding")
 
     games = ds.dataset(run_dir / "games", format="parquet").to_table()
     samples = ds.dataset(run_dir / "samples", format="parquet").to_table()
@@ -131,17 +152,19 @@ def main(run_dir: pathlib.Path) -> None:
         per_game[gid] = per_game.get(gid, 0) + 1
         check(gid in result_of and s["ply"] < result_of[gid][1], f"sample {i}: no such game/ply")
         check(s["seat"] in (1, 2), f"sample {i}: seat {s['seat']}")
-        mask = s["legal_mask"]
-        check(len(mask) == 450, f"sample {i}: mask of {len(mask)} bytes")
-        for a in [s["action"]] + s["policy_actions"]:
-            check(mask[a // 8] >> (a % 8) & 1, f"sample {i}: action {a} not in the legal mask")
-        check(abs(sum(s["policy_probs"]) - 1) < 1e-3, f"sample {i}: policy sums to {sum(s['policy_probs'])}")
-        check(len(s["policy_probs"]) == len(s["policy_actions"]), f"sample {i}: policy lists differ in length")
+        legal = s["legal_actions"]
+        check(all(a < b for a, b in zip(legal, legal[1:])) and legal[-1] < 3600, f"sample {i}: legal ids")
+        check(s["action"] in legal, f"sample {i}: action {s['action']} is not legal")
+        check(len(s["policy"]) == len(legal), f"sample {i}: {len(s['policy'])} policy values, {len(legal)} actions")
+        check(abs(sum(s["policy"]) - 1) < 1e-3, f"sample {i}: policy sums to {sum(s['policy'])}")
+        check(s["value"] is None or -1 <= s["value"] <= 1, f"sample {i}: value {s['value']}")
         result = result_of[gid][0]
         want = 0 if result == "1/2-1/2" else (1 if (result == "1-0") == (s["seat"] == 1) else -1)
         check(s["outcome"] == want, f"sample {i}: outcome {s['outcome']}, result {result}")
         if i < 500:
-            check(len(decode_planes(s["observation"])) == channels * 60, f"sample {i}: observation size")
+            planes = decode_position(s["position"])
+            check(len(planes) == channels and all(len(p) == 60 for p in planes), f"sample {i}: planes")
+            check(planes[82][0] == float(s["seat"] == 2), f"sample {i}: seat_two plane disagrees with the seat")
     for gid, (_, plies) in result_of.items():
         n = per_game.get(gid, 0)
         expected = plies if k == "all" else min(k, plies)

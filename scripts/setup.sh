@@ -45,7 +45,7 @@ fi
 
 # Python packages for the checks.
 export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
-for pkg in tensorboard pyarrow; do
+for pkg in tensorboard pyarrow numpy; do
     if python3 -c "import $pkg" 2>/dev/null; then
         echo "$pkg: already importable"
     else

@@ -84,3 +84,49 @@ fn equal_information_gives_equal_codes_and_hashes() {
     let s2 = ObsCode::from_infoset(&junqi_core::InfoSet::new(&a, Seat::Second));
     assert_ne!(s1, s2, "seat_two differs");
 }
+
+/// `scripts/decode_position.py`, the numpy decoder `docs/data.md` gives
+/// Python users, rebuilds the same planes bit for bit (it needs numpy:
+/// `scripts/setup.sh` installs it into `.deps/python`).
+#[test]
+fn the_python_decoder_gives_the_same_planes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("junqi-code-python-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut codes, mut planes) = (Vec::new(), Vec::new());
+    let mut rng = rng_from_seed(3);
+    let mut moves = MoveList::new();
+    for (g, rules) in variants().into_iter().enumerate() {
+        let mut game = Game::new(Position::new_game(rules, 77 + g as u64));
+        for ply in 0..120 {
+            let seat = game.truth().turn();
+            if ply % 7 == 0 {
+                let code = ObsCode::from_infoset(game.infoset(seat));
+                codes.extend_from_slice(code.as_bytes());
+                planes.extend(code.planes().iter().flat_map(|v| v.to_le_bytes()));
+            }
+            game.truth().legal_moves(&mut moves);
+            if game.truth().outcome_given(moves.len()).is_some() {
+                break;
+            }
+            game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+        }
+    }
+    std::fs::write(dir.join("codes.bin"), &codes).unwrap();
+    std::fs::write(dir.join("planes.bin"), &planes).unwrap();
+    let deps = root.join(".deps/python");
+    let path = match std::env::var_os("PYTHONPATH") {
+        Some(p) => format!("{}:{}", deps.display(), p.to_string_lossy()),
+        None => deps.display().to_string(),
+    };
+    let out = std::process::Command::new("python3")
+        .arg(root.join("scripts/decode_position.py"))
+        .arg(dir.join("codes.bin"))
+        .arg(dir.join("planes.bin"))
+        .env("PYTHONPATH", path)
+        .output()
+        .expect("python3 runs (scripts/setup.sh installs numpy into .deps/python)");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bit for bit"));
+}

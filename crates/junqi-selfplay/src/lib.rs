@@ -3,8 +3,8 @@
 //! Self-play between two [`junqi_bots::Agent`]s on [`junqi_core::Game`],
 //! over rayon worker threads, writing two Parquet datasets (arrow-rs, zstd):
 //! `games/` (one row per game) and `samples/` (one row per sampled
-//! position: observation, legal mask, action, policy, final outcome). See
-//! `docs/data.md` for the schema.
+//! position: compact observation, legal actions, policy, action, value,
+//! final outcome). See `docs/data.md` for the schema.
 //!
 //! * Every game's seed is derived from the run seed and the game's index
 //!   ([`game_seed`]), so the games do not depend on thread scheduling.
@@ -47,7 +47,7 @@ pub use run::{
     dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
     DEFAULT_IN_FLIGHT, RUN_FILE,
 };
-pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR};
+pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION};
 
 use junqi_core::Rules;
 use serde::{Deserialize, Serialize};
@@ -134,18 +134,19 @@ impl<'de> Deserialize<'de> for SamplesPerGame {
     }
 }
 
-/// How the observations in `samples/` are stored.
+/// How the positions in `samples/` are stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservationFormat {
-    /// [`OBS_ENCODING`].
+    /// [`junqi_env::CODE_FORMAT`] (schema version 2; version 1 stored
+    /// [`OBS_ENCODING`] planes).
     pub encoding: String,
-    /// Planes per observation ([`junqi_env::OBS_CHANNELS`]); each is 12 × 5.
+    /// Planes of the observation the positions rebuild ([`junqi_env::OBS_CHANNELS`]); each is 12 × 5.
     pub channels: usize,
 }
 
 impl Default for ObservationFormat {
     fn default() -> Self {
-        ObservationFormat { encoding: OBS_ENCODING.to_string(), channels: junqi_env::OBS_CHANNELS }
+        ObservationFormat { encoding: junqi_env::CODE_FORMAT.to_string(), channels: junqi_env::OBS_CHANNELS }
     }
 }
 
@@ -299,6 +300,8 @@ pub enum SelfplayError {
     IllegalAction { bot: String, action: String, game_id: u64, ply: u32 },
     #[error("bot `{bot}` gave an illegal deployment in game {game_id}: {message}")]
     BadDeployment { bot: String, game_id: u64, message: String },
+    #[error("bot `{bot}` in game {game_id} at ply {ply}: {message}")]
+    BadPolicy { bot: String, game_id: u64, ply: u32, message: String },
 }
 
 fn mismatch_message(dir: &std::path::Path, diffs: &[String]) -> String {

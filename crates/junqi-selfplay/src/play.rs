@@ -1,12 +1,10 @@
 //! One game between two agents, with its sampled positions.
 
 use crate::resign::ResignWatch;
-use crate::{encode_planes, Resign, SamplesPerGame, SelfplayError};
-use junqi_bots::Player;
-use junqi_core::{
-    rng_from_seed, Colour, Game, GameRng, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat, ACTIONS,
-};
-use junqi_env::{action_to_frame, encode_observation, packed_mask_from_moves, OBS_SIZE};
+use crate::{Resign, SamplesPerGame, SelfplayError};
+use junqi_bots::{Decision, Player};
+use junqi_core::{rng_from_seed, Colour, Game, GameRng, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat};
+use junqi_env::{action_to_frame, ObsCode};
 use rand::Rng;
 use std::task::Poll;
 
@@ -23,36 +21,51 @@ pub struct GameRecord {
     pub bots: [String; 2],
 }
 
-/// One sampled position, as stored in `samples/`. Everything is in the
-/// mover's frame (seat 2 sees the board rotated by 180°).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// One sampled position, as stored in `samples/` (schema version 2,
+/// `docs/data.md`). Everything is in the mover's frame (seat 2 sees the
+/// board rotated by 180°).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
     /// Plies played before this position (0 = the first action).
     pub ply: u32,
     /// The seat to move: 1 or 2.
     pub seat: u8,
-    /// The observation, encoded with [`encode_planes`].
-    pub observation: Vec<u8>,
-    /// The legal-action mask, 3600 bits packed least significant bit first (450 bytes).
-    pub legal_mask: Vec<u8>,
-    /// The action played (mover's-frame id `from * 60 + to`).
+    /// The mover's observation in compact form ([`ObsCode`]).
+    pub position: ObsCode,
+    /// The legal action ids (mover's frame, `from * 60 + to`), ascending.
+    pub legal: Vec<u16>,
+    /// The distribution the bot sampled from, one probability per legal
+    /// action (aligned with `legal`; they sum to 1).
+    pub policy: Vec<f32>,
+    /// The action played (mover's-frame id).
     pub action: u16,
-    /// The distribution the bot sampled from: action ids and probabilities.
-    pub policy_actions: Vec<u16>,
-    pub policy_probs: Vec<f32>,
+    /// The bot's own value estimate in [-1, 1], when it gave one.
+    pub value: Option<f32>,
     /// The final result from this seat's side: +1 win, 0 draw, -1 loss.
     pub outcome: i8,
+}
+
+impl Default for Sample {
+    fn default() -> Sample {
+        Sample {
+            ply: 0,
+            seat: 1,
+            position: ObsCode([0; junqi_env::CODE_BYTES]),
+            legal: Vec::new(),
+            policy: Vec::new(),
+            action: 0,
+            value: None,
+            outcome: 0,
+        }
+    }
 }
 
 /// Scratch space reused from game to game by one worker.
 pub struct GameBuffers {
     moves: MoveList,
-    obs: Vec<f32>,
     /// Sample slots; the first `used` hold this game's samples.
     samples: Vec<Sample>,
     used: usize,
-    /// `--samples-per-game K`: the positions in the reservoir, encoded when the game ends.
-    kept: Vec<Option<Kept>>,
     /// Per seat in the last game: decisions made and the time spent making them.
     decisions: [u64; 2],
     think: [std::time::Duration; 2],
@@ -60,25 +73,12 @@ pub struct GameBuffers {
     resign_signal: Option<Seat>,
 }
 
-/// A position held in the reservoir until the game ends: cloning the seat's
-/// information set costs far less than encoding it, and most positions that
-/// enter the reservoir are replaced before the end.
-struct Kept {
-    info: InfoSet,
-    ply: u32,
-    seat: Seat,
-    action: Move,
-    policy: Vec<(Move, f32)>,
-}
-
 impl Default for GameBuffers {
     fn default() -> Self {
         GameBuffers {
             moves: MoveList::new(),
-            obs: vec![0.0; OBS_SIZE],
             samples: Vec::new(),
             used: 0,
-            kept: Vec::new(),
             decisions: [0; 2],
             think: Default::default(),
             resign_signal: None,
@@ -86,36 +86,28 @@ impl Default for GameBuffers {
     }
 }
 
-/// Write one sample of `info` (the mover's information set) into `s`.
-/// `legal` holds the mover's legal actions; `obs` is scratch.
-#[allow(clippy::too_many_arguments)]
-fn fill_sample(
-    s: &mut Sample,
-    info: &InfoSet,
-    legal: &MoveList,
-    ply: u32,
-    seat: Seat,
-    action: Move,
-    policy: &[(Move, f32)],
-    obs: &mut [f32],
-) {
-    encode_observation(info, obs);
+/// Write the sample of `info` (the mover's information set, whose legal
+/// actions are `legal`) into `s`: the decision's policy is spread over the
+/// legal actions. `Err` names a policy action that is not legal.
+fn fill_sample(s: &mut Sample, info: &InfoSet, legal: &MoveList, ply: u32, decision: &Decision) -> Result<(), String> {
+    let seat = info.seat();
     s.ply = ply;
     s.seat = seat.number();
-    s.observation.clear();
-    encode_planes(obs, &mut s.observation);
-    // The packed legal-action mask in the mover's frame, straight from the
-    // legal actions (the bits `pack_bits(encode_mask(info))` gives; tested).
-    s.legal_mask.resize(ACTIONS / 8, 0);
-    packed_mask_from_moves(legal, seat, &mut s.legal_mask);
-    s.action = action_to_frame(action, seat) as u16;
-    s.policy_actions.clear();
-    s.policy_probs.clear();
-    for &(m, p) in policy {
-        s.policy_actions.push(action_to_frame(m, seat) as u16);
-        s.policy_probs.push(p);
+    s.position = ObsCode::from_infoset(info);
+    s.legal.clear();
+    s.legal.extend(legal.iter().map(|&m| action_to_frame(m, seat) as u16));
+    s.legal.sort_unstable();
+    s.policy.clear();
+    s.policy.resize(s.legal.len(), 0.0);
+    for &(m, p) in &decision.policy {
+        let id = action_to_frame(m, seat) as u16;
+        let i = s.legal.binary_search(&id).map_err(|_| format!("its policy names {m}, which is not legal"))?;
+        s.policy[i] += p;
     }
+    s.action = action_to_frame(decision.action, seat) as u16;
+    s.value = decision.value;
     s.outcome = 0;
+    Ok(())
 }
 
 impl GameBuffers {
@@ -329,7 +321,7 @@ impl GameInFlight {
         let thinking = std::time::Instant::now();
         let polled = mover.poll_act(game, &mut self.play_rng);
         buf.think[seat.index()] += thinking.elapsed();
-        let Poll::Ready(mut decision) = polled else { return Poll::Pending };
+        let Poll::Ready(decision) = polled else { return Poll::Pending };
         buf.decisions[seat.index()] += 1;
         if let Some(watch) = self.resign.as_mut() {
             let resigned = watch.observe(seat, ply, decision.value);
@@ -357,25 +349,18 @@ impl GameInFlight {
         };
         if let Some(i) = slot {
             buf.used = buf.used.max(i + 1);
-            if self.samples == SamplesPerGame::All {
-                // The truth's legal actions (`buf.moves`) are the mover's: a
-                // seat's view lists exactly the referee's actions.
-                if i == buf.samples.len() {
-                    buf.samples.push(Sample::default());
-                }
-                let (p, a) = (&decision.policy, decision.action);
-                fill_sample(&mut buf.samples[i], info, &buf.moves, ply, seat, a, p, &mut buf.obs);
-            } else {
-                if i == buf.kept.len() {
-                    buf.kept.push(None);
-                }
-                buf.kept[i] = Some(Kept {
-                    info: info.clone(),
+            if i == buf.samples.len() {
+                buf.samples.push(Sample::default());
+            }
+            // The truth's legal actions (`buf.moves`) are the mover's: a
+            // seat's view lists exactly the referee's actions.
+            if let Err(message) = fill_sample(&mut buf.samples[i], info, &buf.moves, ply, &decision) {
+                return Poll::Ready(Err(SelfplayError::BadPolicy {
+                    bot: self.names[seat.index()].clone(),
+                    game_id: self.game_id,
                     ply,
-                    seat,
-                    action: decision.action,
-                    policy: std::mem::take(&mut decision.policy),
-                });
+                    message,
+                }));
             }
         }
         // `buf.moves` holds the legal actions of this position.
@@ -404,21 +389,10 @@ impl GameInFlight {
     /// # Panics
     /// If the game is not over.
     pub fn finish(self) -> (GameRecord, GameBuffers) {
-        let GameInFlight { game, game_id, seed, start_jfen, names, samples, mut buf, outcome, resign, .. } = self;
+        let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, .. } = self;
         let outcome = outcome.expect("finish: the game is not over");
         buf.resign_signal = resign.and_then(|w| w.signal);
         let used = buf.used;
-        if samples != SamplesPerGame::All {
-            for i in 0..used {
-                let k = buf.kept[i].take().expect("a kept position per used slot");
-                k.info.legal_moves(&mut buf.moves);
-                if i == buf.samples.len() {
-                    buf.samples.push(Sample::default());
-                }
-                let s = &mut buf.samples[i];
-                fill_sample(s, &k.info, &buf.moves, k.ply, k.seat, k.action, &k.policy, &mut buf.obs);
-            }
-        }
         let samples = &mut buf.samples[..used];
         samples.sort_by_key(|s| s.ply);
         for s in samples.iter_mut() {
@@ -438,7 +412,8 @@ impl GameInFlight {
 mod tests {
     use super::*;
     use junqi_bots::from_spec;
-    use junqi_core::Mode;
+    use junqi_core::{Mode, ACTIONS};
+    use junqi_env::{encode_observation, OBS_SIZE};
 
     fn play(mode: Mode, samples: SamplesPerGame, seed: u64) -> (GameRecord, Vec<Sample>) {
         let (mut a, mut b) = (from_spec("random").unwrap(), from_spec("greedy").unwrap());
@@ -506,8 +481,8 @@ mod tests {
         }
     }
 
-    /// The stored observation and mask are exactly junqi-env's encoders' output
-    /// on the mover's information set at that ply.
+    /// The stored position and legal actions are exactly junqi-env's
+    /// encoders' output on the mover's information set at that ply.
     #[test]
     fn samples_equal_the_env_encoders_on_the_movers_infoset() {
         for mode in Mode::ALL {
@@ -518,10 +493,10 @@ mod tests {
             for (s, &mv) in samples.iter().zip(&rec.moves) {
                 let info = game.infoset(game.truth().turn());
                 junqi_env::encode_mask(info, &mut list, &mut mask);
-                assert_eq!(s.legal_mask, junqi_env::pack_bits(&mask), "{mode:?} ply {}", s.ply);
+                let legal: Vec<u16> = (0..ACTIONS as u16).filter(|&a| mask[a as usize] == 1).collect();
+                assert_eq!(s.legal, legal, "{mode:?} ply {}", s.ply);
                 encode_observation(info, &mut obs);
-                let decoded = crate::decode_planes(&s.observation).unwrap();
-                assert!(decoded.iter().zip(&obs).all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert!(s.position.planes().iter().zip(&obs).all(|(a, b)| a.to_bits() == b.to_bits()));
                 game.play(mv).unwrap();
             }
         }
@@ -534,11 +509,10 @@ mod tests {
             assert_eq!(s.ply as usize, i);
             let seat = if s.seat == 1 { Seat::First } else { Seat::Second };
             assert_eq!(s.action as usize, action_to_frame(rec.moves[i], seat));
-            assert!(s.policy_actions.contains(&s.action));
-            let mask = junqi_env::unpack_bits(&s.legal_mask, ACTIONS);
-            assert_eq!(mask[s.action as usize], 1);
-            assert!(s.policy_actions.iter().all(|&a| mask[a as usize] == 1));
-            let sum: f32 = s.policy_probs.iter().sum();
+            assert!(s.legal.binary_search(&s.action).is_ok());
+            assert!(s.legal.windows(2).all(|w| w[0] < w[1]), "ascending, once each");
+            assert_eq!(s.policy.len(), s.legal.len());
+            let sum: f32 = s.policy.iter().sum();
             assert!((sum - 1.0).abs() < 1e-4);
             let expected = match rec.outcome.winner {
                 None => 0,
@@ -546,7 +520,8 @@ mod tests {
                 _ => -1,
             };
             assert_eq!(s.outcome, expected);
-            assert_eq!(crate::decode_planes(&s.observation).unwrap().len(), OBS_SIZE);
+            // random and greedy give no value estimate.
+            assert_eq!(s.value, None);
         }
     }
 }

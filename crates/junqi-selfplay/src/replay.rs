@@ -1,10 +1,11 @@
 //! Reading the datasets back, and re-playing stored games through the rules engine.
 
-use crate::{Sample, SelfplayError};
+use crate::{Sample, SelfplayError, SAMPLES_SCHEMA_VERSION};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
 use junqi_core::{Move, MoveList, Outcome, Position, Rules, Termination};
+use junqi_env::ObsCode;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::fs::File;
 use std::path::Path;
@@ -33,24 +34,33 @@ pub struct StoredSample {
 }
 
 fn batches(path: &Path) -> Result<Vec<RecordBatch>, SelfplayError> {
+    Ok(batches_and_metadata(path)?.0)
+}
+
+/// The file's rows, and its key-value metadata.
+fn batches_and_metadata(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
     let file = File::open(path).map_err(SelfplayError::io(path))?;
     let corrupt = |e: parquet::errors::ParquetError| SelfplayError::Corrupt {
         path: path.to_path_buf(),
         message: format!("unreadable Parquet file ({e})"),
     };
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(corrupt)?
-        .with_batch_size(8192)
-        .build()
-        .map_err(corrupt)?;
-    reader
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(corrupt)?;
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| kv.iter().map(|k| (k.key.clone(), k.value.clone().unwrap_or_default())).collect())
+        .unwrap_or_default();
+    let reader = builder.with_batch_size(8192).build().map_err(corrupt)?;
+    let rows = reader
         .map(|b| {
             b.map_err(|e| SelfplayError::Corrupt {
                 path: path.to_path_buf(),
                 message: format!("unreadable data ({e})"),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rows, metadata))
 }
 
 /// Typed access to a batch's columns, with a clear error for a missing or mistyped one.
@@ -112,45 +122,153 @@ pub fn read_games_file(path: &Path) -> Result<Vec<StoredGame>, SelfplayError> {
     Ok(out)
 }
 
-/// Read every sample of one `samples/` shard.
-pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
-    let mut out = Vec::new();
-    for batch in batches(path)? {
-        let c = Columns { batch: &batch, path };
-        let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
-        let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
-        let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
-        let obs = c.get("observation", |a| a.as_binary_opt::<i32>())?;
-        let mask = c.get("legal_mask", |a| a.as_binary_opt::<i32>())?;
-        let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
-        let pa = c.get("policy_actions", |a| a.as_list_opt::<i32>())?;
-        let pp = c.get("policy_probs", |a| a.as_list_opt::<i32>())?;
-        let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
-        let bad = |name: &str| SelfplayError::Corrupt {
+/// The `samples/` schema version of a shard: its `junqi.samples_schema`
+/// metadata, or 1 for shards written before the key existed.
+fn schema_version(path: &Path, metadata: &[(String, String)]) -> Result<u32, SelfplayError> {
+    match metadata.iter().find(|(k, _)| k == "junqi.samples_schema") {
+        None => Ok(1),
+        Some((_, v)) => v.parse().map_err(|_| SelfplayError::Corrupt {
             path: path.to_path_buf(),
-            message: format!("column `{name}` has the wrong item type"),
-        };
-        let pa_values = pa.values().as_primitive_opt::<UInt16Type>().ok_or_else(|| bad("policy_actions"))?;
-        let pp_values = pp.values().as_primitive_opt::<Float32Type>().ok_or_else(|| bad("policy_probs"))?;
-        for i in 0..batch.num_rows() {
-            let (a0, a1) = (pa.value_offsets()[i] as usize, pa.value_offsets()[i + 1] as usize);
-            let (p0, p1) = (pp.value_offsets()[i] as usize, pp.value_offsets()[i + 1] as usize);
-            out.push(StoredSample {
-                game_id: game_id.value(i),
-                sample: Sample {
-                    ply: ply.value(i),
-                    seat: seat.value(i),
-                    observation: obs.value(i).to_vec(),
-                    legal_mask: mask.value(i).to_vec(),
-                    action: action.value(i),
-                    policy_actions: pa_values.values()[a0..a1].to_vec(),
-                    policy_probs: pp_values.values()[p0..p1].to_vec(),
-                    outcome: outcome.value(i),
-                },
-            });
+            message: format!("metadata `junqi.samples_schema` is `{v}`, not a version number"),
+        }),
+    }
+}
+
+/// Read every sample of one `samples/` shard, of schema version 2 (what
+/// this build writes) or 1 (converted: the `planes-v1` observation to its
+/// compact code, the legal mask to ids, the sparse policy aligned with
+/// them; no value). Any other version is refused, naming it.
+pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
+    let (batches, metadata) = batches_and_metadata(path)?;
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    let mut out = Vec::new();
+    match schema_version(path, &metadata)? {
+        2 => {
+            for batch in &batches {
+                read_samples_v2(batch, path, &mut out)?;
+            }
+        }
+        1 => {
+            for batch in &batches {
+                read_samples_v1(batch, path, &mut out)?;
+            }
+        }
+        v => {
+            return Err(corrupt(format!(
+                "samples schema version {v}; this build reads versions 1 and {SAMPLES_SCHEMA_VERSION} (a newer junqi wrote it?)"
+            )))
         }
     }
     Ok(out)
+}
+
+/// Rows `i` of a list column as a slice of its values.
+fn list_values<'a, T: arrow_array::ArrowPrimitiveType>(
+    list: &'a arrow_array::ListArray,
+    name: &str,
+    path: &Path,
+) -> Result<impl Fn(usize) -> &'a [T::Native] + 'a, SelfplayError> {
+    let values = list.values().as_primitive_opt::<T>().ok_or_else(|| SelfplayError::Corrupt {
+        path: path.to_path_buf(),
+        message: format!("column `{name}` has the wrong item type"),
+    })?;
+    let offsets = list.value_offsets();
+    Ok(move |i: usize| &values.values()[offsets[i] as usize..offsets[i + 1] as usize])
+}
+
+fn read_samples_v2(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>) -> Result<(), SelfplayError> {
+    let want = crate::samples_schema();
+    if batch.schema().fields() != want.fields() {
+        let names: Vec<&str> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
+        return Err(SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!(
+                "not a samples shard of schema version {SAMPLES_SCHEMA_VERSION}: its columns are {} (docs/data.md lists the schema)",
+                names.join(", ")
+            ),
+        });
+    }
+    let c = Columns { batch, path };
+    let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
+    let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
+    let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
+    let position = c.get("position", |a| a.as_binary_opt::<i32>())?;
+    let legal = list_values::<UInt16Type>(c.get("legal_actions", |a| a.as_list_opt::<i32>())?, "legal_actions", path)?;
+    let policy = list_values::<Float32Type>(c.get("policy", |a| a.as_list_opt::<i32>())?, "policy", path)?;
+    let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
+    let value = c.get("value", |a| a.as_primitive_opt::<Float32Type>())?;
+    let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
+    for i in 0..batch.num_rows() {
+        let at = || format!("game {} ply {}", game_id.value(i), ply.value(i));
+        let code = ObsCode::from_bytes(position.value(i))
+            .map_err(|e| SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("{}: {e}", at()) })?;
+        out.push(StoredSample {
+            game_id: game_id.value(i),
+            sample: Sample {
+                ply: ply.value(i),
+                seat: seat.value(i),
+                position: code,
+                legal: legal(i).to_vec(),
+                policy: policy(i).to_vec(),
+                action: action.value(i),
+                value: value.is_valid(i).then(|| value.value(i)),
+                outcome: outcome.value(i),
+            },
+        });
+    }
+    Ok(())
+}
+
+fn read_samples_v1(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>) -> Result<(), SelfplayError> {
+    let c = Columns { batch, path };
+    let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
+    let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
+    let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
+    let obs = c.get("observation", |a| a.as_binary_opt::<i32>())?;
+    let mask = c.get("legal_mask", |a| a.as_binary_opt::<i32>())?;
+    let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
+    let pa = list_values::<UInt16Type>(c.get("policy_actions", |a| a.as_list_opt::<i32>())?, "policy_actions", path)?;
+    let pp = list_values::<Float32Type>(c.get("policy_probs", |a| a.as_list_opt::<i32>())?, "policy_probs", path)?;
+    let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
+    for i in 0..batch.num_rows() {
+        let bad = |message: String| SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("game {} ply {} (samples schema 1): {message}", game_id.value(i), ply.value(i)),
+        };
+        let planes = crate::decode_planes(obs.value(i)).map_err(|e| bad(e.to_string()))?;
+        let code = ObsCode::from_planes(&planes).map_err(|e| bad(e.to_string()))?;
+        let bits = mask.value(i);
+        if bits.len() != junqi_core::ACTIONS / 8 {
+            return Err(bad(format!("a legal mask of {} bytes, not 450", bits.len())));
+        }
+        let legal: Vec<u16> =
+            (0..junqi_core::ACTIONS as u16).filter(|&a| bits[a as usize / 8] >> (a % 8) & 1 == 1).collect();
+        let (actions, probs) = (pa(i), pp(i));
+        if actions.len() != probs.len() {
+            return Err(bad("policy_actions and policy_probs differ in length".into()));
+        }
+        let mut policy = vec![0.0; legal.len()];
+        for (&a, &p) in actions.iter().zip(probs) {
+            let k = legal
+                .binary_search(&a)
+                .map_err(|_| bad(format!("the policy gives probability to illegal action {a}")))?;
+            policy[k] += p;
+        }
+        out.push(StoredSample {
+            game_id: game_id.value(i),
+            sample: Sample {
+                ply: ply.value(i),
+                seat: seat.value(i),
+                position: code,
+                legal,
+                policy,
+                action: action.value(i),
+                value: None,
+                outcome: outcome.value(i),
+            },
+        });
+    }
+    Ok(())
 }
 
 /// Re-play a stored game through the rules engine from its start position and

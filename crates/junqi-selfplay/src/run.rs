@@ -413,6 +413,7 @@ impl Plan {
             ("junqi.shard".into(), shard.to_string()),
             ("junqi.first_game".into(), range.start.to_string()),
             ("junqi.games".into(), (range.end - range.start).to_string()),
+            ("junqi.samples_schema".into(), crate::SAMPLES_SCHEMA_VERSION.to_string()),
             ("junqi.obs_encoding".into(), self.config.observation.encoding.clone()),
             ("junqi.obs_channels".into(), self.config.observation.channels.to_string()),
         ]

@@ -75,6 +75,13 @@ pub fn games_schema() -> SchemaRef {
     .clone()
 }
 
+/// The version of the `samples/` schema this build writes (the shards'
+/// `junqi.samples_schema` metadata; see `docs/data.md`). Version 1 (no such
+/// key) stored `planes-v1` observations, a 450-byte legal mask and a
+/// sparse policy; version 2 stores the compact position, the legal action
+/// ids and the policy aligned with them, and the bot's value.
+pub const SAMPLES_SCHEMA_VERSION: u32 = 2;
+
 /// Schema of `samples/`: one row per sampled position.
 pub fn samples_schema() -> SchemaRef {
     static S: OnceLock<SchemaRef> = OnceLock::new();
@@ -83,11 +90,11 @@ pub fn samples_schema() -> SchemaRef {
             Field::new("game_id", DataType::UInt64, false),
             Field::new("ply", DataType::UInt32, false),
             Field::new("seat", DataType::UInt8, false),
-            Field::new("observation", DataType::Binary, false),
-            Field::new("legal_mask", DataType::Binary, false),
+            Field::new("position", DataType::Binary, false),
+            Field::new("legal_actions", list_of(DataType::UInt16), false),
+            Field::new("policy", list_of(DataType::Float32), false),
             Field::new("action", DataType::UInt16, false),
-            Field::new("policy_actions", list_of(DataType::UInt16), false),
-            Field::new("policy_probs", list_of(DataType::Float32), false),
+            Field::new("value", DataType::Float32, true),
             Field::new("outcome", DataType::Int8, false),
         ]))
     })
@@ -176,36 +183,36 @@ struct SamplesBuilder {
     game_id: UInt64Builder,
     ply: UInt32Builder,
     seat: UInt8Builder,
-    observation: BinaryBuilder,
-    legal_mask: BinaryBuilder,
+    position: BinaryBuilder,
+    legal: ListBuilder<UInt16Builder>,
+    policy: ListBuilder<Float32Builder>,
     action: UInt16Builder,
-    policy_actions: ListBuilder<UInt16Builder>,
-    policy_probs: ListBuilder<Float32Builder>,
+    value: Float32Builder,
     outcome: Int8Builder,
     rows: usize,
 }
 
 impl SamplesBuilder {
-    /// Builders with room for a batch of rows of the given sizes, so the
-    /// buffers do not grow (and copy) while a batch fills.
+    /// Builders with room for a batch of rows with `items` legal actions
+    /// in all, so the buffers do not grow (and copy) while a batch fills.
     fn new() -> Self {
-        SamplesBuilder::with_capacity(0, 0, 0)
+        SamplesBuilder::with_capacity(0)
     }
 
-    fn with_capacity(obs_bytes: usize, mask_bytes: usize, policy_items: usize) -> Self {
+    fn with_capacity(items: usize) -> Self {
         let schema = samples_schema();
         let rows = SAMPLES_BATCH + 1;
         SamplesBuilder {
             game_id: UInt64Builder::with_capacity(rows),
             ply: UInt32Builder::with_capacity(rows),
             seat: UInt8Builder::with_capacity(rows),
-            observation: BinaryBuilder::with_capacity(rows, obs_bytes),
-            legal_mask: BinaryBuilder::with_capacity(rows, mask_bytes),
+            position: BinaryBuilder::with_capacity(rows, rows * junqi_env::CODE_BYTES),
+            legal: ListBuilder::with_capacity(UInt16Builder::with_capacity(items), rows)
+                .with_field(item_field(&schema, "legal_actions")),
+            policy: ListBuilder::with_capacity(Float32Builder::with_capacity(items), rows)
+                .with_field(item_field(&schema, "policy")),
             action: UInt16Builder::with_capacity(rows),
-            policy_actions: ListBuilder::with_capacity(UInt16Builder::with_capacity(policy_items), rows)
-                .with_field(item_field(&schema, "policy_actions")),
-            policy_probs: ListBuilder::with_capacity(Float32Builder::with_capacity(policy_items), rows)
-                .with_field(item_field(&schema, "policy_probs")),
+            value: Float32Builder::with_capacity(rows),
             outcome: Int8Builder::with_capacity(rows),
             rows: 0,
         }
@@ -215,25 +222,21 @@ impl SamplesBuilder {
         self.game_id.append_value(game_id);
         self.ply.append_value(s.ply);
         self.seat.append_value(s.seat);
-        self.observation.append_value(&s.observation);
-        self.legal_mask.append_value(&s.legal_mask);
+        self.position.append_value(s.position.as_bytes());
+        self.legal.values().append_slice(&s.legal);
+        self.legal.append(true);
+        self.policy.values().append_slice(&s.policy);
+        self.policy.append(true);
         self.action.append_value(s.action);
-        self.policy_actions.values().append_slice(&s.policy_actions);
-        self.policy_actions.append(true);
-        self.policy_probs.values().append_slice(&s.policy_probs);
-        self.policy_probs.append(true);
+        self.value.append_option(s.value);
         self.outcome.append_value(s.outcome);
         self.rows += 1;
     }
 
     fn finish(&mut self) -> RecordBatch {
         // The next batch gets buffers sized like this one, plus some room.
-        let room = |n: usize| n + n / 4;
-        let next = SamplesBuilder::with_capacity(
-            room(self.observation.values_slice().len()),
-            room(self.legal_mask.values_slice().len()),
-            room(self.policy_actions.values_ref().len()),
-        );
+        let items = self.legal.values_ref().len();
+        let next = SamplesBuilder::with_capacity(items + items / 4);
         let mut full = std::mem::replace(self, next);
         full.batch()
     }
@@ -243,11 +246,11 @@ impl SamplesBuilder {
             Arc::new(self.game_id.finish()),
             Arc::new(self.ply.finish()),
             Arc::new(self.seat.finish()),
-            Arc::new(self.observation.finish()),
-            Arc::new(self.legal_mask.finish()),
+            Arc::new(self.position.finish()),
+            Arc::new(self.legal.finish()),
+            Arc::new(self.policy.finish()),
             Arc::new(self.action.finish()),
-            Arc::new(self.policy_actions.finish()),
-            Arc::new(self.policy_probs.finish()),
+            Arc::new(self.value.finish()),
             Arc::new(self.outcome.finish()),
         ];
         RecordBatch::try_new(samples_schema(), columns).expect("columns match the samples schema")
@@ -312,12 +315,7 @@ impl ShardWriter {
         let samples = open(
             SAMPLES_DIR,
             samples_schema(),
-            properties(
-                SAMPLES_ROW_GROUP,
-                &["observation", "legal_mask", "policy_actions.list.item", "policy_probs.list.item"],
-                &[],
-                metadata,
-            ),
+            properties(SAMPLES_ROW_GROUP, &["position", "legal_actions.list.item", "policy.list.item"], &[], metadata),
         )?;
         Ok(ShardWriter {
             dir: dir.to_path_buf(),

@@ -3,14 +3,13 @@
 
 use crate::net::ACTIONS;
 use crate::{Result, TrainError};
-use junqi_selfplay::{decode_planes, read_samples_file, shard_files, StoredSample, OBS_ENCODING, SAMPLES_DIR};
+use junqi_env::{ObsCode, CODE_FORMAT, OBS_SIZE};
+use junqi_selfplay::{read_samples_file, shard_files, StoredSample, OBS_ENCODING, SAMPLES_DIR};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
-
-const MASK_BYTES: usize = ACTIONS as usize / 8;
 
 /// The shards holding the newest `window_games` games of a dataset, found
 /// from the shards' footers (`junqi.first_game`, `junqi.games`) without
@@ -47,8 +46,10 @@ fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
         v.parse().map_err(|_| corrupt(format!("metadata `{key}` is `{v}`, not a number")))
     };
     let encoding = get("junqi.obs_encoding")?;
-    if encoding != OBS_ENCODING {
-        return Err(corrupt(format!("observation encoding `{encoding}`, expected `{OBS_ENCODING}`")));
+    if encoding != OBS_ENCODING && encoding != CODE_FORMAT {
+        return Err(corrupt(format!(
+            "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{OBS_ENCODING}`, samples schema 1)"
+        )));
     }
     Ok((num("junqi.first_game")?, num("junqi.games")?, num("junqi.obs_channels")? as usize, meta.num_rows() as u64))
 }
@@ -130,25 +131,21 @@ impl DataWindow {
     }
 }
 
-/// One training position, kept compact (the observation still encoded) until
+/// One training position, kept compact (the observation as its code) until
 /// it goes into a [`Batch`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Example {
     pub game_id: u64,
     pub ply: u32,
-    /// `planes-v1` bytes.
-    pub observation: Vec<u8>,
-    /// 450 bytes: 3600 legality bits.
-    pub legal_mask: Vec<u8>,
+    /// The mover's observation, compact.
+    pub position: ObsCode,
+    /// The legal action ids, ascending.
+    pub legal: Vec<u16>,
+    /// The policy target, aligned with `legal`.
+    pub policy: Vec<f32>,
     pub action: u16,
-    /// The stored sparse policy: (action id, probability).
-    pub policy: Vec<(u16, f32)>,
     /// +1 won, 0 draw, -1 lost (the mover's side).
     pub outcome: i8,
-}
-
-fn legal(mask: &[u8], a: u16) -> bool {
-    mask[a as usize / 8] >> (a % 8) & 1 == 1
 }
 
 impl Example {
@@ -156,42 +153,41 @@ impl Example {
     pub fn from_stored(s: StoredSample, channels: usize) -> std::result::Result<Example, String> {
         let x = s.sample;
         let at = format!("game {} ply {}", s.game_id, x.ply);
-        if x.legal_mask.len() != MASK_BYTES {
-            return Err(format!("{at}: legal mask of {} bytes, expected {MASK_BYTES}", x.legal_mask.len()));
+        if channels != junqi_env::OBS_CHANNELS {
+            return Err(format!(
+                "{at}: positions rebuild {} planes, the data says {channels}",
+                junqi_env::OBS_CHANNELS
+            ));
         }
-        if x.action as i64 >= ACTIONS || !legal(&x.legal_mask, x.action) {
+        if x.legal.is_empty()
+            || x.legal.windows(2).any(|w| w[0] >= w[1])
+            || x.legal[x.legal.len() - 1] as i64 >= ACTIONS
+        {
+            return Err(format!("{at}: the legal actions are not ascending action ids"));
+        }
+        if x.legal.binary_search(&x.action).is_err() {
             return Err(format!("{at}: the played action {} is not legal", x.action));
         }
-        if x.policy_actions.len() != x.policy_probs.len() {
-            return Err(format!("{at}: policy_actions and policy_probs differ in length"));
+        if x.policy.len() != x.legal.len() {
+            return Err(format!("{at}: {} policy values for {} legal actions", x.policy.len(), x.legal.len()));
         }
-        let mut sum = 0.0;
-        for (&a, &p) in x.policy_actions.iter().zip(&x.policy_probs) {
-            if a as i64 >= ACTIONS || !legal(&x.legal_mask, a) {
-                return Err(format!("{at}: the policy gives probability to illegal action {a}"));
-            }
-            if !(p.is_finite() && p >= 0.0) {
-                return Err(format!("{at}: policy probability {p}"));
-            }
-            sum += p;
+        if let Some(p) = x.policy.iter().find(|p| !(p.is_finite() && **p >= 0.0)) {
+            return Err(format!("{at}: policy probability {p}"));
         }
-        if x.policy_actions.is_empty() || (sum - 1.0).abs() > 1e-3 {
+        let sum: f32 = x.policy.iter().sum();
+        if (sum - 1.0).abs() > 1e-3 {
             return Err(format!("{at}: policy probabilities sum to {sum}"));
         }
         if !(-1..=1).contains(&x.outcome) {
             return Err(format!("{at}: outcome {}", x.outcome));
         }
-        let planes = decode_planes(&x.observation).map_err(|e| format!("{at}: {e}"))?;
-        if planes.len() != channels * 60 {
-            return Err(format!("{at}: observation of {} planes, expected {channels}", planes.len() / 60));
-        }
         Ok(Example {
             game_id: s.game_id,
             ply: x.ply,
-            observation: x.observation,
-            legal_mask: x.legal_mask,
+            position: x.position,
+            legal: x.legal,
+            policy: x.policy,
             action: x.action,
-            policy: x.policy_actions.into_iter().zip(x.policy_probs).collect(),
             outcome: x.outcome,
         })
     }
@@ -202,8 +198,8 @@ impl Example {
         if temp == 1.0 || self.policy.is_empty() {
             return;
         }
-        let top = self.policy.iter().map(|&(_, p)| p).fold(0.0f32, f32::max);
-        for (_, p) in &mut self.policy {
+        let top = self.policy.iter().copied().fold(0.0f32, f32::max);
+        for p in &mut self.policy {
             *p = if temp == 0.0 {
                 (*p == top) as u8 as f32
             } else {
@@ -211,8 +207,8 @@ impl Example {
                 ((*p / top) as f64).powf(1.0 / temp) as f32
             };
         }
-        let sum: f32 = self.policy.iter().map(|&(_, p)| p).sum();
-        for (_, p) in &mut self.policy {
+        let sum: f32 = self.policy.iter().sum();
+        for p in &mut self.policy {
             *p /= sum;
         }
     }
@@ -240,28 +236,26 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// The examples' tensors: each position's planes rebuilt from its code
+    /// ([`ObsCode::write_planes`]), the legal actions and the policy spread
+    /// over the 3,600 action ids.
     pub fn new(examples: &[Example], channels: usize, device: Device) -> Result<Batch> {
+        if channels != junqi_env::OBS_CHANNELS {
+            return Err(TrainError::Config(format!(
+                "the data has {channels} planes per position, this build rebuilds {}",
+                junqi_env::OBS_CHANNELS
+            )));
+        }
         let b = examples.len();
-        let mut obs = Vec::with_capacity(b * channels * 60);
+        let mut obs = vec![0f32; b * OBS_SIZE];
         let mut mask = vec![0u8; b * ACTIONS as usize];
         let mut policy = vec![0f32; b * ACTIONS as usize];
         for (i, e) in examples.iter().enumerate() {
-            let planes = decode_planes(&e.observation).map_err(|e| TrainError::Config(e.to_string()))?;
-            if planes.len() != channels * 60 {
-                return Err(TrainError::Config(format!(
-                    "game {} ply {}: observation of {} planes, expected {channels}",
-                    e.game_id,
-                    e.ply,
-                    planes.len() / 60
-                )));
-            }
-            obs.extend_from_slice(&planes);
-            let row = &mut mask[i * ACTIONS as usize..(i + 1) * ACTIONS as usize];
-            for (k, m) in row.iter_mut().enumerate() {
-                *m = e.legal_mask.get(k / 8).map_or(0, |byte| byte >> (k % 8) & 1);
-            }
-            for &(a, p) in &e.policy {
-                policy[i * ACTIONS as usize + a as usize] += p;
+            e.position.write_planes(&mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
+            let row = i * ACTIONS as usize;
+            for (&a, &p) in e.legal.iter().zip(&e.policy) {
+                mask[row + a as usize] = 1;
+                policy[row + a as usize] = p;
             }
         }
         let bl = b as i64;
@@ -387,16 +381,16 @@ mod tests {
         Example {
             game_id: 0,
             ply: 0,
-            observation: Vec::new(),
-            legal_mask: vec![0xff; MASK_BYTES],
+            position: ObsCode([0; junqi_env::CODE_BYTES]),
+            legal: policy.iter().map(|&(a, _)| a).collect(),
             action: policy[0].0,
-            policy: policy.to_vec(),
+            policy: policy.iter().map(|&(_, p)| p).collect(),
             outcome: 0,
         }
     }
 
     fn probs(e: &Example) -> Vec<f32> {
-        e.policy.iter().map(|&(_, p)| p).collect()
+        e.policy.clone()
     }
 
     #[test]
@@ -411,7 +405,7 @@ mod tests {
         half.sharpen_policy(0.5);
         let p = probs(&half);
         assert!((p[0] - 2.0 / 3.0).abs() < 1e-6 && (p[1] - 1.0 / 6.0).abs() < 1e-6, "{p:?}");
-        assert_eq!(half.policy.iter().map(|&(a, _)| a).collect::<Vec<_>>(), vec![3, 7, 9]);
+        assert_eq!(half.legal, vec![3, 7, 9]);
 
         // T = 0: the most probable actions alone, ties sharing.
         let mut argmax = example(&stored);
