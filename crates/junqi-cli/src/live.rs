@@ -52,7 +52,8 @@ impl Live {
                     let secs = start.elapsed().as_secs_f64().max(1e-9);
                     let games = progress.games.load(Ordering::Relaxed);
                     let position = base + progress.resumed.load(Ordering::Relaxed) + games;
-                    let plies = progress.plies.load(Ordering::Relaxed);
+                    // Plies played, games in flight included (steady while few games end).
+                    let plies = progress.moves.load(Ordering::Relaxed);
                     let rate = games as f64 / secs;
                     let left = total.saturating_sub(position) as f64;
                     let eta = if rate > 0.0 { duration(left / rate) } else { "?".into() };

@@ -14,6 +14,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().map(String::as_str).unwrap_or("data/nets/default.safetensors");
     let n: usize = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(4000);
+    println!(
+        "peak: {:.1} GFLOP/s on one thread",
+        junqi_net::cpu::kernels::peak_gflops(std::time::Duration::from_secs(1))
+    );
     let net = CpuNet::load(path.as_ref())?;
     let mut rng = rng_from_seed(1);
     let mut inputs = Vec::new();
@@ -36,6 +40,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let legal: Vec<u16> = moves.iter().map(|&m| action_to_frame(m, seat) as u16).collect();
         inputs.push((ObsCode::from_infoset(info), legal));
     }
+    let threads: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(1);
+    let t = Instant::now();
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            let (net, inputs) = (&net, &inputs);
+            sc.spawn(move || {
+                let mut s = net.scratch();
+                for i in 0..n {
+                    let (c, l) = &inputs[i % inputs.len()];
+                    std::hint::black_box(net.evaluate(c, l, &mut s));
+                }
+            });
+        }
+    });
+    println!("{threads} threads: {:.0} positions/s", (threads * n) as f64 / t.elapsed().as_secs_f64());
     for simd in [true] {
         let net = if simd { net.clone() } else { net.clone().portable() };
         let mut s = net.scratch();

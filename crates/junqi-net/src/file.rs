@@ -10,8 +10,9 @@
 
 use crate::model::ModelConfig;
 use crate::NetError;
-use safetensors::tensor::{Dtype, SafeTensors};
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
@@ -151,6 +152,69 @@ impl NetFile {
             return Err(bad(format!("`{name}` has shape {s:?}, the architecture needs {shape:?}")));
         }
         Ok(v)
+    }
+}
+
+/// Write `f32` tensors (name, shape, little-endian bytes) and `meta` as a
+/// safetensors file, atomically: to a hidden temporary file in the same
+/// folder, synced, then renamed over `path`. Adds the `data_fnv1a64`
+/// checksum [`NetFile::read`] checks.
+pub fn write_safetensors(
+    path: &Path,
+    mut tensors: Vec<(String, Vec<usize>, Vec<u8>)>,
+    mut meta: HashMap<String, String>,
+) -> Result<(), NetError> {
+    // The checksum covers the data in the order safetensors stores it (all
+    // f32, so by name), which is also the order of the header's offsets.
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut hash = FNV_START;
+    for (_, _, bytes) in &tensors {
+        fnv1a(&mut hash, bytes);
+    }
+    meta.insert("data_fnv1a64".into(), format!("{hash:016x}"));
+    let views = tensors
+        .iter()
+        .map(|(n, s, b)| {
+            Ok((
+                n.clone(),
+                TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| NetError::Config(format!("{n}: {e:?}")))?,
+            ))
+        })
+        .collect::<Result<Vec<(String, TensorView)>, NetError>>()?;
+    let bytes = safetensors::tensor::serialize(views, &Some(meta))
+        .map_err(|e| NetError::Config(format!("cannot serialise {}: {e:?}", path.display())))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(NetError::io(dir))?;
+    let tmp = dir.join(format!(".{}.tmp", path.file_name().unwrap_or_default().to_string_lossy()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|cause| {
+        let _ = std::fs::remove_file(&tmp);
+        NetError::Io { path: path.to_path_buf(), cause }
+    })
+}
+
+impl NetFile {
+    /// Write the net as an exported net ([`NET_FORMAT`]) at `path`.
+    pub fn write(&self, path: &Path) -> Result<(), NetError> {
+        let tensors = self
+            .tensors
+            .iter()
+            .map(|(name, (shape, v))| (name.clone(), shape.clone(), v.iter().flat_map(|x| x.to_le_bytes()).collect()))
+            .collect();
+        let mut meta = self.metadata.clone();
+        meta.insert("format".into(), NET_FORMAT.into());
+        meta.insert("architecture".into(), serde_json::to_string(&self.model).expect("model serialises"));
+        meta.insert("step".into(), self.step.to_string());
+        write_safetensors(path, tensors, meta)
     }
 }
 

@@ -26,7 +26,7 @@ pub use bots::{
 };
 pub use cache::EvalCache;
 pub use cpu::{CpuNet, Scratch};
-pub use file::{fnv1a, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT};
+pub use file::{fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT};
 pub use model::{ModelConfig, PolicyHead};
 pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
 

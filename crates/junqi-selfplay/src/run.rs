@@ -31,9 +31,13 @@ struct RunFile {
 /// Live counters of a run, for a progress display (updated after every game).
 #[derive(Debug, Default)]
 pub struct Progress {
+    /// Games finished, their plies and their samples.
     pub games: AtomicU64,
     pub plies: AtomicU64,
     pub samples: AtomicU64,
+    /// Plies played so far, of finished games and of games in flight (a
+    /// steady rate even while no game ends).
+    pub moves: AtomicU64,
     /// Games found complete on disk by callers that run several plans (not played).
     pub resumed: AtomicU64,
 }
@@ -530,7 +534,9 @@ impl Plan {
                             break false;
                         }
                         Poll::Ready(done) => {
-                            if done? {
+                            let done = done?;
+                            options.progress.moves.fetch_add(1, Ordering::Relaxed);
+                            if done {
                                 break true;
                             }
                             if !p.seats[p.game.turn().index()].batches() {

@@ -21,13 +21,12 @@ use crate::config::{ModelConfig, TrainConfig};
 use crate::data::DataWindow;
 use crate::net::Net;
 use crate::{Result, TrainError};
-use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use safetensors::tensor::SafeTensors;
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use tch::{nn, Device, Kind, Tensor};
 
-use junqi_net::{fnv1a, NetFile, FNV_START};
+use junqi_net::NetFile;
 pub use junqi_net::{CHECKPOINT_FORMAT, NET_FORMAT};
 const CHECKPOINT_PREFIX: &str = "ckpt-";
 const CHECKPOINT_SUFFIX: &str = ".safetensors";
@@ -109,49 +108,17 @@ fn f32_bytes(t: &Tensor) -> Result<(Vec<usize>, Vec<u8>)> {
     Ok((shape, flat.iter().flat_map(|v| v.to_le_bytes()).collect()))
 }
 
-/// Write tensors and metadata as safetensors, atomically: to a hidden
-/// temporary file in the same folder, synced, then renamed over `path`.
-pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, mut meta: HashMap<String, String>) -> Result<()> {
+/// Write tensors and metadata as safetensors, atomically (see
+/// [`junqi_net::write_safetensors`]).
+pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, meta: HashMap<String, String>) -> Result<()> {
     let mut data = Vec::with_capacity(tensors.len());
     for (name, t) in tensors {
         let (shape, bytes) = f32_bytes(&t)?;
         data.push((name, shape, bytes));
     }
-    // The checksum covers the data in the order safetensors stores it (all
-    // f32, so by name), which is also the order of the header's offsets.
-    data.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut hash = FNV_START;
-    for (_, _, bytes) in &data {
-        fnv1a(&mut hash, bytes);
-    }
-    meta.insert("data_fnv1a64".into(), format!("{hash:016x}"));
-    let views: Vec<(String, TensorView)> = data
-        .iter()
-        .map(|(n, s, b)| {
-            Ok((
-                n.clone(),
-                TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| TrainError::Config(format!("{e:?}")))?,
-            ))
-        })
-        .collect::<Result<_>>()?;
-    let bytes = safetensors::tensor::serialize(views, &Some(meta))
-        .map_err(|e| TrainError::Config(format!("cannot serialise {}: {e:?}", path.display())))?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(TrainError::io(dir))?;
-    let tmp = dir.join(format!(".{}.tmp", path.file_name().unwrap_or_default().to_string_lossy()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    result.map_err(|cause| {
-        let _ = std::fs::remove_file(&tmp);
-        TrainError::Io { path: path.to_path_buf(), cause }
+    junqi_net::write_safetensors(path, data, meta).map_err(|e| match e {
+        junqi_net::NetError::Io { path, cause } => TrainError::Io { path, cause },
+        other => TrainError::Config(other.to_string()),
     })
 }
 

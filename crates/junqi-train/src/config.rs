@@ -142,11 +142,22 @@ pub struct DataConfig {
     /// legal action writes nearly uniform visit shares); 0 = the most
     /// probable actions alone (ties share).
     pub policy_target_temp: f64,
+    /// Hold out one game in this many (game id ≡ −1 modulo it) for the
+    /// validation loss: never trained on (0 = no validation).
+    pub validation_every: u64,
+    /// Positions of the held-out games in the validation set (at most).
+    pub validation_samples: usize,
 }
 
 impl Default for DataConfig {
     fn default() -> Self {
-        DataConfig { window_games: 100_000, shuffle_buffer: 200_000, policy_target_temp: 1.0 }
+        DataConfig {
+            window_games: 100_000,
+            shuffle_buffer: 200_000,
+            policy_target_temp: 1.0,
+            validation_every: 50,
+            validation_samples: 4096,
+        }
     }
 }
 
@@ -166,6 +177,8 @@ pub struct TrainConfig {
     pub checkpoint_every: u64,
     /// Checkpoints kept (older ones are removed); 0 = keep all.
     pub keep_checkpoints: usize,
+    /// Compute the validation loss every this many steps (and at the end; 0 = never).
+    pub validate_every: u64,
 }
 
 impl Default for TrainConfig {
@@ -179,6 +192,7 @@ impl Default for TrainConfig {
             log_every: 10,
             checkpoint_every: 1000,
             keep_checkpoints: 3,
+            validate_every: 250,
         }
     }
 }
@@ -222,6 +236,9 @@ impl TrainConfig {
         }
         if !(self.data.policy_target_temp.is_finite() && self.data.policy_target_temp >= 0.0) {
             return bad("data.policy_target_temp must be ≥ 0");
+        }
+        if self.data.validation_every == 1 {
+            return bad("data.validation_every = 1 would hold out every game (0 turns validation off)");
         }
         Ok(())
     }

@@ -219,16 +219,21 @@ impl Example {
     }
 }
 
-/// A batch of examples as tensors on one device.
+/// A batch of examples as tensors on one device. The policy is kept at
+/// the legal actions: row `i` lists its legal action ids in `legal_ids`,
+/// padded to the batch's longest list (`legal_valid` says which entries are
+/// real), and `policy` holds their target probabilities.
 #[derive(Debug)]
 pub struct Batch {
     /// `[B, C, 12, 5]` float.
     pub obs: Tensor,
-    /// `[B, 3600]` bool: legal actions.
-    pub legal: Tensor,
-    /// `[B, 3600]` float: the stored policy (sums to 1, 0 on illegal actions).
+    /// `[B, L]` int64: legal action ids, padded with 0.
+    pub legal_ids: Tensor,
+    /// `[B, L]` bool: which entries of `legal_ids` are legal actions.
+    pub legal_valid: Tensor,
+    /// `[B, L]` float: the stored policy at `legal_ids` (sums to 1; 0 on padding).
     pub policy: Tensor,
-    /// `[B]` int64: the action played.
+    /// `[B]` int64: the place of the action played in its row of `legal_ids`.
     pub action: Tensor,
     /// `[B]` int64: 0 win, 1 draw, 2 loss.
     pub wdl: Tensor,
@@ -237,8 +242,7 @@ pub struct Batch {
 
 impl Batch {
     /// The examples' tensors: each position's planes rebuilt from its code
-    /// ([`ObsCode::write_planes`]), the legal actions and the policy spread
-    /// over the 3,600 action ids.
+    /// ([`ObsCode::write_planes`]), its legal actions and the policy on them.
     pub fn new(examples: &[Example], channels: usize, device: Device) -> Result<Batch> {
         if channels != junqi_env::OBS_CHANNELS {
             return Err(TrainError::Config(format!(
@@ -247,28 +251,52 @@ impl Batch {
             )));
         }
         let b = examples.len();
+        let width = examples.iter().map(|e| e.legal.len()).max().unwrap_or(0).max(1);
         let mut obs = vec![0f32; b * OBS_SIZE];
-        let mut mask = vec![0u8; b * ACTIONS as usize];
-        let mut policy = vec![0f32; b * ACTIONS as usize];
+        let mut ids = vec![0i64; b * width];
+        let mut valid = vec![0u8; b * width];
+        let mut policy = vec![0f32; b * width];
+        let mut action = Vec::with_capacity(b);
         for (i, e) in examples.iter().enumerate() {
             e.position.write_planes(&mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
-            let row = i * ACTIONS as usize;
-            for (&a, &p) in e.legal.iter().zip(&e.policy) {
-                mask[row + a as usize] = 1;
-                policy[row + a as usize] = p;
+            for (j, (&a, &p)) in e.legal.iter().zip(&e.policy).enumerate() {
+                ids[i * width + j] = a as i64;
+                valid[i * width + j] = 1;
+                policy[i * width + j] = p;
             }
+            let played = e.legal.binary_search(&e.action).map_err(|_| {
+                TrainError::Config(format!("game {} ply {}: the played action is not legal", e.game_id, e.ply))
+            })?;
+            action.push(played as i64);
         }
-        let bl = b as i64;
-        let action: Vec<i64> = examples.iter().map(|e| e.action as i64).collect();
+        let (bl, w) = (b as i64, width as i64);
         let wdl: Vec<i64> = examples.iter().map(Example::wdl).collect();
         Ok(Batch {
             obs: Tensor::from_slice(&obs).reshape([bl, channels as i64, 12, 5]).to_device(device),
-            legal: Tensor::from_slice(&mask).reshape([bl, ACTIONS]).to_kind(Kind::Bool).to_device(device),
-            policy: Tensor::from_slice(&policy).reshape([bl, ACTIONS]).to_device(device),
+            legal_ids: Tensor::from_slice(&ids).reshape([bl, w]).to_device(device),
+            legal_valid: Tensor::from_slice(&valid).reshape([bl, w]).to_kind(Kind::Bool).to_device(device),
+            policy: Tensor::from_slice(&policy).reshape([bl, w]).to_device(device),
             action: Tensor::from_slice(&action).to_device(device),
             wdl: Tensor::from_slice(&wdl).to_device(device),
             len: b,
         })
+    }
+
+    /// The legal actions as a `[B, 3600]` bool mask (on the batch's device).
+    pub fn legal_mask(&self) -> Tensor {
+        let ids: Vec<i64> = Vec::try_from(self.legal_ids.to_device(Device::Cpu).reshape([-1])).expect("int64 ids");
+        let valid: Vec<bool> = Vec::try_from(self.legal_valid.to_device(Device::Cpu).reshape([-1])).expect("bools");
+        let width = ids.len() / self.len.max(1);
+        let mut mask = vec![0u8; self.len * ACTIONS as usize];
+        for (k, (&a, &ok)) in ids.iter().zip(&valid).enumerate() {
+            if ok {
+                mask[k / width * ACTIONS as usize + a as usize] = 1;
+            }
+        }
+        Tensor::from_slice(&mask)
+            .reshape([self.len as i64, ACTIONS])
+            .to_kind(Kind::Bool)
+            .to_device(self.legal_ids.device())
     }
 }
 
@@ -290,6 +318,13 @@ pub struct Loader {
     pass_examples: u64,
     /// See [`crate::DataConfig::policy_target_temp`].
     policy_target_temp: f64,
+    /// See [`crate::DataConfig::validation_every`]: these games are skipped.
+    held_out: u64,
+}
+
+/// Whether game `id` is held out for validation (one in `every`; 0 = none).
+pub fn held_out(id: u64, every: u64) -> bool {
+    every > 1 && id % every == every - 1
 }
 
 impl Loader {
@@ -305,7 +340,42 @@ impl Loader {
             window,
             capacity,
             policy_target_temp: 1.0,
+            held_out: 0,
         }
+    }
+
+    /// Skip the games held out for validation (one in `every`, see [`held_out`]).
+    pub fn holding_out(mut self, every: u64) -> Loader {
+        self.held_out = every;
+        self
+    }
+
+    /// Up to `max` positions of the window's held-out games (one in
+    /// `every`), chosen uniformly with a seeded reservoir, in a fixed order:
+    /// the validation set. Empty when the window has no such game.
+    pub fn validation_set(window: &DataWindow, every: u64, max: usize, seed: u64) -> Result<Vec<Example>> {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+        let (mut kept, mut seen) = (Vec::new(), 0usize);
+        for shard in &window.shards {
+            let path = window.dir.join(shard);
+            for s in read_samples_file(&path)? {
+                if s.game_id < window.first_game || s.game_id > window.last_game || !held_out(s.game_id, every) {
+                    continue;
+                }
+                let e = Example::from_stored(s, window.channels)
+                    .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
+                seen += 1;
+                if kept.len() < max {
+                    kept.push(e);
+                } else {
+                    let j = rng.random_range(0..seen);
+                    if j < max {
+                        kept[j] = e;
+                    }
+                }
+            }
+        }
+        Ok(kept)
     }
 
     /// Train the policy on the stored distribution sharpened to
@@ -343,7 +413,10 @@ impl Loader {
         let path = self.window.dir.join(&self.window.shards[self.order[self.next]]);
         self.next += 1;
         for s in read_samples_file(&path)? {
-            if s.game_id < self.window.first_game || s.game_id > self.window.last_game {
+            if s.game_id < self.window.first_game
+                || s.game_id > self.window.last_game
+                || held_out(s.game_id, self.held_out)
+            {
                 continue;
             }
             let mut e = Example::from_stored(s, self.window.channels)

@@ -2,7 +2,7 @@
 
 use crate::checkpoint::{checkpoint_name, checkpoints, latest_checkpoint};
 use crate::config::TrainConfig;
-use crate::data::{DataWindow, Loader};
+use crate::data::{Batch, DataWindow, Example, Loader};
 use crate::metrics::Metrics;
 use crate::trainer::{StepMetrics, Trainer};
 use crate::{Result, TrainError};
@@ -14,6 +14,21 @@ use std::time::Instant;
 pub const CHECKPOINT_DIR: &str = "checkpoints";
 /// TensorBoard event files go to `<out>/tb/` (see [`crate::TensorBoardMetrics`]).
 pub const TB_DIR: &str = "tb";
+
+/// Watches a training run as it goes (the CLI's progress display).
+pub trait TrainObserver {
+    /// After each step (`step` of `steps`).
+    fn step(&mut self, step: u64, steps: u64, metrics: &StepMetrics) {
+        let _ = (step, steps, metrics);
+    }
+    /// After each validation: the metrics on the held-out positions.
+    fn validation(&mut self, step: u64, metrics: &StepMetrics, positions: usize) {
+        let _ = (step, metrics, positions);
+    }
+}
+
+/// Watches nothing.
+impl TrainObserver for () {}
 
 /// What [`train`] did.
 #[derive(Clone, Debug)]
@@ -34,6 +49,10 @@ pub struct TrainSummary {
     pub window: DataWindow,
     /// Stopped by the stop flag before `optim.steps` (a checkpoint was written).
     pub interrupted: bool,
+    /// The last validation (metrics on the held-out positions), if any ran.
+    pub validation: Option<StepMetrics>,
+    /// Positions in the validation set.
+    pub validation_positions: usize,
 }
 
 /// Train on the newest `config.data.window_games` games of `data_dir` (a
@@ -44,20 +63,22 @@ pub struct TrainSummary {
 /// from the newest (same model required; e.g. a larger `steps` continues a
 /// finished run).
 pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mut dyn Metrics) -> Result<TrainSummary> {
-    train_until(config, data_dir, out_dir, metrics, &AtomicBool::new(false))
+    train_until(config, data_dir, out_dir, metrics, &mut (), &AtomicBool::new(false))
 }
 
-/// [`train`], stopping early (with a checkpoint) once `stop` is set (Ctrl-C).
+/// [`train`], reporting to `observer`, stopping early (with a checkpoint)
+/// once `stop` is set (Ctrl-C).
 pub fn train_until(
     config: &TrainConfig,
     data_dir: &Path,
     out_dir: &Path,
     metrics: &mut dyn Metrics,
+    observer: &mut dyn TrainObserver,
     stop: &AtomicBool,
 ) -> Result<TrainSummary> {
     config.check()?;
     let window = DataWindow::open(data_dir, config.data.window_games)?;
-    train_window(config, window, out_dir, metrics, stop)
+    train_window(config, window, out_dir, metrics, observer, stop)
 }
 
 /// [`train_until`] on a window already chosen (e.g. the training loop's
@@ -67,6 +88,7 @@ pub fn train_window(
     window: DataWindow,
     out_dir: &Path,
     metrics: &mut dyn Metrics,
+    observer: &mut dyn TrainObserver,
     stop: &AtomicBool,
 ) -> Result<TrainSummary> {
     config.check()?;
@@ -92,7 +114,35 @@ pub fn train_window(
         config.data.shuffle_buffer,
         config.seed ^ start_step.wrapping_mul(0x9E37_79B9_7F4A_7C15),
     )
-    .with_policy_target_temp(config.data.policy_target_temp);
+    .with_policy_target_temp(config.data.policy_target_temp)
+    .holding_out(config.data.validation_every);
+    // The held-out positions, fixed for the whole run (the same seed every time).
+    let validation_set = if config.validate_every > 0 && config.data.validation_every > 1 {
+        let mut set =
+            Loader::validation_set(&window, config.data.validation_every, config.data.validation_samples, config.seed)?;
+        for e in &mut set {
+            e.sharpen_policy(config.data.policy_target_temp);
+        }
+        set
+    } else {
+        Vec::new()
+    };
+    let mut validation = None;
+    let run_validation = |trainer: &Trainer,
+                          metrics: &mut dyn Metrics,
+                          observer: &mut dyn TrainObserver|
+     -> Result<Option<StepMetrics>> {
+        if validation_set.is_empty() {
+            return Ok(None);
+        }
+        let m = validate(trainer, &validation_set, config.optim.batch_size, window.channels)?;
+        let step = trainer.step();
+        for (tag, value) in m.scalars().iter().take(6) {
+            metrics.scalar(&format!("val/{}", tag.replace('/', "_")), step, *value);
+        }
+        observer.validation(step, &m, validation_set.len());
+        Ok(Some(m))
+    };
     let started = Instant::now();
     let mut last = None;
     let mut checkpoint = resumed_from.clone();
@@ -122,12 +172,17 @@ pub fn train_window(
         if config.log_every > 0 && (step % config.log_every == 0 || step == config.optim.steps) {
             m.log(metrics, step);
         }
+        observer.step(step, config.optim.steps, &m);
+        if config.validate_every > 0 && step % config.validate_every == 0 && step < config.optim.steps {
+            validation = run_validation(&trainer, metrics, observer)?;
+        }
         last = Some(m);
         if config.checkpoint_every > 0 && step % config.checkpoint_every == 0 && step < config.optim.steps {
             checkpoint = Some(save(&trainer, metrics)?);
         }
     }
     if trainer.step() > start_step {
+        validation = run_validation(&trainer, metrics, observer)?.or(validation);
         checkpoint = Some(save(&trainer, metrics)?);
     }
     metrics.flush();
@@ -143,5 +198,36 @@ pub fn train_window(
         checkpoint,
         window,
         interrupted,
+        validation,
+        validation_positions: validation_set.len(),
+    })
+}
+
+/// The mean metrics of `trainer`'s net on `set` (evaluation mode), in
+/// batches of `batch`, weighted by batch size.
+fn validate(trainer: &Trainer, set: &[Example], batch: usize, channels: usize) -> Result<StepMetrics> {
+    let mut sum = [0.0f64; 5];
+    for chunk in set.chunks(batch.max(1)) {
+        let m = trainer.evaluate(&Batch::new(chunk, channels, trainer.device())?)?;
+        let w = chunk.len() as f64;
+        for (s, v) in
+            sum.iter_mut().zip([m.policy_loss, m.value_loss, m.policy_entropy, m.policy_accuracy, m.value_accuracy])
+        {
+            *s += v * w;
+        }
+    }
+    let n = set.len().max(1) as f64;
+    let policy_loss = sum[0] / n;
+    let value_loss = sum[1] / n;
+    Ok(StepMetrics {
+        policy_loss,
+        value_loss,
+        total_loss: policy_loss + value_loss * trainer.config().optim.value_weight,
+        policy_entropy: sum[2] / n,
+        policy_accuracy: sum[3] / n,
+        value_accuracy: sum[4] / n,
+        lr: 0.0,
+        grad_norm: 0.0,
+        samples_per_s: 0.0,
     })
 }

@@ -22,6 +22,7 @@
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
+pub mod bench;
 mod checkpoint;
 mod config;
 mod data;
@@ -39,8 +40,8 @@ pub use checkpoint::{
 pub use config::{
     DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, PolicyHead, TrainConfig,
 };
-pub use data::{Batch, DataWindow, Example, Loader};
-pub use driver::{train, train_until, train_window, TrainSummary, CHECKPOINT_DIR, TB_DIR};
+pub use data::{held_out, Batch, DataWindow, Example, Loader};
+pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};

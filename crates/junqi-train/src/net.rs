@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! obs [B, C, 12, 5]
-//!  └ conv3×3 → BN → ReLU                                   (stem, `channels`)
+//!  └ conv3×3 → BN → ReLU                                   (stem, `channels`; see below)
 //!  └ blocks × [conv3×3 → BN → ReLU → conv3×3 → BN, + skip, ReLU]
 //!     ├ policy (`conv`): conv1×1 → 60 planes [B, 60 (to), 60 (from)] → transpose
 //!     │         → logits [B, 3600] (id = from·60 + to), illegal → MASK_LOGIT
@@ -17,6 +17,22 @@
 //! moves poorly (a 3×32 net fitted `heuristic`'s policy, entropy 1.3, only
 //! to a cross-entropy of 3.0). The `bilinear` head scores a move from what
 //! stands at both ends, which is what a capture depends on.
+//!
+//! **The stem, computed exactly but cheaper.** 70 of the observation's 100
+//! planes are constant over the board (counts, fractions, flags) and 3 are
+//! the same in every position (the board's camps, headquarters, railway).
+//! A 3×3 convolution of a constant plane of value v is v times the
+//! convolution of an all-ones plane, so the stem convolves only the 30
+//! other planes and adds `values [B, 70] × maps [70, channels × 60]`, the
+//! maps being the stem's own weights convolved with ones (recomputed from
+//! the weights at every forward pass, so gradients flow to the same
+//! parameters). Same weights, same outputs up to float rounding, a third of
+//! the forward FLOPs gone.
+//!
+//! **The policy at the legal actions only** ([`Net::policy_logits_at`]):
+//! training needs the logits of a position's legal actions (about 40 of
+//! 3,600), so the bilinear head gathers their two embeddings instead of
+//! forming all 3,600 products.
 
 use crate::config::{ModelConfig, PolicyHead};
 use tch::nn;
@@ -57,12 +73,40 @@ struct Block {
     b: ConvBn,
 }
 
+/// The planes the stem convolves, and those it reads as one value each
+/// (see the module docs); `None` for inputs that are not this build's
+/// observation.
+#[derive(Debug)]
+struct StemSplit {
+    /// Planes that vary over the board: `[30]` indices.
+    spatial: Tensor,
+    /// Planes constant over the board: `[70]` indices.
+    constant: Tensor,
+    /// An all-ones input for the constant planes' maps: `[1, 70, 12, 5]`.
+    ones: Tensor,
+}
+
+impl StemSplit {
+    fn new(device: tch::Device) -> StemSplit {
+        use junqi_env::observation::{CAMP, POOL_OWN, RAIL};
+        let spatial: Vec<i64> = (0..POOL_OWN as i64).chain(CAMP as i64..=RAIL as i64).collect();
+        let constant: Vec<i64> = (0..junqi_env::OBS_CHANNELS as i64).filter(|c| !spatial.contains(c)).collect();
+        let n = constant.len() as i64;
+        StemSplit {
+            spatial: Tensor::from_slice(&spatial).to_device(device),
+            constant: Tensor::from_slice(&constant).to_device(device),
+            ones: Tensor::ones([1, n, 12, 5], (Kind::Float, device)),
+        }
+    }
+}
+
 /// The residual policy/value net. Its variables live in the
 /// [`nn::VarStore`] given to [`Net::new`].
 #[derive(Debug)]
 pub struct Net {
     config: ModelConfig,
     stem: ConvBn,
+    split: Option<StemSplit>,
     blocks: Vec<Block>,
     /// `conv`: 60 planes; `bilinear`: the origin embedding q.
     policy: nn::Conv2D,
@@ -93,9 +137,11 @@ impl Net {
                 Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
             ),
         };
+        let split = (config.in_channels == junqi_env::OBS_CHANNELS).then(|| StemSplit::new(p.device()));
         Net {
             config: config.clone(),
             stem,
+            split,
             blocks,
             policy,
             policy_to,
@@ -113,14 +159,56 @@ impl Net {
     /// `[B, 3600]` (not masked) and value logits `[B, 3]` (win, draw, loss).
     /// `train` selects batch statistics (training) or running ones (evaluation).
     pub fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let xs = self.trunk(obs, train);
+        (self.policy_logits(&xs), self.value_logits(&xs, train))
+    }
+
+    /// The trunk's features `[B, channels, 12, 5]` of `obs`.
+    pub fn trunk(&self, obs: &Tensor, train: bool) -> Tensor {
         let b = obs.size()[0];
         let xs = obs.reshape([b, self.config.in_channels as i64, 12, 5]);
-        let mut xs = self.stem.forward_t(&xs, train).relu();
+        let mut xs = self.stem_pre(&xs).apply_t(&self.stem.bn, train).relu();
         for block in &self.blocks {
             let ys = block.a.forward_t(&xs, train).relu();
             xs = (block.b.forward_t(&ys, train) + &xs).relu();
         }
-        let policy = match &self.policy_to {
+        xs
+    }
+
+    /// The stem's convolution of `xs [B, C, 12, 5]` (before batch norm).
+    fn stem_pre(&self, xs: &Tensor) -> Tensor {
+        let b = xs.size()[0];
+        match &self.split {
+            None => xs.apply(&self.stem.conv),
+            Some(split) => {
+                let w = &self.stem.conv.ws; // [ch, in, 3, 3]
+                let ch = self.config.channels as i64;
+                let spatial = xs.index_select(1, &split.spatial);
+                let values = xs.index_select(1, &split.constant).select(3, 0).select(2, 0); // [B, 70]
+                let w_constant = w.index_select(1, &split.constant); // [ch, 70, 3, 3]
+                let k = w_constant.size()[1];
+                // Each constant plane's map: its weights convolved with ones (groups = one per plane).
+                let maps = split
+                    .ones
+                    .conv2d(
+                        &w_constant.transpose(0, 1).reshape([k * ch, 1, 3, 3]),
+                        None::<Tensor>,
+                        [1, 1],
+                        [1, 1],
+                        [1, 1],
+                        k,
+                    )
+                    .reshape([k, ch * 60]);
+                spatial.conv2d(&w.index_select(1, &split.spatial), None::<Tensor>, [1, 1], [1, 1], [1, 1], 1)
+                    + values.matmul(&maps).reshape([b, ch, 12, 5])
+            }
+        }
+    }
+
+    /// All 3,600 policy logits `[B, 3600]` of the trunk's features.
+    pub fn policy_logits(&self, xs: &Tensor) -> Tensor {
+        let b = xs.size()[0];
+        match &self.policy_to {
             None => xs.apply(&self.policy).reshape([b, NODES, NODES]).transpose(1, 2).reshape([b, ACTIONS]),
             Some(to) => {
                 let ch = self.config.channels as i64;
@@ -128,16 +216,31 @@ impl Net {
                 let k = xs.apply(to).reshape([b, ch, NODES]); // [B, ch, to]
                 (q.matmul(&k) / (ch as f64).sqrt()).reshape([b, ACTIONS])
             }
-        };
-        let value = self
-            .value_conv
-            .forward_t(&xs, train)
-            .relu()
-            .reshape([b, -1])
-            .apply(&self.value_fc)
-            .relu()
-            .apply(&self.value_out);
-        (policy, value)
+        }
+    }
+
+    /// The policy logits of the actions `ids [B, L]` (int64 action ids) only:
+    /// `[B, L]`, equal to `policy_logits(xs).gather(1, ids)`.
+    pub fn policy_logits_at(&self, xs: &Tensor, ids: &Tensor) -> Tensor {
+        match &self.policy_to {
+            None => self.policy_logits(xs).gather(1, ids, false),
+            Some(to) => {
+                let (b, l) = (ids.size()[0], ids.size()[1]);
+                let ch = self.config.channels as i64;
+                let q = xs.apply(&self.policy).reshape([b, ch, NODES]).transpose(1, 2); // [B, 60, ch]
+                let k = xs.apply(to).reshape([b, ch, NODES]).transpose(1, 2);
+                let at = |nodes: Tensor| nodes.unsqueeze(-1).expand([b, l, ch], false);
+                let qf = q.gather(1, &at(ids.divide_scalar_mode(NODES, "floor")), false); // [B, L, ch]
+                let kt = k.gather(1, &at(ids.remainder(NODES)), false);
+                (qf * kt).sum_dim_intlist(-1, false, Kind::Float) / (ch as f64).sqrt()
+            }
+        }
+    }
+
+    /// The value logits `[B, 3]` (win, draw, loss) of the trunk's features.
+    pub fn value_logits(&self, xs: &Tensor, train: bool) -> Tensor {
+        let b = xs.size()[0];
+        self.value_conv.forward_t(xs, train).relu().reshape([b, -1]).apply(&self.value_fc).relu().apply(&self.value_out)
     }
 
     /// Policy logits with illegal actions set to [`MASK_LOGIT`]; `legal` is a
@@ -165,6 +268,38 @@ mod tests {
         tch::manual_seed(1);
         for policy_head in [PolicyHead::Conv, PolicyHead::Bilinear] {
             shapes_and_masking_with(ModelConfig { blocks: 1, channels: 8, policy_head, ..Default::default() });
+        }
+    }
+
+    /// An observation-like input: random 0/1 per-node planes, one random
+    /// value per constant plane.
+    fn observation_like(b: i64, c: i64) -> Tensor {
+        let x = Tensor::rand([b, c, 12, 5], (Kind::Float, tch::Device::Cpu)).round();
+        let split = StemSplit::new(tch::Device::Cpu);
+        let values = Tensor::rand([b, split.constant.size()[0], 1, 1], (Kind::Float, tch::Device::Cpu))
+            .expand([-1, -1, 12, 5], false)
+            .contiguous();
+        x.index_copy(1, &split.constant, &values)
+    }
+
+    #[test]
+    fn the_split_stem_and_the_gathered_logits_equal_the_plain_ones() {
+        tch::manual_seed(3);
+        for policy_head in [PolicyHead::Conv, PolicyHead::Bilinear] {
+            let cfg = ModelConfig { blocks: 1, channels: 16, policy_head, ..Default::default() };
+            let vs = nn::VarStore::new(tch::Device::Cpu);
+            let net = Net::new(&vs.root(), &cfg);
+            let obs = observation_like(5, cfg.in_channels as i64);
+            let split = net.stem_pre(&obs);
+            let plain = obs.apply(&net.stem.conv);
+            let diff = (&split - &plain).abs().max().double_value(&[]);
+            assert!(diff < 1e-4, "stem differs by {diff}");
+            let xs = net.trunk(&obs, false);
+            let ids = Tensor::from_slice(&[0i64, 61, 3599, 1234, 7, 7, 60, 2000, 59, 3540]).reshape([5, 2]);
+            let full = net.policy_logits(&xs).gather(1, &ids, false);
+            let at = net.policy_logits_at(&xs, &ids);
+            let diff = (&full - &at).abs().max().double_value(&[]);
+            assert!(diff < 1e-5, "{policy_head:?}: gathered logits differ by {diff}");
         }
     }
 

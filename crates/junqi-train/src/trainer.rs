@@ -135,9 +135,14 @@ impl Trainer {
         self.step
     }
 
+    /// The losses on `batch`, with the policy's softmax over each
+    /// position's legal actions only (the same as over all 3,600 with the
+    /// illegal ones masked, without computing their logits).
     fn losses(&self, batch: &Batch, train: bool) -> Losses {
-        let (logits, value_logits) = self.net.forward_t(&batch.obs, train);
-        let masked = Net::masked_logits(&logits, &batch.legal);
+        let xs = self.net.trunk(&batch.obs, train);
+        let value_logits = self.net.value_logits(&xs, train);
+        let logits = self.net.policy_logits_at(&xs, &batch.legal_ids);
+        let masked = logits.masked_fill(&batch.legal_valid.logical_not(), crate::MASK_LOGIT);
         let logp = masked.log_softmax(-1, Kind::Float);
         let policy = -(&batch.policy * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
         let value = value_logits.cross_entropy_for_logits(&batch.wdl);

@@ -50,8 +50,9 @@ pub struct LoopConfig {
     pub generations: u32,
     /// Start no new generation after this many minutes of this run (0 = no limit).
     pub minutes: f64,
-    /// Worker threads for self-play and evaluation: games in flight, whose
-    /// positions share the net's batches.
+    /// Worker threads for self-play and evaluation (0 = one per core). Each
+    /// keeps its shard's games in flight (up to 192 with a net bot), so the
+    /// positions of all of them share the net's batches.
     pub threads: usize,
     pub bootstrap: BootstrapConfig,
     pub selfplay: SelfplaySettings,
@@ -137,7 +138,7 @@ impl Default for LoopConfig {
             rules_set: Vec::new(),
             generations: 0,
             minutes: 0.0,
-            threads: 16,
+            threads: 0,
             bootstrap: BootstrapConfig::default(),
             selfplay: SelfplaySettings::default(),
             window_generations: 4,
@@ -182,6 +183,14 @@ impl Default for EvalSettings {
 }
 
 impl LoopConfig {
+    /// The self-play workers: `threads`, or one per core.
+    pub fn workers(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
     pub fn from_toml(text: &str) -> Result<LoopConfig> {
         let c: LoopConfig = toml::from_str(text).map_err(|e| TrainError::Config(format!("bad loop config: {e}")))?;
         c.check()?;
@@ -213,8 +222,8 @@ impl LoopConfig {
         self.rules()?;
         self.samples()?;
         self.train.check()?;
-        if self.threads == 0 {
-            return bad("threads must be at least 1".into());
+        if self.threads > 1024 {
+            return bad(format!("threads must be at most 1024, not {}", self.threads));
         }
         if self.bootstrap.games == 0 || self.selfplay.games == 0 {
             return bad("bootstrap.games and selfplay.games must be positive".into());
@@ -464,7 +473,7 @@ pub fn run_loop(
                 .with_swap(false)
                 .with_resign(resign)
                 // One shard per worker at least: a shard's games run one after another.
-                .with_shard_games(games.div_ceil(config.threads as u64).clamp(1, 1000));
+                .with_shard_games(games.div_ceil(config.workers() as u64).clamp(1, 1000));
             let plan = prepare(sp_config, Some(&dir.join("selfplay")))?;
             if !plan.pending.is_empty() {
                 reset(options);
@@ -531,7 +540,7 @@ pub fn run_loop(
                 observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
                 let train_dir = out.join("train");
                 let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
-                let summary = train_window(&tc, window, &train_dir, &mut metrics, &options.stop)?;
+                let summary = train_window(&tc, window, &train_dir, &mut metrics, &mut (), &options.stop)?;
                 if summary.interrupted {
                     return Err(interrupted());
                 }
@@ -653,7 +662,11 @@ fn matchup(
 ) -> Result<([f64; 3], [f64; 3])> {
     // Small shards (pairs stay whole): every worker has games, so a net's
     // positions from many games share its batches.
-    let shard = (games / options.threads.max(1) as u64).next_multiple_of(2).max(2);
+    let workers = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let shard = (games / workers as u64).next_multiple_of(2).max(2);
     let config = matchup_config(rules.clone(), bots, games, seed)
         .map_err(|e| TrainError::Config(e.to_string()))?
         .with_shard_games(shard);

@@ -35,7 +35,7 @@ fn the_loader_rebuilds_the_env_planes_and_legal_ids_in_every_mode() {
         let examples = loader.next_examples(rows).unwrap();
         let batch = Batch::new(&examples, 100, Device::Cpu).unwrap();
         let obs: Vec<f32> = Vec::try_from(batch.obs.reshape([-1])).unwrap();
-        let legal: Vec<bool> = Vec::try_from(batch.legal.reshape([-1])).unwrap();
+        let legal: Vec<bool> = Vec::try_from(batch.legal_mask().reshape([-1])).unwrap();
 
         let (mut want_obs, mut want_mask, mut moves) = (vec![0.0f32; OBS_SIZE], vec![0u8; ACTIONS], MoveList::new());
         for (i, e) in examples.iter().enumerate() {

@@ -84,7 +84,8 @@ fn illegal_actions_get_probability_exactly_zero() {
         let random = Tensor::rand([128, ACTIONS], (Kind::Float, Device::Cpu)).lt(0.01 * (seed + 1) as f64);
         let _ = random.get(0).fill_(0);
         let _ = random.get(0).get(17).fill_(1);
-        for legal in [&batch.legal, &random] {
+        let stored = batch.legal_mask();
+        for legal in [&stored, &random] {
             let (probs, wdl) = t.net().predict(&batch.obs, legal);
             let illegal_mass = probs.masked_select(&legal.logical_not());
             assert_eq!(illegal_mass.abs().max().double_value(&[]), 0.0, "an illegal action got probability");
@@ -116,7 +117,7 @@ fn mean_entropy(policy: &Tensor) -> f64 {
 }
 
 fn outputs(net: &Net, batch: &Batch) -> (Vec<f32>, Vec<f32>) {
-    let (p, v) = net.predict(&batch.obs, &batch.legal);
+    let (p, v) = net.predict(&batch.obs, &batch.legal_mask());
     (Vec::try_from(&p.reshape([-1])).unwrap(), Vec::try_from(&v.reshape([-1])).unwrap())
 }
 
@@ -382,4 +383,36 @@ fn the_bilinear_head_learns_and_reloads_and_older_nets_load_as_conv() {
     let (_vs, _net, info) = load_net(&nets.join("default.safetensors"), Device::Cpu).unwrap();
     assert_eq!(info.model.policy_head, PolicyHead::Bilinear);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// One game in `validation_every` is held out: the loader never yields it,
+/// the validation set holds only such games, and the validation metrics are
+/// logged (as `val/...`) during training and at the end.
+#[test]
+fn held_out_games_are_never_trained_on_and_give_the_validation_loss() {
+    let every = 4;
+    let window = DataWindow::open(dataset(), 0).unwrap();
+    let mut l = Loader::new(window.clone(), 100_000, 1).holding_out(every);
+    for _ in 0..3_000 {
+        let e = l.next_example().unwrap();
+        assert!(!held_out(e.game_id, every), "game {} is held out", e.game_id);
+    }
+    let set = Loader::validation_set(&window, every, 300, 5).unwrap();
+    assert_eq!(set.len(), 300);
+    assert!(set.iter().all(|e| held_out(e.game_id, every)));
+    assert_eq!(set, Loader::validation_set(&window, every, 300, 5).unwrap(), "the same set every time");
+
+    let mut config = small_config();
+    config.data.validation_every = every;
+    config.data.validation_samples = 300;
+    config.validate_every = 15;
+    let out = temp_dir("validation");
+    let mut memory = MemoryMetrics::default();
+    let s = train(&config, dataset(), &out, &mut memory).unwrap();
+    let v = s.validation.expect("a validation ran");
+    assert_eq!(s.validation_positions, 300);
+    assert!(v.total_loss.is_finite() && v.policy_loss > 0.0);
+    let steps: Vec<u64> = memory.series["val/loss_total"].iter().map(|&(step, _)| step).collect();
+    assert_eq!(steps, vec![15, 30, 40]);
+    assert!(memory.series.contains_key("val/policy_accuracy"));
 }

@@ -138,7 +138,8 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
 fn bad_loop_configs_say_why() {
     let err = |text: &str| LoopConfig::from_toml(text).unwrap_err().to_string();
     assert!(err("mode = \"chess\"").contains("mode"));
-    assert!(err("threads = 0").contains("threads"));
+    assert!(err("threads = 5000").contains("threads"));
+    assert!(LoopConfig::from_toml("threads = 0").is_ok(), "0 = one worker per core");
     assert!(err("[evaluate]\ngames = 3").contains("even"));
     assert!(err("[bootstrap]\nbot = \"nope\"").contains("bootstrap.bot"));
     assert!(err("colour = 1").contains("unknown field"));

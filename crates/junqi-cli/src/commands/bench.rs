@@ -1,5 +1,6 @@
 //! `junqi bench`: random-playout speed per mode (generate every legal action
-//! each ply, pick one uniformly), on one thread and on all threads.
+//! each ply, pick one uniformly), on one thread and on all threads; with
+//! `--net FILE`, the net's speed (see [`super::bench_net`]).
 
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Result};
@@ -9,9 +10,26 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Seconds per measurement.
-    #[arg(long, default_value_t = 3.0)]
-    seconds: f64,
+    /// Seconds per measurement (with --net: of the self-play window; default 3, with --net 30).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Measure a net instead: `default`, a net file, or `random:BLOCKSxCHANNELS`
+    /// (a fresh net of that shape, e.g. random:10x128): forward passes, training,
+    /// the loader, self-play with the net and the cost of writing samples.
+    #[arg(long, value_name = "FILE")]
+    net: Option<String>,
+    /// With --net: simulations of the self-play search.
+    #[arg(long, default_value_t = 48, requires = "net")]
+    sims: u32,
+    /// With --net: the self-play bot instead of `mcts:sims=N,c=4,noise=0.25,alpha=0.3,temp=1,temp_plies=30,mix=0.5,eval=net:FILE`.
+    #[arg(long, value_name = "SPEC", requires = "net")]
+    bot: Option<String>,
+    /// With --net: self-play games in flight per thread (0 = automatic).
+    #[arg(long, default_value_t = 0, requires = "net")]
+    in_flight: usize,
+    /// With --net: seconds of self-play before the measured window.
+    #[arg(long, default_value_t = 10.0, requires = "net")]
+    warmup: f64,
     /// Threads for the parallel measurement (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -64,18 +82,31 @@ fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
-        bail!("--seconds must be in (0, 3600]");
-    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = args.threads.unwrap_or(cores);
     if threads == 0 || threads > 1024 {
         bail!("--threads must be between 1 and 1024");
     }
+    if let Some(net) = args.net {
+        return super::bench_net::run(super::bench_net::NetBench {
+            net,
+            threads,
+            seconds: args.seconds.unwrap_or(30.0),
+            warmup: args.warmup,
+            sims: args.sims,
+            in_flight: args.in_flight,
+            bot: args.bot,
+            seed: args.seed,
+        });
+    }
+    let seconds = args.seconds.unwrap_or(3.0);
+    if !(seconds > 0.0 && seconds <= 3600.0) {
+        bail!("--seconds must be in (0, 3600]");
+    }
     let modes = if args.modes.is_empty() { Mode::ALL.to_vec() } else { args.modes.clone() };
-    let budget = Duration::from_secs_f64(args.seconds);
+    let budget = Duration::from_secs_f64(seconds);
     let mut out = std::io::stdout();
-    writeln!(out, "random playouts, {} s per measurement, {} thread(s) for the parallel run", args.seconds, threads)?;
+    writeln!(out, "random playouts, {seconds} s per measurement, {threads} thread(s) for the parallel run")?;
     writeln!(
         out,
         "{:<7} {:>8} {:>12} {:>14} {:>11} {:>8}",

@@ -1,6 +1,7 @@
 pub mod apply;
 pub mod arena;
 pub mod bench;
+pub mod bench_net;
 pub mod moves;
 pub mod perft;
 pub mod play;

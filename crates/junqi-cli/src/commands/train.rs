@@ -59,11 +59,74 @@ fn config(args: &Args, device: Option<&str>) -> Result<TrainConfig> {
     Ok(TrainConfig::from_toml(&text)?)
 }
 
+/// The progress of `junqi train`: a bar on a terminal (step, loss,
+/// samples/s), a line per validation, and without a terminal a line every
+/// `every` steps.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    every: u64,
+    /// Samples/s, smoothed.
+    rate: f64,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(config: &TrainConfig) -> Progress {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let target =
+            if terminal { indicatif::ProgressDrawTarget::stderr() } else { indicatif::ProgressDrawTarget::hidden() };
+        let bar = indicatif::ProgressBar::with_draw_target(Some(config.optim.steps), target);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  [{elapsed_precise} < {eta}]")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        Progress { bar, every: (config.log_every * 10).max(1), rate: 0.0, terminal }
+    }
+
+    fn say(&self, line: String) {
+        if self.terminal {
+            self.bar.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
+}
+
+impl junqi_train::TrainObserver for Progress {
+    fn step(&mut self, step: u64, steps: u64, m: &junqi_train::StepMetrics) {
+        self.rate = if self.rate == 0.0 { m.samples_per_s } else { 0.95 * self.rate + 0.05 * m.samples_per_s };
+        let msg = format!(
+            "loss {:.3} (policy {:.3}, value {:.3})  {:.0} samples/s",
+            m.total_loss, m.policy_loss, m.value_loss, self.rate
+        );
+        self.bar.set_position(step);
+        self.bar.set_message(msg.clone());
+        if !self.terminal && (step % self.every == 0 || step == steps) {
+            eprintln!("step {step}/{steps}: {msg}");
+        }
+    }
+    fn validation(&mut self, step: u64, m: &junqi_train::StepMetrics, positions: usize) {
+        self.say(format!(
+            "step {step}: validation loss {:.3} (policy {:.3}, value {:.3}), policy accuracy {:.1}%, value accuracy {:.1}% on {positions} held-out positions",
+            m.total_loss,
+            m.policy_loss,
+            m.value_loss,
+            100.0 * m.policy_accuracy,
+            100.0 * m.value_accuracy
+        ));
+    }
+}
+
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
     let stop = crate::live::ctrl_c_flag()?;
     let mut metrics = TensorBoardMetrics::for_run(&args.out)?;
-    let summary = junqi_train::train_until(&config, &args.data, &args.out, &mut metrics, &stop)?;
+    let mut progress = Progress::new(&config);
+    let result = junqi_train::train_until(&config, &args.data, &args.out, &mut metrics, &mut progress, &stop);
+    progress.bar.finish_and_clear();
+    let summary = result?;
     let net = args.out.join("net.safetensors");
     if let Some(ckpt) = &summary.checkpoint {
         junqi_train::export_checkpoint(ckpt, &net).with_context(|| format!("exporting {}", net.display()))?;
@@ -87,6 +150,24 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     if let Some(m) = &summary.last {
         let line: Vec<String> = m.scalars().iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
         writeln!(out, "last step: {}", line.join(", "))?;
+    }
+    match &summary.validation {
+        Some(v) => writeln!(
+            out,
+            "validation ({} positions of held-out games, never trained on): loss {:.4} (policy {:.4}, value {:.4}), policy accuracy {:.1}%, value accuracy {:.1}%",
+            summary.validation_positions,
+            v.total_loss,
+            v.policy_loss,
+            v.value_loss,
+            100.0 * v.policy_accuracy,
+            100.0 * v.value_accuracy
+        )?,
+        None if config.validate_every > 0 && config.data.validation_every > 1 => writeln!(
+            out,
+            "no validation: the window holds no held-out game (one in {} is held out)",
+            config.data.validation_every
+        )?,
+        None => {}
     }
     if summary.checkpoint.is_some() {
         writeln!(out, "net: {} (TensorBoard: {})", net.display(), args.out.join(junqi_train::TB_DIR).display())?;

@@ -25,7 +25,7 @@ pub struct Args {
     /// Start no new generation after this many minutes (`minutes`; may change on a resume).
     #[arg(long)]
     minutes: Option<f64>,
-    /// Worker threads = games in flight (`threads`).
+    /// Self-play and evaluation workers, 0 = one per core (`threads`).
     #[arg(long)]
     threads: Option<usize>,
     /// Any config key, e.g. `--set selfplay.sims=64 --set train.model.blocks=2`; repeatable.

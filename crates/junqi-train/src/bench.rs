@@ -1,0 +1,89 @@
+//! Measurements for `junqi bench --net`: libtorch's matrix-product rate,
+//! its forward pass by batch size, and training throughput (the step, the
+//! loader, both).
+
+use crate::{DataWindow, DeviceChoice, Loader, ModelConfig, Result, TorchBackend, TrainConfig, Trainer};
+use junqi_net::{Backend, NetInput};
+use std::path::Path;
+use std::time::Instant;
+
+/// GFLOP/s of an `n × n` float matrix product on the CPU with `threads` intra-op threads.
+pub fn sgemm_gflops(threads: usize, n: i64) -> f64 {
+    tch::set_num_threads(threads as i32);
+    let a = tch::Tensor::rand([n, n], (tch::Kind::Float, tch::Device::Cpu));
+    let _ = a.matmul(&a);
+    let reps = 6;
+    let t = Instant::now();
+    for _ in 0..reps {
+        let _ = a.matmul(&a);
+    }
+    2.0 * (n * n * n) as f64 * reps as f64 / t.elapsed().as_secs_f64() / 1e9
+}
+
+/// Positions/s of libtorch's forward pass of the net at `path` on the CPU
+/// (`threads` intra-op threads) for each batch size, the planes built from
+/// `pool`'s codes as the GPU backend does.
+pub fn forward_rates(path: &Path, threads: usize, pool: &[NetInput], batches: &[usize]) -> Result<Vec<(usize, f64)>> {
+    let mut backend =
+        TorchBackend::load(path, tch::Device::Cpu).map_err(|e| crate::TrainError::Config(e.to_string()))?;
+    tch::set_num_threads(threads as i32);
+    let mut out = Vec::new();
+    let mut rates = Vec::new();
+    for &batch in batches {
+        let inputs: Vec<&NetInput> = pool.iter().cycle().take(batch).collect();
+        backend.evaluate(&inputs, &mut out);
+        let reps = (4096 / batch).clamp(3, 400);
+        let t = Instant::now();
+        for _ in 0..reps {
+            out.clear();
+            backend.evaluate(&inputs, &mut out);
+        }
+        rates.push((batch, (batch * reps) as f64 / t.elapsed().as_secs_f64()));
+    }
+    Ok(rates)
+}
+
+/// Training throughput in samples/s.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainingRates {
+    pub batch: usize,
+    /// `Trainer::train_step` on batches already made (forward + backward + update).
+    pub step: f64,
+    /// `Loader::next_batch` alone (Parquet → positions → planes, masks, targets).
+    pub loader: f64,
+    /// Both, one after the other, as `junqi train` runs them.
+    pub both: f64,
+}
+
+/// Train a fresh net of shape `model` on the CPU (`threads` threads, the
+/// default batch) on the samples in `data` for a dozen steps each way.
+pub fn training_rates(model: &ModelConfig, threads: usize, data: &Path) -> Result<TrainingRates> {
+    tch::set_num_threads(threads as i32);
+    let mut config = TrainConfig { device: DeviceChoice::Cpu, ..Default::default() };
+    config.model = model.clone();
+    let batch = config.optim.batch_size;
+    let mut loader = Loader::new(DataWindow::open(data, 0)?, 50_000, 1);
+    let device = tch::Device::Cpu;
+    let n = 12;
+    // The first batches fill the shuffle buffer: made before the clock starts.
+    let mut batches = vec![loader.next_batch(batch, device)?];
+    let t = Instant::now();
+    for _ in 1..n {
+        batches.push(loader.next_batch(batch, device)?);
+    }
+    let load = ((n - 1) * batch) as f64 / t.elapsed().as_secs_f64();
+    let mut trainer = Trainer::new(&config)?;
+    trainer.train_step(&batches[0])?;
+    let t = Instant::now();
+    for b in &batches[1..] {
+        trainer.train_step(b)?;
+    }
+    let step = ((n - 1) * batch) as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for _ in 0..n {
+        let b = loader.next_batch(batch, device)?;
+        trainer.train_step(&b)?;
+    }
+    let both = (n * batch) as f64 / t.elapsed().as_secs_f64();
+    Ok(TrainingRates { batch, step, loader: load, both })
+}
