@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         Command::Play(a) => commands::play::run(a),
         Command::RandomGame(a) => commands::random_game::run(a),
         Command::Perft(a) => commands::perft::run(a),
-        Command::Bench(a) => commands::bench::run(a),
+        Command::Bench(a) => commands::bench::run(a, device),
         Command::Selfplay(a) => commands::selfplay::run(a),
         Command::Replay(a) => commands::replay::run(a),
         Command::Arena(a) => commands::arena::run(a),

@@ -20,12 +20,18 @@ pub fn sgemm_gflops(threads: usize, n: i64) -> f64 {
     2.0 * (n * n * n) as f64 * reps as f64 / t.elapsed().as_secs_f64() / 1e9
 }
 
-/// Positions/s of libtorch's forward pass of the net at `path` on the CPU
-/// (`threads` intra-op threads) for each batch size, the planes built from
+/// Positions/s of libtorch's forward pass of the net at `path` on `device`
+/// (on the CPU with `threads` intra-op threads) for each batch size, the planes built from
 /// `pool`'s codes as the GPU backend does.
-pub fn forward_rates(path: &Path, threads: usize, pool: &[NetInput], batches: &[usize]) -> Result<Vec<(usize, f64)>> {
+pub fn forward_rates(
+    path: &Path,
+    device: DeviceChoice,
+    threads: usize,
+    pool: &[NetInput],
+    batches: &[usize],
+) -> Result<Vec<(usize, f64)>> {
     let mut backend =
-        TorchBackend::load(path, tch::Device::Cpu).map_err(|e| crate::TrainError::Config(e.to_string()))?;
+        TorchBackend::load(path, device.resolve()?).map_err(|e| crate::TrainError::Config(e.to_string()))?;
     tch::set_num_threads(threads as i32);
     let mut out = Vec::new();
     let mut rates = Vec::new();
@@ -55,15 +61,17 @@ pub struct TrainingRates {
     pub both: f64,
 }
 
-/// Train a fresh net of shape `model` on the CPU (`threads` threads, the
-/// default batch) on the samples in `data` for a dozen steps each way.
-pub fn training_rates(model: &ModelConfig, threads: usize, data: &Path) -> Result<TrainingRates> {
+/// Train a fresh net of shape `model` on `device` (on the CPU with
+/// `threads` threads; the default batch) on the samples in `data` for a
+/// dozen steps each way.
+pub fn training_rates(model: &ModelConfig, device: DeviceChoice, threads: usize, data: &Path) -> Result<TrainingRates> {
     tch::set_num_threads(threads as i32);
-    let mut config = TrainConfig { device: DeviceChoice::Cpu, ..Default::default() };
+    crate::driver::keep_freed_memory();
+    let mut config = TrainConfig { device, ..Default::default() };
     config.model = model.clone();
     let batch = config.optim.batch_size;
     let mut loader = Loader::new(DataWindow::open(data, 0)?, 50_000, 1);
-    let device = tch::Device::Cpu;
+    let device = device.resolve()?;
     let n = 12;
     // The first batches fill the shuffle buffer: made before the clock starts.
     let mut batches = vec![loader.next_batch(batch, device)?];

@@ -81,7 +81,7 @@ fn measure(rules: junqi_core::Rules, threads: usize, seed: u64, budget: Duration
     Ok((total, secs))
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = args.threads.unwrap_or(cores);
     if threads == 0 || threads > 1024 {
@@ -97,6 +97,7 @@ pub fn run(args: Args) -> Result<()> {
             in_flight: args.in_flight,
             bot: args.bot,
             seed: args.seed,
+            device: device.map(str::to_string),
         });
     }
     let seconds = args.seconds.unwrap_or(3.0);

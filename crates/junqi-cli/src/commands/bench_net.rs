@@ -39,6 +39,9 @@ pub struct NetBench {
     pub in_flight: usize,
     pub bot: Option<String>,
     pub seed: u64,
+    /// `--device`: `cuda` (or `auto` with a GPU) measures libtorch on the GPU.
+    #[cfg_attr(not(feature = "torch"), allow(dead_code))]
+    pub device: Option<String>,
 }
 
 /// The batch sizes of the raw forward-pass table.
@@ -92,11 +95,18 @@ fn inputs(n: usize) -> Vec<NetInput> {
     out
 }
 
-/// Positions/s through a service with `threads` executors and batches of
-/// `batch`: `threads` clients each submit `batch` positions and wait.
-fn service_rate(net: &CpuNet, inputs: &[NetInput], threads: usize, batch: usize, time: Duration) -> Result<(f64, f64)> {
-    let options = ServiceOptions { executors: threads, max_batch: batch, cache_entries: 0 };
-    let service = InferenceService::cpu(net.clone(), &options)?;
+/// Positions/s through a service with `executors` executors and batches of
+/// `batch`: `threads` clients each submit `batch` positions and wait. The
+/// backend is the one `--device` chose (the CPU engine, or libtorch on a GPU).
+fn service_rate(path: &Path, inputs: &[NetInput], threads: usize, batch: usize, time: Duration) -> Result<(f64, f64)> {
+    let settings = junqi_net::inference_settings();
+    let executors = if settings.backend.is_some() { 1 } else { threads };
+    let options = ServiceOptions { executors, max_batch: batch, cache_entries: 0 };
+    let factory = match &settings.backend {
+        None => junqi_net::CpuBackend::factory(std::sync::Arc::new(CpuNet::load(path)?)),
+        Some(make) => make(path)?,
+    };
+    let service = InferenceService::start(factory, &options)?;
     let start = Instant::now();
     let done: u64 = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -172,11 +182,16 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
 
     // ---- raw forward passes ----
     let pool = inputs(2048);
-    println!("\nraw forward passes, junqi's CPU engine through the inference service ({threads} executors):");
+    let gpu = junqi_net::inference_settings().backend.is_some();
+    if gpu {
+        println!("\nraw forward passes through the inference service (libtorch on the GPU, 1 executor):");
+    } else {
+        println!("\nraw forward passes, junqi's CPU engine through the inference service ({threads} executors):");
+    }
     println!("{:>6} {:>12} {:>10} {:>16} {:>10}", "batch", "positions/s", "mean batch", "GFLOP/s (model)", "of peak");
     let mut raw = Vec::new();
     for &batch in &BATCHES {
-        let (rate, mean) = service_rate(&net, &pool, threads, batch, Duration::from_secs(2))?;
+        let (rate, mean) = service_rate(&path, &pool, threads, batch, Duration::from_secs(2))?;
         raw.push((batch, rate));
         println!(
             "{batch:>6} {rate:>12.0} {mean:>10.1} {:>16.1} {:>10}",
@@ -185,9 +200,12 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
         );
     }
     #[cfg(feature = "torch")]
-    torch::forward_table(&path, threads as i32, &pool, flops, peak)?;
-    #[cfg(feature = "torch")]
-    torch::training(&model, threads as i32, flops, peak, tmp)?;
+    {
+        let device: junqi_train::DeviceChoice =
+            b.device.as_deref().unwrap_or("cpu").parse().map_err(anyhow::Error::msg)?;
+        torch::forward_table(&path, device, threads as i32, &pool, flops, peak)?;
+        torch::training(&model, device, threads as i32, flops, peak, tmp)?;
+    }
 
     // ---- self-play ----
     let bot = match &b.bot {
@@ -333,24 +351,43 @@ mod torch {
         junqi_train::bench::sgemm_gflops(threads as usize, n)
     }
 
-    pub fn forward_table(path: &Path, threads: i32, pool: &[NetInput], flops: f64, peak: f64) -> Result<()> {
-        println!("libtorch's forward pass for comparison ({threads} intra-op threads, planes built from the codes):");
+    pub fn forward_table(
+        path: &Path,
+        device: junqi_train::DeviceChoice,
+        threads: i32,
+        pool: &[NetInput],
+        flops: f64,
+        peak: f64,
+    ) -> Result<()> {
+        println!(
+            "libtorch's forward pass ({device:?}, {threads} intra-op threads on a CPU, planes built from the codes):"
+        );
         println!("{:>6} {:>12} {:>16} {:>10}", "batch", "positions/s", "GFLOP/s (model)", "of peak");
-        for (batch, rate) in forward_rates(path, threads as usize, pool, &BATCHES)? {
+        for (batch, rate) in forward_rates(path, device, threads as usize, pool, &BATCHES)? {
             println!("{batch:>6} {rate:>12.0} {:>16.1} {:>10}", rate * flops / 1e9, pct(rate * flops / 1e9, peak));
         }
         Ok(())
     }
 
-    pub fn training(model: &ModelConfig, threads: i32, flops: f64, peak: f64, tmp: &Path) -> Result<()> {
+    pub fn training(
+        model: &ModelConfig,
+        device: junqi_train::DeviceChoice,
+        threads: i32,
+        flops: f64,
+        peak: f64,
+        tmp: &Path,
+    ) -> Result<()> {
         let data = tmp.join("train-data");
         let c = Config::new(junqi_core::Rules::preset(junqi_core::Mode::Fanqi), 120, ["greedy", "random"], 1)?
             .with_samples(SamplesPerGame::All)
             .with_shard_games(30);
         prepare(c, Some(&data))?.run(&RunOptions { threads: threads as usize, ..Default::default() })?;
-        let r = training_rates(model, threads as usize, &data)?;
+        let r = training_rates(model, device, threads as usize, &data)?;
         let gf = |rate: f64| rate * 3.0 * flops / 1e9;
-        println!("\ntraining (libtorch, {threads} threads, batch {}, samples of 120 random 翻棋 games):", r.batch);
+        println!(
+            "\ntraining (libtorch, {device:?}, {threads} threads, batch {}, samples of 120 random 翻棋 games):",
+            r.batch
+        );
         println!(
             "  forward + backward    {:.0} samples/s, {:.1} GFLOP/s (3 × model FLOPs) = {} of peak",
             r.step,

@@ -321,8 +321,20 @@ impl CpuNet {
                 }
             }
             Policy::Bilinear { q, k, scale } => {
-                q.forward(&s.flat, &mut s.q, false);
-                k.forward(&s.flat, &mut s.k, false);
+                // The embeddings of the nodes some legal action starts or ends on only.
+                let (mut froms, mut tos) = (0u64, 0u64);
+                for &id in legal {
+                    froms |= 1 << (id as usize / NODES);
+                    tos |= 1 << (id as usize % NODES);
+                }
+                for (layer, nodes, out) in [(q, froms, &mut s.q), (k, tos, &mut s.k)] {
+                    let mut left = nodes;
+                    while left != 0 {
+                        let n = left.trailing_zeros() as usize;
+                        left &= left - 1;
+                        layer.forward(&s.flat[n * ch..(n + 1) * ch], &mut out[n * ch..(n + 1) * ch], false);
+                    }
+                }
                 for &id in legal {
                     let (from, to) = (id as usize / NODES, id as usize % NODES);
                     s.logits.push(dot(&s.q[from * ch..(from + 1) * ch], &s.k[to * ch..(to + 1) * ch]) * scale);
