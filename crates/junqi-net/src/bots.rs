@@ -277,10 +277,10 @@ impl LeafEvaluator for NetEvaluator {
         })
     }
 
-    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<()> {
-        let Poll::Ready((_, p)) = self.ask(world, moves) else { return Poll::Pending };
+    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<Option<f32>> {
+        let Poll::Ready((e, p)) = self.ask(world, moves) else { return Poll::Pending };
         priors.extend(p);
-        Poll::Ready(())
+        Poll::Ready(Some(e.value()))
     }
 
     fn wait(&mut self) {

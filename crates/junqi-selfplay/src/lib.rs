@@ -42,7 +42,7 @@ pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
 };
-pub use resign::{Resign, ResignTally};
+pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
     dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
     DEFAULT_IN_FLIGHT, RUN_FILE,

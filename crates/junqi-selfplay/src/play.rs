@@ -69,8 +69,8 @@ pub struct GameBuffers {
     /// Per seat in the last game: decisions made and the time spent making them.
     decisions: [u64; 2],
     think: [std::time::Duration; 2],
-    /// In a played-through game: the first seat that would have resigned.
-    resign_signal: Option<Seat>,
+    /// The last game's resignation state (None: resignation was off).
+    resign: Option<ResignWatch>,
 }
 
 impl Default for GameBuffers {
@@ -81,7 +81,7 @@ impl Default for GameBuffers {
             used: 0,
             decisions: [0; 2],
             think: Default::default(),
-            resign_signal: None,
+            resign: None,
         }
     }
 }
@@ -122,7 +122,11 @@ impl GameBuffers {
     /// In the last game, if it was played through despite resignation: the
     /// first seat that would have resigned.
     pub fn resign_signal(&self) -> Option<Seat> {
-        self.resign_signal
+        self.resign.as_ref().and_then(|w| w.signal)
+    }
+    /// The last game's resignation state (None: resignation was off).
+    pub(crate) fn resign_watch(&self) -> Option<&ResignWatch> {
+        self.resign.as_ref()
     }
 }
 
@@ -391,7 +395,7 @@ impl GameInFlight {
     pub fn finish(self) -> (GameRecord, GameBuffers) {
         let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, .. } = self;
         let outcome = outcome.expect("finish: the game is not over");
-        buf.resign_signal = resign.and_then(|w| w.signal);
+        buf.resign = resign;
         let used = buf.used;
         let samples = &mut buf.samples[..used];
         samples.sort_by_key(|s| s.ply);

@@ -565,7 +565,7 @@ impl Plan {
                     w.push(&record, buf.samples())?;
                 }
                 tally.add(c.seat1_player(next_write), record.outcome.winner, buf.thinking());
-                tally.resign.add(&record.outcome, buf.resign_signal());
+                tally.resign.add(&record.outcome, buf.resign_watch());
                 let p = &options.progress;
                 p.games.fetch_add(1, Ordering::Relaxed);
                 p.plies.fetch_add(record.moves.len() as u64, Ordering::Relaxed);

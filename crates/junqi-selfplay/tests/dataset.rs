@@ -328,7 +328,7 @@ fn bots_resign_and_played_through_games_count_false_resignations() {
         .with_resign(Some(resign));
     let dir = temp_dir("resign");
     let s = run(&c, &dir, 2);
-    assert_eq!(s.tally.resign, ResignTally { resigned: 8, signalled: 0, false_resignations: 0 });
+    assert_eq!(s.tally.resign, ResignTally { resigned: 8, signalled: 0, false_resignations: 0, ..Default::default() });
     let (games, samples) = read_all(&dir);
     for g in games.values() {
         assert_eq!(g.termination, "resignation");

@@ -179,6 +179,11 @@ pub struct TrainConfig {
     pub keep_checkpoints: usize,
     /// Compute the validation loss every this many steps (and at the end; 0 = never).
     pub validate_every: u64,
+    /// Start from this net's weights (an exported net or a checkpoint whose
+    /// model is `model`) instead of a random initialisation; the optimiser
+    /// starts afresh. A run that resumes from its own checkpoint ignores it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<std::path::PathBuf>,
 }
 
 impl Default for TrainConfig {
@@ -193,6 +198,7 @@ impl Default for TrainConfig {
             checkpoint_every: 1000,
             keep_checkpoints: 3,
             validate_every: 250,
+            init: None,
         }
     }
 }

@@ -122,7 +122,7 @@ pub fn train_window(
     let resumed_from = latest_checkpoint(&ckpt_dir)?;
     let mut trainer = match &resumed_from {
         Some(path) => Trainer::resume(path, config)?.0,
-        None => Trainer::new(config)?,
+        None => Trainer::initial(config)?,
     };
     if window.channels != config.model.in_channels {
         return Err(TrainError::Config(format!(

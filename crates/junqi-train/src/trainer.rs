@@ -6,6 +6,7 @@ use crate::data::{Batch, DataWindow};
 use crate::metrics::Metrics;
 use crate::net::Net;
 use crate::optim::Optimizer;
+use crate::ModelConfig;
 use crate::{Result, TrainError};
 use std::path::Path;
 use std::time::Instant;
@@ -74,6 +75,14 @@ struct Losses {
     value_accuracy: Tensor,
 }
 
+/// An error unless `found` (described by `what`) is `config`'s model.
+fn same_model(what: &str, found: &ModelConfig, config: &TrainConfig) -> Result<()> {
+    if found == &config.model {
+        return Ok(());
+    }
+    Err(TrainError::Config(format!("{what} model {found:?} differs from the config's {:?}", config.model)))
+}
+
 impl Trainer {
     /// A fresh net initialised from `config.seed`, on `config.device`.
     pub fn new(config: &TrainConfig) -> Result<Trainer> {
@@ -84,6 +93,18 @@ impl Trainer {
         let net = Net::new(&vs.root(), &config.model);
         let opt = Optimizer::new(&vs, &config.optim);
         Ok(Trainer { config: config.clone(), device, vs, net, opt, step: 0 })
+    }
+
+    /// A fresh trainer whose net starts from `config.init`'s weights when
+    /// given (its model must be the config's), else from `config.seed`.
+    pub fn initial(config: &TrainConfig) -> Result<Trainer> {
+        let t = Trainer::new(config)?;
+        let Some(path) = &config.init else { return Ok(t) };
+        let (info, bytes) = checkpoint::read(path)?;
+        same_model(&format!("train.init {}: its", path.display()), &info.model, config)?;
+        let prefix = if info.format == checkpoint::CHECKPOINT_FORMAT { "net." } else { "" };
+        checkpoint::load_vars(path, &bytes, prefix, &t.vs.variables())?;
+        Ok(t)
     }
 
     /// Continue from a checkpoint written by [`Trainer::save_checkpoint`]
@@ -98,14 +119,7 @@ impl Trainer {
                 message: "an exported net, not a training checkpoint (no optimiser state)".into(),
             });
         };
-        if ckpt_config.model != config.model {
-            return Err(TrainError::Config(format!(
-                "{}: the checkpoint's model {:?} differs from the config's {:?}",
-                path.display(),
-                ckpt_config.model,
-                config.model
-            )));
-        }
+        same_model(&format!("{}: the checkpoint's", path.display()), &ckpt_config.model, config)?;
         let mut t = Trainer::new(config)?;
         checkpoint::load_vars(path, &tensors, "net.", &t.vs.variables())?;
         if ckpt_config.optim.optimizer == config.optim.optimizer {

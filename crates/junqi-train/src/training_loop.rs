@@ -99,6 +99,13 @@ pub struct SelfplaySettings {
     /// the softmax of the root actions' values at this temperature (the
     /// search's `qtemp`).
     pub qtemp: f32,
+    /// The search: "puct" (visit shares or `qtemp` as the policy target), or
+    /// "gumbel" (Gumbel-top-k with sequential halving at the root; the
+    /// improved policy is the target and the Gumbel draw samples the move,
+    /// so `temp`, `temp_plies` and `qtemp` do not apply).
+    pub search: String,
+    /// "gumbel": actions considered at the root.
+    pub considered: u32,
     /// Positions written per game: a number or "all".
     pub samples_per_game: String,
     /// `[selfplay.resign]`: the net-guided games resign on the search's value
@@ -108,12 +115,22 @@ pub struct SelfplaySettings {
     /// score, not a chance of winning).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resign: Option<Resign>,
+    /// With `[selfplay.resign]`: each generation's threshold is the highest
+    /// at which at most this fraction of the earlier generations'
+    /// play-through resignations (within the window) would have been false;
+    /// `resign.threshold` serves until there are enough of them. 0 = the
+    /// threshold stays fixed.
+    pub resign_false_rate: f64,
 }
+
+/// Would-be resignations needed before the loop calibrates the threshold.
+pub const RESIGN_MIN_SIGNALS: u64 = 20;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalSettings {
-    /// Paired games of the new net against the best (even).
+    /// Paired games of the new net against the best (even); with `[evaluate.sprt]`,
+    /// the games of each batch of the test.
     pub games: u64,
     /// Simulations of the evaluation bots; 0 = the net's policy, argmax
     /// (two argmax nets tend to shuffle into a draw: a search varies the games).
@@ -126,6 +143,29 @@ pub struct EvalSettings {
     pub anchor: String,
     /// Paired games against the anchor (even; 0 = none).
     pub anchor_games: u64,
+    /// `[evaluate.sprt]`: the new net replaces the best only when a
+    /// sequential test accepts that it is stronger (then `promote_score` is
+    /// not used); absent = promote on the score of `games` games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtGate>,
+}
+
+/// The SPRT gate's hypotheses (normalized Elo, as `junqi sprt`), error rates
+/// and game limit; a test that reaches the limit undecided keeps the best.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SprtGate {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_games: u64,
+}
+
+impl Default for SprtGate {
+    fn default() -> Self {
+        SprtGate { elo0: 0.0, elo1: 40.0, alpha: 0.05, beta: 0.1, max_games: 400 }
+    }
 }
 
 impl Default for LoopConfig {
@@ -170,15 +210,26 @@ impl Default for SelfplaySettings {
             temp_plies: 30,
             mix: 0.0,
             qtemp: 0.0,
+            search: "puct".into(),
+            considered: 16,
             samples_per_game: "all".into(),
             resign: None,
+            resign_false_rate: 0.05,
         }
     }
 }
 
 impl Default for EvalSettings {
     fn default() -> Self {
-        EvalSettings { games: 40, sims: 8, mix: 0.0, promote_score: 0.55, anchor: "greedy".into(), anchor_games: 40 }
+        EvalSettings {
+            games: 40,
+            sims: 8,
+            mix: 0.0,
+            promote_score: 0.55,
+            anchor: "greedy".into(),
+            anchor_games: 40,
+            sprt: None,
+        }
     }
 }
 
@@ -245,8 +296,27 @@ impl LoopConfig {
         if let Some(r) = &self.selfplay.resign {
             r.check().map_err(|m| TrainError::Config(format!("selfplay.resign: {m}")))?;
         }
+        if !(0.0..1.0).contains(&self.selfplay.resign_false_rate) {
+            return bad("selfplay.resign_false_rate must be in [0, 1)".into());
+        }
         if !(0.0..=1.0).contains(&e.promote_score) {
             return bad("evaluate.promote_score must be in [0, 1]".into());
+        }
+        if let Some(t) = &e.sprt {
+            junqi_stats::Sprt::new(t.elo0, t.elo1, t.alpha, t.beta)
+                .map_err(|err| TrainError::Config(format!("evaluate.sprt: {err}")))?;
+            if t.max_games < e.games {
+                return bad(format!("evaluate.sprt.max_games ({}) must be at least evaluate.games", t.max_games));
+            }
+        }
+        match self.selfplay.search.as_str() {
+            "puct" => {}
+            "gumbel" if self.selfplay.sims > 0 && self.selfplay.qtemp == 0.0 && self.selfplay.considered > 0 => {}
+            "gumbel" if self.selfplay.qtemp != 0.0 || self.selfplay.considered == 0 => {
+                return bad("selfplay.search = \"gumbel\" takes no qtemp (its target is the improved policy) and needs considered ≥ 1".into())
+            }
+            "gumbel" => return bad("selfplay.search = \"gumbel\" needs a search (selfplay.sims > 0)".into()),
+            other => return bad(format!("selfplay.search: expected \"puct\" or \"gumbel\", not {other:?}")),
         }
         junqi_bots::from_spec(&self.bootstrap.bot)
             .map_err(|err| TrainError::Config(format!("bootstrap.bot: {err}")))?;
@@ -273,6 +343,17 @@ impl LoopConfig {
         if s.sims == 0 {
             return format!("net:path={},temp={}", net.display(), s.temp);
         }
+        if s.search == "gumbel" {
+            // The Gumbel draw explores and samples: no noise, no temperature.
+            return format!(
+                "mcts:sims={},c={}{}{},eval=net:{}",
+                s.sims,
+                s.c,
+                optional_part("mix", s.mix),
+                self.gumbel_part(true),
+                net.display()
+            );
+        }
         format!(
             "mcts:sims={},c={},noise={},alpha={},temp={},temp_plies={}{},eval=net:{}",
             s.sims,
@@ -286,15 +367,29 @@ impl LoopConfig {
         )
     }
 
+    /// `,search=gumbel,k=…` when self-play searches with Gumbel, else
+    /// nothing; `sample = false` adds `gscale=0` (the prior's top k, no draw).
+    fn gumbel_part(&self, sample: bool) -> String {
+        match self.selfplay.search.as_str() {
+            "gumbel" if sample => format!(",search=gumbel,k={}", self.selfplay.considered),
+            "gumbel" => format!(",search=gumbel,k={},gscale=0", self.selfplay.considered),
+            _ => String::new(),
+        }
+    }
+
     /// The bot that plays `net` in evaluations.
     pub fn eval_bot(&self, net: &Path) -> String {
         match self.evaluate.sims {
             0 => format!("net:{}", net.display()),
             n => {
                 format!(
-                    "mcts:sims={n},c={}{},eval=net:{}",
+                    "mcts:sims={n},c={}{}{},eval=net:{}",
                     self.selfplay.c,
                     optional_part("mix", self.evaluate.mix),
+                    // Evaluations play their best: measured at 32 simulations,
+                    // gscale=0 beat PUCT 59%, the sampling search lost 44%.
+                    // The deals still vary the games.
+                    self.gumbel_part(false),
                     net.display()
                 )
             }
@@ -331,6 +426,9 @@ pub struct Generation {
     /// have resigned, and of those the ones it did not lose.
     #[serde(default)]
     pub resign: junqi_selfplay::ResignTally,
+    /// The resignation threshold this generation's self-play used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign_threshold: Option<f64>,
     /// The net trained after this generation's games.
     pub net: Option<String>,
     pub train_step: u64,
@@ -340,6 +438,9 @@ pub struct Generation {
     pub value_loss: f64,
     /// Score of the new net against the best, with its 95% interval (None: first net).
     pub score_vs_best: Option<[f64; 3]>,
+    /// With `[evaluate.sprt]`: how the test ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateRecord>,
     /// The comparison with the best is done (or there was no best).
     pub evaluated: bool,
     pub promoted: bool,
@@ -348,6 +449,17 @@ pub struct Generation {
     /// Minutes since the loop started (summed over resumes) when the generation finished.
     pub minutes: f64,
     pub done: bool,
+}
+
+/// How a generation's SPRT gate ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    pub games: u64,
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// "H1" (stronger: promoted), "H0" (not stronger), or "limit" (undecided at max_games).
+    pub verdict: String,
 }
 
 /// `state.json`.
@@ -467,7 +579,18 @@ pub fn run_loop(
             };
             let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
             let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
-            let resign = if state.best.is_some() { config.selfplay.resign } else { None };
+            let resign = match config.selfplay.resign {
+                Some(r) if state.best.is_some() => {
+                    let threshold = match state.generations.last().expect("pushed").resign_threshold {
+                        // A resumed generation keeps its threshold.
+                        Some(t) => t,
+                        None => resign_threshold(config, &state, g, r.threshold),
+                    };
+                    state.generations.last_mut().expect("pushed").resign_threshold = Some(threshold);
+                    Some(Resign { threshold, ..r })
+                }
+                _ => None,
+            };
             let sp_config = Config::new(rules.clone(), games, [&bot, &bot], sp_seed)?
                 .with_samples(config.samples()?)
                 .with_swap(false)
@@ -507,7 +630,10 @@ pub fn run_loop(
                 } else {
                     String::new()
                 };
-                let resigned = if resign.is_some() { format!("; {}", rec.resign) } else { String::new() };
+                let resigned = match resign {
+                    Some(r) => format!("; threshold {:.2}, {}", r.threshold, rec.resign),
+                    None => String::new(),
+                };
                 observer.line(&format!(
                 "gen {g}: self-play {} games, {} plies in {:.0} s ({:.2} games/s, {:.0} positions/s{mean_batch}){resigned}",
                 rec.selfplay_games,
@@ -571,7 +697,36 @@ pub fn run_loop(
             let candidate = config.eval_bot(&net_path);
             let eval_seed = config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1));
             if !state.generations.last().expect("pushed").evaluated {
-                if let Some(best) = state.best.clone() {
+                if let (Some(best), Some(gate)) = (state.best.clone(), config.evaluate.sprt) {
+                    let best_bot = config.eval_bot(&out.join(&best));
+                    reset(options);
+                    observer.stage(&format!("gen {g}: SPRT, net {g} vs best ({best})"), gate.max_games);
+                    let (record, est) = sprt_gate(
+                        &rules,
+                        [&candidate, &best_bot],
+                        config.evaluate.games,
+                        &gate,
+                        eval_seed,
+                        &dir.join("gate"),
+                        options,
+                    )?;
+                    let rec = state.generations.last_mut().expect("pushed");
+                    rec.score_vs_best = Some(est);
+                    rec.promoted = record.verdict == "H1";
+                    observer.line(&format!(
+                        "gen {g}: SPRT after {} games: LLR {:.2} in [{:.2}, {:.2}], {}; net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
+                        record.games,
+                        record.llr,
+                        record.lower,
+                        record.upper,
+                        record.verdict,
+                        100.0 * est[0],
+                        100.0 * est[1],
+                        100.0 * est[2],
+                        if rec.promoted { "promoted" } else { "kept the best" }
+                    ));
+                    rec.gate = Some(record);
+                } else if let Some(best) = state.best.clone() {
                     let best_bot = config.eval_bot(&out.join(&best));
                     let (est, _) = matchup(
                         &rules,
@@ -641,6 +796,26 @@ pub fn run_loop(
     Ok(state)
 }
 
+/// Generation `g`'s resignation threshold: calibrated on the play-through
+/// games of the finished generations in the window, or `fixed` until they
+/// hold [`RESIGN_MIN_SIGNALS`] would-be resignations (or with no target rate).
+fn resign_threshold(config: &LoopConfig, state: &LoopState, g: u32, fixed: f64) -> f64 {
+    let rate = config.selfplay.resign_false_rate;
+    if rate <= 0.0 {
+        return fixed;
+    }
+    let first = g.saturating_sub(config.window_generations);
+    let mut pooled = junqi_selfplay::ResignTally::default();
+    for rec in state.generations.iter().filter(|x| x.done && x.index >= first) {
+        pooled.merge(&rec.resign);
+    }
+    if pooled.would_resign_at(junqi_selfplay::LEVEL_BINS).0 < RESIGN_MIN_SIGNALS {
+        return fixed;
+    }
+    // The lowest threshold on the grid when every one is too often wrong.
+    pooled.calibrate(rate, RESIGN_MIN_SIGNALS).unwrap_or(-1.0 + junqi_selfplay::LEVEL_WIDTH)
+}
+
 fn reset(options: &RunOptions) {
     let p = &options.progress;
     for c in [&p.games, &p.plies, &p.samples, &p.resumed] {
@@ -686,28 +861,84 @@ fn matchup(
     ))
 }
 
+/// The SPRT gate: batches of `batch_games` paired games of `bots[0]` (the
+/// candidate) against `bots[1]` until the test decides or reaches
+/// `gate.max_games` (then the best stays). Resumable: the batches are
+/// matchups in `dir`. Returns the record and the candidate's score with its
+/// 95% interval.
+pub fn sprt_gate(
+    rules: &Rules,
+    bots: [&str; 2],
+    batch_games: u64,
+    gate: &SprtGate,
+    seed: u64,
+    dir: &Path,
+    options: &RunOptions,
+) -> Result<(GateRecord, [f64; 3])> {
+    let config = junqi_arena::sprt::SprtConfig {
+        rules: *rules,
+        candidate: bots[0].to_string(),
+        baseline: bots[1].to_string(),
+        elo0: gate.elo0,
+        elo1: gate.elo1,
+        alpha: gate.alpha,
+        beta: gate.beta,
+        batch_games,
+        max_games: gate.max_games,
+        seed,
+    };
+    let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| match e {
+        junqi_arena::ArenaError::Interrupted => {
+            TrainError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
+        }
+        other => TrainError::Config(other.to_string()),
+    })?;
+    let s = &outcome.summary;
+    let verdict = match s.decision {
+        junqi_stats::Decision::AcceptH1 => "H1",
+        junqi_stats::Decision::AcceptH0 => "H0",
+        junqi_stats::Decision::Continue => "limit",
+    };
+    let record = GateRecord {
+        games: outcome.games,
+        llr: s.llr,
+        lower: s.bounds.lower,
+        upper: s.bounds.upper,
+        verdict: verdict.into(),
+    };
+    Ok((record, [s.score.value, s.score.interval.low, s.score.interval.high]))
+}
+
 /// `elo.csv`, `elo.svg` and `summary.md` from the state.
 fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<()> {
     let mut csv = String::from(
-        "generation,minutes,net,promoted,score_vs_best,elo_vs_anchor,elo_low,elo_high,train_step,selfplay_games\n",
+        "generation,minutes,net,promoted,score_vs_best,elo_vs_anchor,elo_low,elo_high,train_step,selfplay_games,resign_threshold,false_resign_rate\n",
     );
     let mut md = format!(
         "# junqi loop: {}\n\nElo against `{}` (0 = as strong as the anchor), 95% intervals from paired games.\n\n\
-         | gen | minutes | net | score vs best | promoted | Elo vs {} | step | self-play games |\n|---|---|---|---|---|---|---|---|\n",
+         | gen | minutes | net | score vs best | promoted | Elo vs {} | step | self-play games | resign threshold, false resignations |\n|---|---|---|---|---|---|---|---|---|\n",
         out.display(),
         config.evaluate.anchor,
         config.evaluate.anchor
     );
     let mut points = Vec::new();
     for g in state.generations.iter().filter(|g| g.done) {
-        let score = match g.score_vs_best {
+        let mut score = match g.score_vs_best {
             Some(s) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
             _ => "(first net)".into(),
         };
+        let resign = match (g.resign_threshold, g.resign.false_rate()) {
+            (Some(t), Some(r)) => format!("{t:.2}, {:.0}% of {}", 100.0 * r, g.resign.signalled),
+            (Some(t), None) => format!("{t:.2}, none signalled"),
+            _ => String::new(),
+        };
+        if let Some(t) = &g.gate {
+            score.push_str(&format!(", SPRT {} after {} games (LLR {:.2})", t.verdict, t.games, t.llr));
+        }
         let elo = g.elo_vs_anchor.map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2])).unwrap_or_default();
         let e = g.elo_vs_anchor.map(|e| e.map(|x| format!("{x:.1}"))).unwrap_or_default();
         csv.push_str(&format!(
-            "{},{:.2},{},{},{},{},{},{},{},{}\n",
+            "{},{:.2},{},{},{},{},{},{},{},{},{},{}\n",
             g.index,
             g.minutes,
             g.net.clone().unwrap_or_default(),
@@ -717,10 +948,12 @@ fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<(
             e[1],
             e[2],
             g.train_step,
-            g.selfplay_games
+            g.selfplay_games,
+            g.resign_threshold.map(|t| format!("{t:.2}")).unwrap_or_default(),
+            g.resign.false_rate().map(|r| format!("{r:.4}")).unwrap_or_default(),
         ));
         md.push_str(&format!(
-            "| {} | {:.1} | {} | {score} | {} | {elo} | {} | {} |\n",
+            "| {} | {:.1} | {} | {score} | {} | {elo} | {} | {} | {resign} |\n",
             g.index,
             g.minutes,
             g.net.clone().unwrap_or_default(),
@@ -810,4 +1043,48 @@ fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_levels(
+        index: u32,
+        lost: [u64; junqi_selfplay::LEVEL_BINS],
+        not_lost: [u64; junqi_selfplay::LEVEL_BINS],
+    ) -> Generation {
+        let resign = junqi_selfplay::ResignTally { lost_at: lost, not_lost_at: not_lost, ..Default::default() };
+        Generation { index, resign, done: true, ..Default::default() }
+    }
+
+    #[test]
+    fn the_resign_threshold_calibrates_on_the_window_once_there_is_enough_data() {
+        let mut config = LoopConfig { window_generations: 2, ..LoopConfig::default() };
+        config.selfplay.resign_false_rate = 0.05;
+        let mut state = LoopState::default();
+        // No data: the fixed threshold.
+        assert_eq!(resign_threshold(&config, &state, 1, -0.9), -0.9);
+        // Generation 0: 30 sides at level -0.99, all lost; 30 at -0.69, half lost.
+        let (mut lost, mut not_lost) = ([0; junqi_selfplay::LEVEL_BINS], [0; junqi_selfplay::LEVEL_BINS]);
+        lost[0] = 30;
+        lost[15] = 15;
+        not_lost[15] = 15;
+        state.generations.push(with_levels(0, lost, not_lost));
+        // Up to -0.7 every would-be resignation was right; above it 25% were false.
+        let t = resign_threshold(&config, &state, 1, -0.9);
+        assert!((t - -0.7).abs() < 1e-9, "{t}");
+        // With no target rate it stays fixed.
+        config.selfplay.resign_false_rate = 0.0;
+        assert_eq!(resign_threshold(&config, &state, 1, -0.9), -0.9);
+        config.selfplay.resign_false_rate = 0.05;
+        // Generations outside the window do not count.
+        assert_eq!(resign_threshold(&config, &state, 3, -0.9), -0.9);
+        // When even the lowest threshold is too often wrong: the lowest.
+        let mut bad = [0; junqi_selfplay::LEVEL_BINS];
+        bad[0] = 30;
+        state.generations.push(with_levels(1, [0; junqi_selfplay::LEVEL_BINS], bad));
+        let t = resign_threshold(&config, &state, 2, -0.9);
+        assert!((t - -0.98).abs() < 1e-9, "{t}");
+    }
 }

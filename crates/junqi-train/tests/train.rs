@@ -163,6 +163,20 @@ fn a_checkpoint_reloads_to_identical_outputs_and_resumes() {
     assert!(err.contains("differs"), "{err}");
     let err = Trainer::resume(&net_path, &config).err().unwrap().to_string();
     assert!(err.contains("exported net"), "{err}");
+
+    // `init`: a fresh trainer (step 0, another seed) starts from the
+    // exported net's weights, or a checkpoint's; another model is refused.
+    for init in [&net_path, &path] {
+        let from = TrainConfig { init: Some(init.clone()), seed: 99, ..config.clone() };
+        let i = Trainer::initial(&from).unwrap();
+        assert_eq!(i.step(), 0);
+        let (_vs, net, _) = load_net(init, Device::Cpu).unwrap();
+        assert_eq!(outputs(i.net(), &batch), outputs(&net, &batch), "{}", init.display());
+    }
+    let seeded = Trainer::initial(&TrainConfig { seed: 99, ..config.clone() }).unwrap();
+    assert_ne!(outputs(seeded.net(), &batch), outputs(t.net(), &batch), "without init: the seed's weights");
+    let err = Trainer::initial(&TrainConfig { init: Some(net_path.clone()), ..other }).err().unwrap().to_string();
+    assert!(err.contains("train.init") && err.contains("differs"), "{err}");
 }
 
 /// A change to a file's bytes.

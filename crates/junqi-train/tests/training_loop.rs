@@ -8,7 +8,7 @@ mod common;
 use common::temp_dir;
 use junqi_net::register_net_bots;
 use junqi_selfplay::{Resign, RunOptions};
-use junqi_train::{run_loop, DeviceChoice, LoopConfig, LoopObserver, TrainError};
+use junqi_train::{run_loop, DeviceChoice, LoopConfig, LoopObserver, SprtGate, TrainError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,7 +62,36 @@ fn tiny() -> LoopConfig {
     c.train.data.shuffle_buffer = 500;
     // Any value below 1 resigns from ply 4; half the games play through.
     c.selfplay.resign = Some(Resign { threshold: 1.0, consecutive: 1, min_ply: 4, playthrough: 0.5 });
+    c.selfplay.resign_false_rate = 0.0;
     c
+}
+
+#[test]
+fn a_gumbel_loop_gates_by_sprt_and_records_its_resignation_threshold() {
+    register_net_bots();
+    let out = temp_dir("gumbel-loop");
+    let options = RunOptions { threads: 2, ..Default::default() };
+    let mut c = tiny();
+    c.selfplay.search = "gumbel".into();
+    c.selfplay.considered = 4;
+    c.selfplay.resign_false_rate = 0.05;
+    c.evaluate.sprt = Some(SprtGate { max_games: 8, ..SprtGate::default() });
+    let mut log = Lines(Vec::new());
+    let state = run_loop(&c, &out, &options, &mut log).unwrap();
+    let g1 = &state.generations[1];
+    assert!(g1.selfplay_bot.contains(",search=gumbel,k=4,"), "{}", g1.selfplay_bot);
+    assert!(!g1.selfplay_bot.contains("temp="), "the Gumbel draw samples: {}", g1.selfplay_bot);
+    let gate = g1.gate.as_ref().expect("the gate ran");
+    assert!(gate.games >= 4 && gate.games <= 8, "{gate:?}");
+    assert_eq!(g1.promoted, gate.verdict == "H1", "{gate:?}");
+    assert!(gate.lower < 0.0 && gate.upper > 0.0);
+    // Too few play-through games to calibrate: the configured threshold.
+    assert_eq!(g1.resign_threshold, Some(1.0));
+    assert_eq!(state.generations[0].resign_threshold, None, "the bootstrap never resigns");
+    assert!(out.join("gen-001/gate/sprt.json").is_file());
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains(&format!("SPRT {} after {} games", gate.verdict, gate.games)), "{summary}");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -153,6 +182,16 @@ fn bad_loop_configs_say_why() {
     let q = LoopConfig::from_toml("[selfplay]\nqtemp = 0.1\n").unwrap();
     assert!(q.selfplay_bot(std::path::Path::new("n.safetensors")).contains(",qtemp=0.1,"));
     assert!(err("[selfplay.resign]\nthreshhold = 0.5").contains("unknown field"));
+    assert!(err("[selfplay]\nsearch = \"alphabeta\"").contains("selfplay.search"));
+    assert!(err("[selfplay]\nsearch = \"gumbel\"\nqtemp = 0.1").contains("qtemp"));
+    assert!(err("[selfplay]\nsearch = \"gumbel\"\nsims = 0").contains("needs a search"));
+    assert!(err("[selfplay]\nresign_false_rate = 1.5").contains("resign_false_rate"));
+    assert!(err("[evaluate.sprt]\nelo1 = -5").contains("evaluate.sprt"));
+    assert!(err("[evaluate.sprt]\nmax_games = 10").contains("max_games"));
+    let g = LoopConfig::from_toml("[selfplay]\nsearch = \"gumbel\"\n[evaluate.sprt]\nelo1 = 20\n").unwrap();
+    assert_eq!(g.evaluate.sprt, Some(SprtGate { elo1: 20.0, ..SprtGate::default() }));
+    assert_eq!(LoopConfig::from_toml(&g.to_toml()).unwrap(), g);
+    assert!(g.eval_bot(std::path::Path::new("n.safetensors")).contains(",search=gumbel,k=16,gscale=0,"));
     assert!(LoopConfig::from_toml("").is_ok());
     // Resignation: keys left out take their defaults; the config round-trips.
     let c = LoopConfig::from_toml("[selfplay.resign]\nthreshold = -0.8\n").unwrap();
@@ -209,7 +248,7 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
         seen += 1;
     }
     assert!(seen >= 3, "{seen} loop configs");
-    for name in ["fanqi-1h", "fanqi-1h-bilinear"] {
+    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel"] {
         let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let shipped = read(root.join(format!("configs/loop/{name}.toml")));
         let recorded = read(root.join(format!("data/nets/{name}/loop.toml")));

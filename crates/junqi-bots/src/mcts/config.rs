@@ -1,7 +1,8 @@
 //! MCTS parameters and their spec form.
 
-use super::eval::{RolloutEvaluator, RolloutPolicy};
-use super::search::RootOptions;
+use super::eval::{LeafEvaluator, RolloutEvaluator, RolloutPolicy};
+use super::gumbel::GumbelOptions;
+use super::search::{RootOptions, Search};
 use crate::spec::{BotSpec, BotSpecError};
 
 /// Parameters of `mcts` / `cheat-mcts`.
@@ -19,6 +20,10 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `qtemp` | the policy written for training (and sampled by `temp`): 0 = root visit shares, above 0 = softmax of the root actions' mean values at this temperature | 0 |
 /// | `mix` | with `eval`: weight of the playout's value in the leaf value, the rest the evaluator's (AlphaGo's λ) | 0 |
 /// | `eval` | a leaf evaluator from outside this crate, e.g. `net:default` (see [`crate::register_bot`]) | the rollout |
+/// | `search` | `puct` (PUCT where there are priors, else UCB1), or `gumbel`: Gumbel-top-k and sequential halving at the root, the improved policy as the decision's policy ([`GumbelOptions`]; `temp` then does not apply: the Gumbel draw samples) | puct |
+/// | `k` | `gumbel`: actions considered at the root | 16 |
+/// | `cvisit`, `cscale` | `gumbel`: σ(q) = (cvisit + max visits) · cscale · q, q rescaled to [0, 1] | 50, 0.1 |
+/// | `gscale` | `gumbel`: scale of the Gumbel noise (0: the prior's top k, no sampling) | 1 |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     pub sims: u32,
@@ -28,6 +33,8 @@ pub struct MctsConfig {
     pub root: RootOptions,
     /// Weight of the playout value in a mixed leaf value (outside evaluators only).
     pub mix: f32,
+    /// `Some`: Gumbel search at the root.
+    pub gumbel: Option<GumbelOptions>,
 }
 
 impl Default for MctsConfig {
@@ -39,13 +46,30 @@ impl Default for MctsConfig {
             rollout: RolloutPolicy::Capture,
             root: RootOptions { temp_plies: 30, ..RootOptions::default() },
             mix: 0.0,
+            gumbel: None,
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 11] =
-    ["sims", "c", "depth", "rollout", "noise", "alpha", "temp", "temp_plies", "qtemp", "mix", "eval"];
+pub(crate) const MCTS_KEYS: [&str; 16] = [
+    "sims",
+    "c",
+    "depth",
+    "rollout",
+    "noise",
+    "alpha",
+    "temp",
+    "temp_plies",
+    "qtemp",
+    "mix",
+    "search",
+    "k",
+    "cvisit",
+    "cscale",
+    "gscale",
+    "eval",
+];
 
 impl MctsConfig {
     /// Read the parameters of a parsed `mcts` / `cheat-mcts` spec.
@@ -63,7 +87,24 @@ impl MctsConfig {
             None => d.rollout,
             Some(v) => RolloutPolicy::from_name(v).ok_or_else(|| spec.bad("rollout", "expected random or capture"))?,
         };
+        let g = GumbelOptions::default();
+        let gumbel = match spec.get("search") {
+            None | Some("puct") => {
+                if let Some(key) = ["k", "cvisit", "cscale", "gscale"].into_iter().find(|k| spec.get(k).is_some()) {
+                    return Err(spec.bad(key, "applies only with search=gumbel"));
+                }
+                None
+            }
+            Some("gumbel") => Some(GumbelOptions {
+                considered: spec.integer("k", g.considered, 1, 1000)?,
+                c_visit: spec.number("cvisit", g.c_visit, 0.0, 100_000.0)?,
+                c_scale: spec.number("cscale", g.c_scale, 0.0, 1000.0)?,
+                gumbel_scale: spec.number("gscale", g.gumbel_scale, 0.0, 100.0)?,
+            }),
+            Some(_) => return Err(spec.bad("search", "expected puct or gumbel")),
+        };
         Ok(MctsConfig {
+            gumbel,
             sims: spec.integer("sims", d.sims, 1, 1_000_000)?,
             c: spec.number("c", d.c, 0.0, 100.0)?,
             depth: spec.integer("depth", d.depth, 0, 1000)?,
@@ -100,7 +141,29 @@ impl MctsConfig {
                 out.push_str(&format!(",{key}={value}"));
             }
         }
+        if let Some(g) = &self.gumbel {
+            let dg = GumbelOptions::default();
+            out.push_str(",search=gumbel");
+            for (key, value, default) in [
+                ("k", g.considered as f32, dg.considered as f32),
+                ("cvisit", g.c_visit, dg.c_visit),
+                ("cscale", g.c_scale, dg.c_scale),
+                ("gscale", g.gumbel_scale, dg.gumbel_scale),
+            ] {
+                if value != default {
+                    out.push_str(&format!(",{key}={value}"));
+                }
+            }
+        }
         out
+    }
+
+    /// A search with these parameters and `evaluator`.
+    pub fn search<E: LeafEvaluator>(&self, evaluator: E) -> Search<E> {
+        let mut search = Search::new(evaluator, self.c);
+        search.root = self.root;
+        search.gumbel = self.gumbel;
+        search
     }
 
     /// The default leaf evaluator for these parameters.

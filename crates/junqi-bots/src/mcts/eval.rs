@@ -26,10 +26,12 @@ pub trait LeafEvaluator: Send {
     fn evaluate(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32>;
 
     /// Priors over the root's `moves` (written to `priors`, cleared by the
-    /// caller), once per search; nothing by default.
-    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<()> {
+    /// caller), once per search, and the evaluator's own value of the root
+    /// for its mover if it has one (Gumbel search completes the values of
+    /// unvisited actions with it); nothing by default.
+    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<Option<f32>> {
         let _ = (world, moves, priors);
-        Poll::Ready(())
+        Poll::Ready(None)
     }
 
     /// Block until the answer that made the last call return `Pending` is there.

@@ -39,12 +39,14 @@
 mod config;
 mod deploy;
 mod eval;
+mod gumbel;
 mod search;
 mod tree;
 
 pub use config::MctsConfig;
 pub use deploy::mcts_deployment;
 pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, RolloutPolicy};
+pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
 pub use search::{sample_at_temperature, RootOptions, Search};
 
 use crate::{Agent, CheatingAgent, Decision};
@@ -71,9 +73,7 @@ impl<E: LeafEvaluator> Mcts<E> {
     /// `config.rollout` then apply only to what that evaluator does with them
     /// (the net evaluator's `mix` playout).
     pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Mcts<E> {
-        let mut search = Search::new(evaluator, config.c);
-        search.root = config.root;
-        Mcts { config, search, name_suffix: String::new() }
+        Mcts { config, search: config.search(evaluator), name_suffix: String::new() }
     }
 
     /// Add `suffix` to the bot's name (its spec), e.g. `,eval=net:default`.
@@ -112,9 +112,7 @@ pub struct CheatMcts<E: LeafEvaluator = RolloutEvaluator> {
 
 impl CheatMcts {
     pub fn new(config: MctsConfig) -> CheatMcts {
-        let mut search = Search::new(config.evaluator(), config.c);
-        search.root = config.root;
-        CheatMcts { config, search }
+        CheatMcts { config, search: config.search(config.evaluator()) }
     }
 }
 

@@ -7,6 +7,7 @@
 //! in the tree; each node's value is kept for the seat that chose its action.
 
 use super::eval::{outcome_value, LeafEvaluator};
+use super::gumbel::{GumbelOptions, GumbelRoot};
 use super::tree::{Tree, NONE};
 use crate::Decision;
 use junqi_core::{GameRng, Move, MoveList, Position, Seat};
@@ -25,6 +26,11 @@ pub struct Search<E> {
     priors: Vec<f32>,
     /// Root exploration for self-play (noise, temperature); off by default.
     pub root: RootOptions,
+    /// `Some`: Gumbel search at the root (sequential halving, the improved
+    /// policy as the decision's policy); `None`: PUCT / UCB1 everywhere.
+    pub gumbel: Option<GumbelOptions>,
+    /// The Gumbel root of the search under way.
+    groot: GumbelRoot,
     /// Where a search interrupted by a pending evaluation resumes.
     phase: Phase,
 }
@@ -84,6 +90,8 @@ impl<E: LeafEvaluator> Search<E> {
             path: Vec::new(),
             priors: Vec::new(),
             root: RootOptions::default(),
+            gumbel: None,
+            groot: GumbelRoot::default(),
             phase: Phase::Idle,
         }
     }
@@ -130,22 +138,29 @@ impl<E: LeafEvaluator> Search<E> {
                 Phase::Root { first } => {
                     first.legal_moves(&mut self.moves);
                     self.priors.clear();
-                    if self.evaluator.root_priors(&first, self.moves.as_slice(), &mut self.priors).is_pending() {
+                    let Poll::Ready(root_value) =
+                        self.evaluator.root_priors(&first, self.moves.as_slice(), &mut self.priors)
+                    else {
                         self.phase = Phase::Root { first };
                         return Poll::Pending;
-                    }
+                    };
                     if self.priors.len() == self.moves.len() {
                         if self.root.noise_frac > 0.0 {
                             mix_dirichlet(&mut self.priors, self.root.noise_frac, self.root.noise_alpha, rng);
                         }
                         self.tree.set_priors(0, self.moves.as_slice(), &self.priors);
                     }
-                    let sample = self.root.temp > 0.0 && first.ply() < self.root.temp_plies;
+                    if let Some(options) = self.gumbel {
+                        let moves = self.moves.as_slice();
+                        self.groot = GumbelRoot::new(moves, &self.priors, root_value, sims.max(1), options, rng);
+                    }
+                    // Gumbel search samples its action through the Gumbel draw, not a temperature.
+                    let sample = self.gumbel.is_none() && self.root.temp > 0.0 && first.ply() < self.root.temp_plies;
                     self.phase = Phase::Running { done: 0, next: Some(first), sample };
                 }
                 Phase::Running { done, next, sample } => {
                     if done >= sims.max(1) {
-                        let mut decision = self.decide();
+                        let mut decision = if self.gumbel.is_some() { self.decide_gumbel() } else { self.decide() };
                         if sample {
                             decision.action = sample_at_temperature(&decision.policy, self.root.temp, rng);
                         }
@@ -203,6 +218,16 @@ impl<E: LeafEvaluator> Search<E> {
             n.visits += 1;
             n.value += if mover == leaf_turn { value } else { -value };
         }
+        if self.gumbel.is_some() {
+            // Mirror the root child's statistics into the Gumbel root.
+            if let Some(&(id, _)) = self.path.first() {
+                let n = &self.tree.nodes[id as usize];
+                if let Some(a) = self.groot.actions.iter_mut().find(|a| a.mv == n.mv) {
+                    a.visits = n.visits;
+                    a.q = n.mean();
+                }
+            }
+        }
     }
 
     /// Value of a new node's world for its side to move, and its priors.
@@ -225,6 +250,15 @@ impl<E: LeafEvaluator> Search<E> {
     /// returns the child and whether it was just added.
     fn select(&mut self, node: u32, rng: &mut GameRng) -> (u32, bool) {
         self.tree.index_children(node);
+        if node == 0 && self.gumbel.is_some() {
+            // Sequential halving: the schedule names the root action.
+            let done = self.tree.nodes[0].visits;
+            let a = self.groot.actions[self.groot.next_action(done)];
+            return match self.tree.child(a.mv) {
+                Some(c) => (c, false),
+                None => (self.tree.add_child(0, a.mv, a.logit.exp()), true),
+            };
+        }
         let moves = self.moves.as_slice();
         let puct = self.tree.nodes[node as usize].priors_at.1 > 0;
         let mut untried = 0u32;
@@ -311,6 +345,19 @@ impl<E: LeafEvaluator> Search<E> {
     }
 }
 
+impl<E: LeafEvaluator> Search<E> {
+    /// Gumbel search's decision: the action sequential halving kept, the
+    /// improved policy over every legal root action, and the kept action's
+    /// mean value.
+    fn decide_gumbel(&self) -> Decision {
+        let g = &self.groot;
+        let best = g.actions[g.best_action()];
+        let mut policy: Vec<(Move, f32)> = g.actions.iter().map(|a| a.mv).zip(g.improved_policy()).collect();
+        policy.sort_by_key(|&(m, _)| m);
+        Decision { action: best.mv, policy, value: (best.visits > 0).then_some(best.q) }
+    }
+}
+
 /// Mix symmetric Dirichlet(`alpha`) noise into `priors` with weight `frac`.
 fn mix_dirichlet(priors: &mut [f32], frac: f32, alpha: f32, rng: &mut GameRng) {
     use rand_distr::{Distribution, Gamma};
@@ -383,6 +430,38 @@ mod root_tests {
         // visits; its value puts nearly all the Q policy on it.
         assert!(policies[0] < 0.3, "visit share {}", policies[0]);
         assert!(policies[1] > 0.9, "Q policy {}", policies[1]);
+    }
+
+    #[test]
+    fn gumbel_search_spends_the_budget_and_its_policy_finds_the_good_flip() {
+        let mut rng = rng_from_seed(4);
+        let start = Position::deal_fanqi(junqi_core::Rules::preset(junqi_core::Mode::Fanqi), &mut rng);
+        // The last face-down square: last in the prior's order too.
+        let square = (0..60).filter_map(junqi_core::Square::new).filter(|&sq| start.is_face_down(sq)).last().unwrap();
+        let good = Move::flip(square);
+        let mut moves = MoveList::new();
+        start.legal_moves(&mut moves);
+        for (sims, k) in [(16u32, 4u32), (48, 16), (200, 50)] {
+            let mut search = Search::new(FlipIsGood { seat: start.turn(), square }, 0.7);
+            search.gumbel = Some(GumbelOptions { considered: k, gumbel_scale: 0.0, ..GumbelOptions::default() });
+            // The good flip is not the first in the prior's order, so with
+            // no Gumbel noise it is considered only when k reaches it.
+            let d = search.run(sims, |_| start.clone(), &mut rng);
+            assert_eq!(search.tree.nodes[0].visits, sims, "exactly the budget");
+            let visits: u32 = search.tree.root_children().map(|n| n.visits).sum();
+            assert_eq!(visits, sims);
+            assert_eq!(d.policy.len(), moves.len(), "the improved policy covers every legal action");
+            assert!((d.policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-5);
+            let share = d.policy.iter().find(|p| p.0 == good).unwrap().1;
+            let considered = search.groot.actions.iter().position(|a| a.mv == good).unwrap() < k as usize;
+            assert_eq!(considered, k == 50, "all 50 flips are considered only at k = 50");
+            if considered {
+                assert_eq!(d.action, good, "{sims} sims, k={k}");
+                assert!(share > 5.0 / moves.len() as f32, "{sims} sims, k={k}: improved {share}");
+            } else {
+                assert!(share < 1.5 / moves.len() as f32, "never visited: about the prior, {share}");
+            }
+        }
     }
 
     #[test]

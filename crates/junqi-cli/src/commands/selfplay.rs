@@ -162,7 +162,8 @@ pub fn run(args: Args) -> Result<()> {
             nets.positions,
             nets.mean_batch(),
             nets.positions as f64 / summary.plies.max(1) as f64,
-            summary.in_flight,
+            // A shard's games are all a worker has: fewer than in_flight when shards are small.
+            (summary.in_flight as u64).min(plan.config.shard_games),
         )?;
     }
     let t = &summary.tally;
