@@ -44,7 +44,7 @@ pub use replay::{
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
-    dataset_stats, prepare, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
+    dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
     DEFAULT_IN_FLIGHT, RUN_FILE,
 };
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION};

@@ -70,6 +70,14 @@ pub const DEFAULT_IN_FLIGHT: usize = 0;
 /// at a time, so this is about the batch one worker makes (BENCHMARKS.md).
 pub const BATCHED_IN_FLIGHT: usize = 192;
 
+/// Worker threads for a `threads` setting: 0 means one per core.
+pub fn workers(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions { threads: 0, in_flight: DEFAULT_IN_FLIGHT, stop: Arc::default(), progress: Arc::default() }
@@ -342,10 +350,7 @@ impl Plan {
     /// one ply of each in turn, and writes them in game order.
     pub fn run(&self, options: &RunOptions) -> Result<Summary, SelfplayError> {
         let started = Instant::now();
-        let threads = match options.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
+        let threads = workers(options.threads);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("selfplay-{i}"))

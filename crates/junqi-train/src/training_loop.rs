@@ -236,10 +236,7 @@ impl Default for EvalSettings {
 impl LoopConfig {
     /// The self-play workers: `threads`, or one per core.
     pub fn workers(&self) -> usize {
-        match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
+        junqi_selfplay::workers(self.threads)
     }
 
     pub fn from_toml(text: &str) -> Result<LoopConfig> {
@@ -837,28 +834,29 @@ fn matchup(
 ) -> Result<([f64; 3], [f64; 3])> {
     // Small shards (pairs stay whole): every worker has games, so a net's
     // positions from many games share its batches.
-    let workers = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
-    let shard = (games / workers as u64).next_multiple_of(2).max(2);
+    let shard = (games / junqi_selfplay::workers(options.threads) as u64).next_multiple_of(2).max(2);
     let config = matchup_config(rules.clone(), bots, games, seed)
         .map_err(|e| TrainError::Config(e.to_string()))?
         .with_shard_games(shard);
     reset(options);
     observer.stage(label, games);
-    let m = play_matchup(config, dir, options).map_err(|e| match e {
-        junqi_arena::ArenaError::Interrupted => {
-            TrainError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
-        }
-        other => TrainError::Config(other.to_string()),
-    })?;
+    let m = play_matchup(config, dir, options).map_err(|e| arena_error(e, dir))?;
     let penta = Penta::from_pairs(pair_scores(&m.results, 0)).map_err(|e| TrainError::Config(e.to_string()))?;
     let est = pair_estimates(&penta);
     Ok((
         [est.score.value, est.score.interval.low, est.score.interval.high],
         [est.elo.value, est.elo.interval.low, est.elo.interval.high],
     ))
+}
+
+/// An arena error of a loop stage playing in `dir`: a stop is resumable.
+fn arena_error(e: junqi_arena::ArenaError, dir: &Path) -> TrainError {
+    match e {
+        junqi_arena::ArenaError::Interrupted => {
+            TrainError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
+        }
+        other => TrainError::Config(other.to_string()),
+    }
 }
 
 /// The SPRT gate: batches of `batch_games` paired games of `bots[0]` (the
@@ -887,12 +885,7 @@ pub fn sprt_gate(
         max_games: gate.max_games,
         seed,
     };
-    let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| match e {
-        junqi_arena::ArenaError::Interrupted => {
-            TrainError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
-        }
-        other => TrainError::Config(other.to_string()),
-    })?;
+    let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| arena_error(e, dir))?;
     let s = &outcome.summary;
     let verdict = match s.decision {
         junqi_stats::Decision::AcceptH1 => "H1",

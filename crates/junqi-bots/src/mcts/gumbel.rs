@@ -171,33 +171,31 @@ impl GumbelRoot {
     /// asks for at simulation `done`, the best by `g + logit + σ`.
     pub fn next_action(&self, done: u32) -> usize {
         let want = self.schedule.get(done as usize).copied();
-        let sigma = self.sigma();
-        let score = |i: usize| self.actions[i].gumbel + self.actions[i].logit + sigma[i];
-        let pick = |filter: &dyn Fn(usize) -> bool| {
-            self.considered.iter().copied().filter(|&i| filter(i)).max_by(|&a, &b| score(a).total_cmp(&score(b)))
-        };
-        pick(&|i| Some(self.actions[i].visits) == want)
+        self.best_considered_with(want)
             // Past the schedule (a caller that asks for more simulations than
             // planned) or off it: the least visited considered action.
-            .or_else(|| {
-                let least = self.considered.iter().map(|&i| self.actions[i].visits).min()?;
-                pick(&|i| self.actions[i].visits == least)
-            })
+            .or_else(|| self.best_considered_with(self.considered.iter().map(|&i| self.actions[i].visits).min()))
             .expect("a root has at least one considered action")
     }
 
     /// The decision: among the most visited considered actions, the best by
     /// `g + logit + σ`.
     pub fn best_action(&self) -> usize {
+        self.best_considered_with(self.considered.iter().map(|&i| self.actions[i].visits).max())
+            .expect("a root has at least one considered action")
+    }
+
+    /// Among the considered actions with exactly `visits` visits, the best
+    /// by `g + logit + σ` (None: no such action, or no count given).
+    fn best_considered_with(&self, visits: Option<u32>) -> Option<usize> {
+        let visits = visits?;
         let sigma = self.sigma();
-        let most = self.considered.iter().map(|&i| self.actions[i].visits).max().unwrap_or(0);
         let score = |i: usize| self.actions[i].gumbel + self.actions[i].logit + sigma[i];
         self.considered
             .iter()
             .copied()
-            .filter(|&i| self.actions[i].visits == most)
+            .filter(|&i| self.actions[i].visits == visits)
             .max_by(|&a, &b| score(a).total_cmp(&score(b)))
-            .expect("a root has at least one considered action")
     }
 
     /// The improved policy `softmax(logit + σ(completed q))`, in `actions` order.
