@@ -1,5 +1,5 @@
 //! Properties that must hold on every position and action, checked on seeded
-//! random games (RULES.md §4, §7, §8): JFEN and move notation round-trip,
+//! random games (docs/rules.md §4, §7, §8): JFEN and move notation round-trip,
 //! pieces only ever leave the board through combat, everything is a function
 //! of the seed, and malformed input is rejected without a panic.
 

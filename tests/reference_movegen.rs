@@ -1,6 +1,6 @@
 //! The fast generator (`Position::legal_moves`) against the slow reference of
 //! `junqi_tests::reference`, on positions drawn from seeded random games
-//! under randomly drawn variant options (RULES.md §6).
+//! under randomly drawn variant options (docs/rules.md §6).
 //!
 //! Besides the positions the games pass through, some sampled positions are
 //! also checked under a second, independently drawn rule set, and some with
@@ -40,7 +40,7 @@ fn compare(pos: &Position, list: &mut MoveList) -> Vec<Move> {
             fast.len(),
         );
     }
-    // No legal action exactly when the game is over (RULES.md §8).
+    // No legal action exactly when the game is over (docs/rules.md §8).
     assert_eq!(
         slow.is_empty(),
         pos.outcome().is_some(),
@@ -187,7 +187,7 @@ fn mingqi_agrees_with_reference() {
     assert_eq!(cov.flips + cov.hidden_attacks, 0, "mingqi has no face-down pieces");
 }
 
-/// The reference's own board agrees with the numbers implied by RULES.md §1,
+/// The reference's own board agrees with the numbers implied by docs/rules.md §1,
 /// so the comparison above is not two copies of one mistake.
 #[test]
 fn reference_board_matches_section_1() {

@@ -1,7 +1,8 @@
-//! Clause-by-clause tests of `shared/RULES.md` §1–§8 on hand-built positions.
+//! Clause-by-clause tests of `docs/rules.md` §1–§8 on hand-built positions.
 //!
 //! Every test is named after the clause it checks (`s3_…` for §3 and so on)
-//! and quotes the clause. Positions are written as JFEN (§7) and must be
+//! and names the clause of docs/rules.md it checks, quoting it where the
+//! wording matters. Positions are written as JFEN (§7) and must be
 //! canonical: [`pos`] checks that the engine prints them back unchanged.
 //!
 //! A common background keeps most positions legal and undecided: Red's flag on
@@ -153,7 +154,7 @@ fn revealed(o: &Observation) -> Vec<(Square, Piece)> {
 }
 
 // ======================================================================
-// Independent model of the board, written from the text of RULES.md §1
+// Independent model of the board, written from the text of docs/rules.md §1
 // ======================================================================
 
 fn idx(file: usize, rank: usize) -> usize {
@@ -247,7 +248,9 @@ fn rules_rail_lines() -> Vec<Vec<Square>> {
 // §1 Board
 // ======================================================================
 
-/// §1: "Node index = `(rank - 1) * 5 + file` with `a = 0 … e = 4`, so `a1 = 0`, `e12 = 59`."
+/// §1: "Each node also has an index from 0 to 59:
+/// `index = (rank - 1) * 5 + file`, where the file counts `a` as 0 up to `e`
+/// as 4. Thus `a1` is 0 and `e12` is 59."
 #[test]
 fn s1_node_index_formula() {
     for rank in 1..=12usize {
@@ -267,20 +270,23 @@ fn s1_node_index_formula() {
     }
 }
 
-/// §1: "Headquarters: `b1 d1 b12 d12`."
+/// §1 (table of node kinds): the headquarters (大本营) are `b1 d1` (Red's) and
+/// `b12 d12` (Black's).
 #[test]
 fn s1_headquarters_are_b1_d1_b12_d12() {
     assert_eq!(bb_names(HEADQUARTERS), names(&["b1", "d1", "b12", "d12"]));
 }
 
-/// §1: "Camps: `b3 d3 c4 b5 d5` and `b8 d8 c9 b10 d10`."
+/// §1 (table of node kinds): the camps (行营) are `b3 d3 c4 b5 d5` (Red's) and
+/// `b8 d8 c9 b10 d10` (Black's).
 #[test]
 fn s1_camps_are_listed_nodes() {
     assert_eq!(bb_names(CAMPS), names(&["b3", "d3", "c4", "b5", "d5", "b8", "d8", "c9", "b10", "d10"]));
 }
 
-/// §1: "Red's half is ranks 1–6, Black's half ranks 7–12 (mirror image).
-/// Per half: 23 posts (兵站), 5 camps (行营), 2 headquarters (大本营) = 30 nodes."
+/// §1: "Ranks 1–6 are Red's half and ranks 7–12 are Black's; the two halves are
+/// mirror images. Every half holds 30 nodes of three kinds": 23 posts (兵站),
+/// 5 camps (行营) and 2 headquarters (大本营).
 #[test]
 fn s1_each_half_has_23_posts_5_camps_2_headquarters() {
     for (colour, ranks) in [(Colour::Red, 1..=6usize), (Colour::Black, 7..=12usize)] {
@@ -299,8 +305,9 @@ fn s1_each_half_has_23_posts_5_camps_2_headquarters() {
     }
 }
 
-/// §1 Railway lines: "rank 2, rank 6, rank 7, rank 11 (5 nodes each), file a
-/// (a2…a11, 10 nodes), file e (e2…e11), and file c's crossing (c6–c7)."
+/// §1 Railway lines (table): ranks 2, 6, 7 and 11 (5 nodes each), file `a`
+/// (`a2`…`a11`, 10 nodes), file `e` (`e2`…`e11`, 10 nodes) and the file `c`
+/// crossing (`c6`, `c7`).
 #[test]
 fn s1_railway_nodes_are_the_lines() {
     let expected = rules_rail_lines().into_iter().flatten().fold(0u64, |a, s| a | s.bit());
@@ -311,10 +318,11 @@ fn s1_railway_nodes_are_the_lines() {
 }
 
 /// §1 Edges: railway edges along ranks 2, 6, 7, 11, files a and e (a2…a11,
-/// e2…e11, including a6–a7 and e6–e7) and c6–c7; road edges: "every other
-/// orthogonal neighbour pair within one half"; "plus the diagonals of every
-/// camp to its four diagonal neighbours"; "There is no edge b6–b7 or d6–d7
-/// (mountains), and no diagonal except the camp diagonals."
+/// e2…e11, including a6–a7 and e6–e7) and c6–c7; road edges join "every
+/// remaining pair of orthogonal neighbours that lie in the same half"; "In
+/// addition, every camp has road edges to its four diagonal neighbours";
+/// "Nothing else is connected: `b6` and `d6` have no edge to `b7` and `d7`
+/// (the mountains), and the only diagonal edges are those of the camps."
 #[test]
 fn s1_edges_are_exactly_the_listed_ones() {
     let all = rules_all_edges();
@@ -350,8 +358,9 @@ fn s1_edges_are_exactly_the_listed_ones() {
     }
 }
 
-/// §1 "the diagonals of every camp to its four diagonal neighbours ... are
-/// steps" (via move generation): a 排长 in camp c4 steps to b3 d3 b5 d5 as
+/// §1 "every camp has road edges to its four diagonal neighbours", and a §3
+/// Step goes "one edge, road or railway" (via move generation): a 排长 in
+/// camp c4 steps to b3 d3 b5 d5 as
 /// well as its orthogonal neighbours; a 排长 on b4 (not a camp) has no diagonal.
 #[test]
 fn s1_camp_diagonals_are_steps_no_other_diagonals() {
@@ -403,9 +412,11 @@ fn s1_every_node_steps_and_runs_as_the_rules_describe() {
 // §2 Pieces
 // ======================================================================
 
-/// §2: "Each side has 25: 司令 Commander ×1, 军长 General ×1, 师长 Division ×2,
-/// 旅长 Brigade ×2, 团长 Regiment ×2, 营长 Battalion ×2, 连长 Company ×3,
-/// 排长 Platoon ×3, 工兵 Engineer ×3, 炸弹 Bomb ×2, 地雷 Mine ×3, 军旗 Flag ×1."
+/// §2: "Both sides start with the same 25 pieces"; the table gives 司令
+/// Commander ×1, 军长 General ×1, 师长 Division commander ×2, 旅长 Brigade
+/// commander ×2, 团长 Regiment commander ×2, 营长 Battalion commander ×2, 连长
+/// Company commander ×3, 排长 Platoon commander ×3, 工兵 Engineer ×3, 炸弹
+/// Bomb ×2, 地雷 Mine ×3, 军旗 Flag ×1.
 #[test]
 fn s2_army_of_25() {
     let expected = [
@@ -429,7 +440,8 @@ fn s2_army_of_25() {
     assert_eq!(full_army().count(), 25);
 }
 
-/// §2 letters: "K G D R O J C L E B M F (upper case Red, lower case Black)".
+/// §2: "A piece is written as a letter: upper case for Red, lower case for
+/// Black"; the table's letters are K G D R O J C L E B M F.
 #[test]
 fn s2_letters() {
     let table = [
@@ -456,8 +468,9 @@ fn s2_letters() {
     assert_eq!(Piece::from_letter('x'), None);
 }
 
-/// §2: "Officer order: 司令 > 军长 > … > 工兵. Chinese players name them 40,
-/// 39, 38 … 32 (司令 = 40, 工兵 = 32)."
+/// §2: "The first nine rows are ranked, strongest first", 司令 > 军长 > … >
+/// 工兵, and Chinese players call the ranked pieces by the numbers 40 down to
+/// 32 (司令 = 40, 工兵 = 32).
 #[test]
 fn s2_officer_numbers() {
     let order = [
@@ -477,7 +490,8 @@ fn s2_officer_numbers() {
     assert_eq!(Kind::Bomb.number(), None);
 }
 
-/// §2: "Flag and mines never move." A mine on railway node a3, a mine in HQ b1
+/// §2: "Flags and mines stay on the node where they started for the whole
+/// game." A mine on railway node a3, a mine in HQ b1
 /// (with `hq_locked` off) and the flag on c3 have no moves, in 明棋 and 翻棋.
 #[test]
 fn s2_flag_and_mines_never_move() {
@@ -494,10 +508,10 @@ fn s2_flag_and_mines_never_move() {
 // §3 Movement
 // ======================================================================
 
-/// §3 Rail run: "a piece standing on a railway node may run any number of
-/// nodes along one straight railway line, in one direction"; §1 "going from a
-/// file line onto a rank line (e.g. a3→a2→b2) is a right-angle turn": a 师长
-/// on a5 runs down file a to a2 (and up to a11, across the frontier) but can
+/// §3 Rail run: "A piece that stands on a railway node may travel any distance
+/// in one direction along a single straight railway line"; §1 "Passing from a
+/// file line to a rank line, as in `a3 → a2 → b2`, is therefore a right-angle
+/// turn": a 师长 on a5 runs down file a to a2 (and up to a11, across the frontier) but can
 /// not continue along rank 2 or turn onto rank 6.
 #[test]
 fn s3_division_runs_down_file_a_to_a2_but_cannot_turn() {
@@ -508,8 +522,10 @@ fn s3_division_runs_down_file_a_to_a2_but_cannot_turn() {
     }
 }
 
-/// §3 Rail run: "it stops on an empty node or on the first occupied node
-/// (attack if enemy and the attack is allowed)"; "No piece may move onto its own piece".
+/// §3 Rail run: "The first occupied node blocks the line: the piece can go no
+/// further, and it may land there only as an attack, when that node holds an
+/// enemy piece and the attack is permitted"; "A piece can never move onto a
+/// node held by its own side".
 #[test]
 fn s3_rail_run_stops_at_first_occupied_node() {
     // Red 师长 a5, own 连长 a3, Black 连长 a9.
@@ -524,9 +540,9 @@ fn s3_rail_run_along_rank_and_c_crossing() {
     assert_eq!(moves_from(&p, "c6"), names(&["a6", "b6", "d6", "e6", "c7", "c5", "b5", "d5"]));
 }
 
-/// §3 Engineer flight: "an engineer on a railway node may reach any railway
-/// node connected to it by a railway path whose intermediate nodes are all
-/// empty, turning at any junction". With its own 连长 on a5 blocking the way
+/// §3 Engineer flight: "A 工兵 on a railway node may go to any railway node it
+/// can reach over railway edges through nodes that are all empty, changing
+/// direction at junctions as often as it likes". With its own 连长 on a5 blocking the way
 /// up, the 工兵 on a4 reaches e4 only by a4→a2 (corner) →e2 (corner) →e4; the
 /// Black 地雷 on e5 stops the flight (and can be attacked).
 #[test]
@@ -541,8 +557,8 @@ fn s3_engineer_turns_two_corners() {
     assert_eq!(moves_from(&p, "a4"), names(&["a2", "a3", "b3", "b4", "b5"]));
 }
 
-/// §3 Engineer flight: "whose intermediate nodes are all empty; the
-/// destination is empty or an enemy (attack)": an 工兵 on a2 between its own
+/// §3 Engineer flight: "through nodes that are all empty"; "The node it ends
+/// on must be empty or hold an enemy piece, which it attacks": an 工兵 on a2 between its own
 /// 连长 (a3) and a Black 连长 (b2) can only attack b2 or step.
 #[test]
 fn s3_engineer_flight_needs_empty_intermediate_nodes() {
@@ -550,8 +566,9 @@ fn s3_engineer_flight_needs_empty_intermediate_nodes() {
     assert_eq!(moves_from(&p, "a2"), names(&["a1", "b2", "b3"]));
 }
 
-/// §1 mountains via move generation: "There is no edge b6–b7 or d6–d7
-/// (mountains)"; "files a, c, e cross the frontier by rail; b and d do not".
+/// §1 mountains via move generation: "`b6` and `d6` have no edge to `b7` and
+/// `d7` (the mountains)"; the frontier is crossed by rail on files a, c and e
+/// only.
 #[test]
 fn s3_no_move_across_mountains_b6_b7_d6_d7() {
     let p = pos("1f2l/5/5/5/5/5/1L3/5/5/5/5/1F2L mingqi 1 r 0 0", &[]);
@@ -565,7 +582,8 @@ fn s3_no_move_across_mountains_b6_b7_d6_d7() {
     assert_eq!(moves_from(&p, "b7"), names(&["a7", "b8", "c7", "d7", "e7"]));
 }
 
-/// §1: "a6–a7 and e6–e7 across the frontier; and c6–c7": pieces on a6, c6
+/// §1: files a and e "cross the frontier (`a6–a7`, `e6–e7`)", and "`c6` and
+/// `c7`, the third crossing of the frontier": pieces on a6, c6
 /// and e6 cross the frontier.
 #[test]
 fn s3_a6_a7_c6_c7_e6_e7_cross() {
@@ -578,7 +596,8 @@ fn s3_a6_a7_c6_c7_e6_e7_cross() {
     assert!(moves_from(&p, "e6").contains(&"e11".to_string()));
 }
 
-/// §3 Camps: "a piece in a camp cannot be attacked; it may attack out."
+/// §3 Camps: "A piece in a camp (行营) is safe: nothing may attack it, although
+/// it may attack from there."
 /// Black 军长 in camp b8, Red 师长 on a7 (a7–b8 is a camp diagonal).
 #[test]
 fn s3_camp_piece_cannot_be_attacked_but_may_attack_out() {
@@ -601,7 +620,8 @@ fn s3_camp_piece_cannot_be_attacked_but_may_attack_out() {
     }
 }
 
-/// §3 Camps: "Camps are only entered and left by steps": an 工兵 in camp b5
+/// §3 Camps: "a piece gets into or out of a camp only by a step": an 工兵 in
+/// camp b5
 /// only steps (no flight from a camp); a rail run or flight never ends in a
 /// camp (camps are not railway nodes), so the only camp a flier on a6 reaches
 /// is b5, one step away.
@@ -624,7 +644,7 @@ fn s3_camps_entered_and_left_only_by_steps() {
     }
 }
 
-/// §3 Camps: "A camp holds at most one piece." Own piece in camp c4 blocks
+/// §3 Camps: "A camp never holds more than one piece." Own piece in camp c4 blocks
 /// the 排长 on c3; an enemy in a camp can't be entered either (see above).
 #[test]
 fn s3_camp_holds_one_piece() {
@@ -635,7 +655,7 @@ fn s3_camp_holds_one_piece() {
     assert_eq!(moves_from(&p, "c4"), names(&["b4", "c3", "c5", "d4", "b3", "d3"]));
 }
 
-/// §3 Headquarters: "may be attacked."
+/// §3 Headquarters: "A piece in a headquarters (大本营) can be attacked."
 #[test]
 fn s3_headquarters_may_be_attacked() {
     let mut p = pos("1f1jl/3D1/5/5/5/5/5/5/5/5/5/1F2L mingqi 1 r 0 0", &[]);
@@ -644,8 +664,9 @@ fn s3_headquarters_may_be_attacked() {
     assert_eq!(at(&p, "d12"), "D");
 }
 
-/// §3 Headquarters: "With `hq_locked` a piece in a headquarters never moves
-/// again (including the piece deployed there)"; §6 hq_locked default true in
+/// §3 Headquarters: "When `hq_locked` is on, a piece that is in a
+/// headquarters, including one placed there at the start, can never move
+/// again"; §6 hq_locked default true in
 /// 暗棋/明棋, **off** in 翻棋.
 #[test]
 fn s3_hq_locked_on_and_off() {
@@ -671,7 +692,8 @@ fn s3_hq_locked_on_and_off() {
     assert!(moves_from(&p, "d12").is_empty());
 }
 
-/// §3: "No piece may move onto its own piece; no pass move exists."
+/// §3: "A piece can never move onto a node held by its own side, and a player
+/// cannot pass."
 #[test]
 fn s3_no_move_onto_own_piece_and_no_pass() {
     let mut p = pos("1f2l/5/5/5/5/5/5/5/5/C4/L4/1F2L mingqi 1 r 0 0", &[]);
@@ -733,7 +755,8 @@ fn position_in_order(k: Kind) -> usize {
     RANKED.iter().position(|&x| x == k).unwrap()
 }
 
-/// §4: "Bomb (炸弹) involved on either side: both removed."
+/// §4: when "a bomb (炸弹) is the attacker or the defender", "both pieces are
+/// removed".
 #[test]
 fn s4_bomb_vs_anything_both_removed() {
     for mode in ["mingqi", "anqi"] {
@@ -751,7 +774,8 @@ fn s4_bomb_vs_anything_both_removed() {
     }
 }
 
-/// §4: "Defender mine: engineer → mine removed, engineer moves in".
+/// §4: when "the defender is a mine, the attacker an engineer", "the mine is
+/// removed and the engineer takes its node".
 #[test]
 fn s4_engineer_takes_mine_and_moves_in() {
     for mode in ["mingqi", "anqi"] {
@@ -763,8 +787,9 @@ fn s4_engineer_takes_mine_and_moves_in() {
     }
 }
 
-/// §4: "any other attacker → per `mine_rule`: `spring` (弹簧雷, attacker
-/// removed, mine stays) or `trade` (炸弹雷, both removed)." Default is spring.
+/// §4: when the defender is a mine and "the attacker any other piece", it is
+/// "decided by `mine_rule`: `spring` (弹簧雷) removes the attacker and leaves
+/// the mine; `trade` (炸弹雷) removes both". Default is spring.
 #[test]
 fn s4_other_attacker_vs_mine_spring_and_trade() {
     for mode in ["mingqi", "anqi"] {
@@ -782,9 +807,11 @@ fn s4_other_attacker_vs_mine_spring_and_trade() {
     }
 }
 
-/// §4: "Two officers/engineers: higher rank removes the lower (the attacker
-/// moves in if it wins, stays removed if it loses); equal ranks: both removed (对子)."
-/// §2 "Officer order: 司令 > 军长 > 师长 > 旅长 > 团长 > 营长 > 连长 > 排长 > 工兵."
+/// §4: for "two ranked pieces (officers or engineers) of different rank", "the
+/// higher one survives: a winning attacker moves onto the node, a losing
+/// attacker is taken off"; for "two ranked pieces of the same rank (对子)",
+/// "both are removed". §2 "The first nine rows are ranked, strongest first":
+/// 司令 > 军长 > 师长 > 旅长 > 团长 > 营长 > 连长 > 排长 > 工兵.
 #[test]
 fn s4_officers_higher_wins_lower_loses_equal_both_removed() {
     for mode in ["mingqi", "anqi"] {
@@ -803,8 +830,8 @@ fn s4_officers_higher_wins_lower_loses_equal_both_removed() {
     }
 }
 
-/// §4: "Defender flag: the flag is captured and the attacker's side wins at
-/// once"; results from seat 1's side (§8).
+/// §4: when "the defender is the flag", "the flag falls and the attacking side
+/// wins on the spot"; results from seat 1's side (§8).
 #[test]
 fn s4_flag_captured_capturer_wins_at_once() {
     for mode in ["mingqi", "anqi"] {
@@ -821,7 +848,7 @@ fn s4_flag_captured_capturer_wins_at_once() {
     }
 }
 
-/// §4: "a bomb that captures it [the flag] is removed as well."
+/// §4: "a bomb that takes the flag disappears with it".
 #[test]
 fn s4_bomb_capturing_flag_is_removed_too() {
     for mode in ["mingqi", "anqi", "fanqi"] {
@@ -884,10 +911,12 @@ fn swapped(d: &Deployment, a: &str, b: &str) -> Deployment {
     d
 }
 
-/// §5.1 Deployment: "each side places its 25 pieces on its own 25 non-camp
-/// nodes (23 posts + 2 HQs), one per node: flag in one of its own HQs; mines
-/// only on its own last two ranks (Red ranks 1–2, Black 11–12); bombs not on
-/// its own front rank (Red 6, Black 7); nothing in camps."
+/// §5.1 Deployment: "Each player places all 25 pieces of its army on the 25
+/// non-camp nodes of its own half (its 23 posts and 2 headquarters), one piece
+/// on each node": "the flag goes in one of the player's own headquarters";
+/// "mines may stand only on the player's own two back ranks (ranks 1–2 for
+/// Red, 11–12 for Black)"; "bombs may not stand on the player's own front rank
+/// (rank 6 for Red, 7 for Black)"; "camps stay empty".
 #[test]
 fn s5_1_deployment_hand_built_is_valid() {
     assert_eq!(red_deployment().validate(), Ok(()));
@@ -902,7 +931,7 @@ fn s5_1_deployment_hand_built_is_valid() {
     assert_eq!(Deployment::from_position(&p, Colour::Red).validate(), Ok(()));
 }
 
-/// §5.1 Deployment: "flag in one of its own HQs".
+/// §5.1 Deployment: "the flag goes in one of the player's own headquarters".
 #[test]
 fn s5_1_deployment_flag_outside_hq_rejected() {
     let d = swapped(&red_deployment(), "b1", "a3");
@@ -911,7 +940,8 @@ fn s5_1_deployment_flag_outside_hq_rejected() {
     assert_eq!(d.validate(), Err(DeploymentError::FlagOutsideHeadquarters { square: sq("e10") }));
 }
 
-/// §5.1 Deployment: "mines only on its own last two ranks (Red ranks 1–2, Black 11–12)".
+/// §5.1 Deployment: "mines may stand only on the player's own two back ranks
+/// (ranks 1–2 for Red, 11–12 for Black)".
 #[test]
 fn s5_1_deployment_mine_on_rank_3_rejected() {
     let d = swapped(&red_deployment(), "a2", "a3");
@@ -923,7 +953,8 @@ fn s5_1_deployment_mine_on_rank_3_rejected() {
     assert_eq!(d.validate(), Err(DeploymentError::MineOutsideBackRanks { square: sq("e10") }));
 }
 
-/// §5.1 Deployment: "bombs not on its own front rank (Red 6, Black 7)".
+/// §5.1 Deployment: "bombs may not stand on the player's own front rank (rank
+/// 6 for Red, 7 for Black)".
 #[test]
 fn s5_1_deployment_bomb_on_front_rank_rejected() {
     let d = swapped(&red_deployment(), "b2", "a6");
@@ -934,7 +965,7 @@ fn s5_1_deployment_bomb_on_front_rank_rejected() {
     assert_eq!(swapped(&red_deployment(), "b2", "a5").validate(), Ok(()));
 }
 
-/// §5.1 Deployment: "nothing in camps".
+/// §5.1 Deployment: "camps stay empty".
 #[test]
 fn s5_1_deployment_piece_in_camp_rejected() {
     for camp in ["b3", "d3", "c4", "b5", "d5"] {
@@ -945,7 +976,7 @@ fn s5_1_deployment_piece_in_camp_rejected() {
     assert_eq!(d.validate(), Err(DeploymentError::InCamp { square: sq("c9") }));
 }
 
-/// §5.1 Deployment: "on its own 25 non-camp nodes".
+/// §5.1 Deployment: "on the 25 non-camp nodes of its own half".
 #[test]
 fn s5_1_deployment_outside_half_rejected() {
     let d = moved(&red_deployment(), "c6", "c7");
@@ -954,7 +985,7 @@ fn s5_1_deployment_outside_half_rejected() {
     assert_eq!(d.validate(), Err(DeploymentError::OutsideHalf { square: sq("c6"), colour: "black" }));
 }
 
-/// §5.1 Deployment: "its 25 pieces" (§2 counts).
+/// §5.1 Deployment: "all 25 pieces of its army" (§2 counts).
 #[test]
 fn s5_1_deployment_wrong_counts_rejected() {
     // A second 司令 instead of a 排长.
@@ -973,7 +1004,7 @@ fn s5_1_deployment_wrong_counts_rejected() {
     assert_eq!(d.validate(), Err(DeploymentError::Count { kind: "general", expected: 1, found: 0 }));
 }
 
-/// §5.1 Deployment: "one per node".
+/// §5.1 Deployment: "one piece on each node".
 #[test]
 fn s5_1_deployment_duplicate_square_rejected() {
     let d = moved(&red_deployment(), "c6", "e6");
@@ -1016,7 +1047,8 @@ fn s5_1_random_deployments_are_always_valid() {
     assert_eq!(flag_squares, ["b1", "d1", "b12", "d12"].iter().map(|s| s.to_string()).collect());
 }
 
-/// §5.1: "Red moves first unless `first_player` says otherwise."
+/// §5.1 First move: "Red moves first, unless `first_player` (§6) gives the
+/// first move to Black."
 #[test]
 fn s5_1_red_moves_first() {
     for mode in [Mode::Anqi, Mode::Mingqi] {
@@ -1032,8 +1064,8 @@ fn s5_1_red_moves_first() {
     }
 }
 
-/// §5.1 Information: "a player sees its own pieces and where enemy pieces
-/// stand, never their kinds."
+/// §5.1 Information: "A player knows its own pieces and sees which nodes enemy
+/// pieces occupy, but never which kinds they are."
 #[test]
 fn s5_1_information_own_pieces_and_enemy_locations_only() {
     let p = Position::new_game(Rules::preset(Mode::Anqi), 11);
@@ -1052,8 +1084,9 @@ fn s5_1_information_own_pieces_and_enemy_locations_only() {
     }
 }
 
-/// §5.1 Information: "After every attack both players learn only the outcome
-/// (attacker removed / defender removed / both removed / flag captured)."
+/// §5.1 Information: "After an attack, both players are told only how it
+/// ended: the attacker was removed, the defender was removed, both were
+/// removed, or the flag was captured."
 #[test]
 fn s5_1_information_attack_reveals_only_the_outcome() {
     let mut g = game("1f2l/5/5/5/5/5/5/5/cD3/5/5/1F2L anqi 1 r 0 0", &[]);
@@ -1081,8 +1114,8 @@ fn s5_1_information_attack_reveals_only_the_outcome() {
     assert!(g.infoset(Seat::Second).view().is_occupied(sq("a4")));
 }
 
-/// §5.1 `reveal_flag_on_commander_loss` (default on): "when a side's 司令 is
-/// removed, its flag's node becomes public". Red's 司令 runs into a mine;
+/// §5.1 `reveal_flag_on_commander_loss` (on by default): "once a side's 司令
+/// has been removed, the node of that side's flag is made public". Red's 司令 runs into a mine;
 /// Red has pieces in both HQs, so the flag cannot be deduced otherwise.
 #[test]
 fn s5_1_reveal_flag_on_commander_loss_on() {
@@ -1113,8 +1146,8 @@ fn s5_1_reveal_flag_on_commander_loss_off() {
     assert_eq!(g.infoset(Seat::Second).view().piece_at(sq("d1")), None);
 }
 
-/// §5.1 `reveal_flag_on_commander_loss`: "when a side's 司令 is removed, its
-/// flag's node becomes public" — also when both 司令 fall in one attack
+/// §5.1 `reveal_flag_on_commander_loss`: "once a side's 司令 has been removed,
+/// the node of that side's flag is made public" — also when both 司令 fall in one attack
 /// (对子): then both flags become public, to both players.
 #[test]
 fn s5_1_reveal_flag_both_commanders_lost_in_one_attack() {
@@ -1130,8 +1163,9 @@ fn s5_1_reveal_flag_both_commanders_lost_in_one_attack() {
     assert_eq!(g.infoset(Seat::Second).view().piece_at(sq("b1")), Some(red(Kind::Flag)));
 }
 
-/// §5.1 `engineer_scout` (default off, 工兵侦察): "an engineer attacking any
-/// piece is removed and the defender's kind becomes public; the defender stays."
+/// §5.1 `engineer_scout` (工兵侦察, off by default): "when an engineer attacks
+/// any piece, the engineer is removed, the defender stays where it is, and the
+/// defender's kind is made public."
 #[test]
 fn s5_1_engineer_scout_on() {
     for (def, letter) in [(Kind::General, 'g'), (Kind::Mine, 'm'), (Kind::Platoon, 'l'), (Kind::Bomb, 'b')] {
@@ -1155,7 +1189,7 @@ fn s5_1_engineer_scout_on() {
     assert_eq!(g.truth().piece_at(sq("b11")), None);
     assert!(revealed(&obs[0]).contains(&(sq("b12"), black(Kind::Flag))));
     assert_eq!(g.outcome(), None);
-    // It does not apply to 明棋 (§6: "anqi only").
+    // It does not apply to 明棋 (§6 table: `—` outside anqi).
     let mut r = Rules::preset(Mode::Mingqi);
     assert!(matches!(r.apply_override("engineer_scout=true"), Err(RulesError::NotApplicable { .. })));
 }
@@ -1176,8 +1210,8 @@ fn s5_1_engineer_scout_off() {
     assert_eq!(attack_outcome(&e), CombatOutcome::AttackerWon);
 }
 
-/// §5.1: "Any movable piece may capture the flag (`bomb_captures_flag`,
-/// default on, lets a bomb do it too)."
+/// §5.1 Flag: "Any movable piece may capture the enemy flag; with
+/// `bomb_captures_flag` (on by default) that includes a bomb".
 #[test]
 fn s5_1_any_movable_piece_may_capture_the_flag() {
     for mode in ["anqi", "mingqi"] {
@@ -1189,8 +1223,8 @@ fn s5_1_any_movable_piece_may_capture_the_flag() {
     }
 }
 
-/// §5.1 End: "A side whose movable pieces (officers, engineers, bombs) are all
-/// gone loses at once" — even when the other side is to move.
+/// §5.1 End: "a side has no movable pieces left (no officer, engineer or
+/// bomb): that side loses at once" — even when the other side is to move.
 #[test]
 fn s5_1_end_last_movable_piece_lost_loses_at_once() {
     for mode in ["anqi", "mingqi"] {
@@ -1205,8 +1239,8 @@ fn s5_1_end_last_movable_piece_lost_loses_at_once() {
     }
 }
 
-/// §5.1 End: "if both sides lose their last movable pieces in the same
-/// attack, the game is drawn."
+/// §5.1 End: "if one attack takes the last movable pieces of both sides the
+/// game is a draw".
 #[test]
 fn s5_1_end_both_sides_lose_last_movable_in_one_attack_is_draw() {
     for mode in ["anqi", "mingqi"] {
@@ -1219,7 +1253,8 @@ fn s5_1_end_both_sides_lose_last_movable_in_one_attack_is_draw() {
     }
 }
 
-/// §5.1 End: "A side with no legal move on its turn loses": its only movable
+/// §5.1 End: "the player to move has no legal move: that player loses": its
+/// only movable
 /// piece is locked in a headquarters, or boxed in by its own mine and flag.
 #[test]
 fn s5_1_end_no_legal_move_loses() {
@@ -1242,8 +1277,8 @@ fn s5_1_end_no_legal_move_loses() {
     assert_eq!(result(&p), Some((Some(Seat::First), Termination::NoLegalMove, "1-0")));
 }
 
-/// §5.1 End: "Draw after `no_progress_plies` plies without a capture
-/// (default 70, seed 001)".
+/// §5.1 End: "`no_progress_plies` plies (70 by default, the figure of source
+/// text 001) have passed without a capture: draw".
 #[test]
 fn s5_1_end_seventy_quiet_plies_draw() {
     for mode in ["anqi", "mingqi"] {
@@ -1261,7 +1296,7 @@ fn s5_1_end_seventy_quiet_plies_draw() {
     }
 }
 
-/// §5.1 End: "or at `max_plies` (default 2000)".
+/// §5.1 End: "the game reaches `max_plies` plies (2000 by default): draw".
 #[test]
 fn s5_1_end_max_plies_draw() {
     let mut p = pos("1f2l/5/5/5/5/5/5/5/5/5/5/1F2L anqi 1 r 0 1999", &[]);
@@ -1278,7 +1313,8 @@ fn s5_1_end_max_plies_draw() {
 // §5.2 明棋 mingqi
 // ======================================================================
 
-/// §5.2: "As 暗棋, but every piece is public from the start."
+/// §5.2: "明棋 is 暗棋 (§5.1) with nothing hidden: both players see every
+/// piece's kind from the first move."
 #[test]
 fn s5_2_mingqi_everything_public() {
     let p = Position::new_game(Rules::preset(Mode::Mingqi), 5);
@@ -1304,9 +1340,11 @@ fn s5_2_mingqi_everything_public() {
 // §5.3 翻棋 fanqi
 // ======================================================================
 
-/// §5.3 Setup: "all 50 pieces are shuffled face-down onto the 50 non-camp
-/// nodes (the 46 posts and 4 HQs); camps start empty." §7: "Start of a fanqi
-/// game, everything face-down, nothing assigned: `… fanqi 1 - 0 0`."
+/// §5.3 Setup: "The 50 pieces of both armies are shuffled and laid face-down,
+/// one on each of the 50 non-camp nodes of the board (the 46 posts and the 4
+/// headquarters). No camp holds a piece at the start." §7: "A 翻棋 game starts
+/// with every non-camp node face-down and no colours given out"
+/// (`… fanqi 1 - 0 0`).
 #[test]
 fn s5_3_setup_fifty_face_down_pieces_camps_empty() {
     for seed in 0..30u64 {
@@ -1330,8 +1368,8 @@ fn s5_3_setup_fifty_face_down_pieces_camps_empty() {
     }
 }
 
-/// §5.3 Colours: "Until colours are assigned, the only legal action is a
-/// flip" — even with a face-up piece on the board (`-r`, `two_in_a_row`).
+/// §5.3 Colours: "As long as nobody has a colour, flipping is the only legal
+/// action" — even with a face-up piece on the board (`-r`, `two_in_a_row`).
 #[test]
 fn s5_3_colours_unassigned_only_flips() {
     let jfen = "~f4/~l4/5/5/5/5/2R2/5/5/5/~L4/~F4 fanqi 1 -r 1 1";
@@ -1346,9 +1384,10 @@ fn s5_3_colours_unassigned_only_flips() {
 
 const FANQI_FOUR: &str = "~f4/~l4/5/5/5/5/5/5/5/5/~L4/~F4";
 
-/// §5.3 `color_rule` = `first_flip` (default): "the colour of the first piece
-/// flipped goes to the player who flipped it" — seat 1 flipping.
-/// §5.3 Turn: "A flipped piece of either colour stays face-up where it is."
+/// §5.3 `color_rule` = `first_flip` (default): "whoever turns up the very
+/// first piece takes that piece's colour, and the opponent takes the other" —
+/// seat 1 flipping.
+/// §5.3 Turn: "A piece that has been turned up stays face-up on its node."
 #[test]
 fn s5_3_first_flip_from_seat_1() {
     let mut p = pos(&format!("{FANQI_FOUR} fanqi 1 - 0 0"), &[]);
@@ -1382,9 +1421,10 @@ fn s5_3_first_flip_from_seat_2() {
     assert_eq!(p.to_jfen(), "~f4/l4/5/5/5/5/5/5/5/5/~L4/~F4 fanqi 1 r 0 2");
 }
 
-/// §5.3 `color_rule` = `two_in_a_row`: "a player gets a colour the first time
-/// it flips a piece of the same colour as the previous flip"; §7 colours `-r`/`-b`
-/// "when the previous flip was red/black".
+/// §5.3 `color_rule` = `two_in_a_row`: "a player takes a colour the first time
+/// its flip reveals the colour that the preceding flip revealed"; §7 colours:
+/// "under `two_in_a_row` it becomes `-r` or `-b` to record that the last flip
+/// turned up a red or a black piece".
 #[test]
 fn s5_3_two_in_a_row_colour_assignment() {
     // Red, Black, Black: seat 1 makes the second Black flip and gets Black.
@@ -1416,8 +1456,8 @@ fn s5_3_two_in_a_row_colour_assignment() {
     assert_eq!(p.seat1_colour(), Some(Colour::Red));
 }
 
-/// §5.3 Turn: "flip any face-down piece, or move one of your own face-up
-/// movable pieces."
+/// §5.3 Turn: "On each turn a player either turns up any face-down piece, of
+/// either colour, or moves one of its own face-up movable pieces."
 #[test]
 fn s5_3_turn_is_a_flip_or_a_move_of_own_face_up_piece() {
     let p = pos("1f2l/5/5/5/5/5/2D1d/5/5/5/5/~L~F3 fanqi 1 r 0 0", &[]);
@@ -1432,7 +1472,8 @@ fn s5_3_turn_is_a_flip_or_a_move_of_own_face_up_piece() {
     assert!(!moves.iter().any(|m| m.starts_with("e6")), "Black's pieces do not move on Red's turn");
 }
 
-/// §5.3: "Attacks only hit face-up enemy pieces unless `attack_hidden` is on".
+/// §5.3 Attacking hidden pieces: "Normally only face-up enemy pieces can be
+/// attacked", unless `attack_hidden` is on.
 #[test]
 fn s5_3_face_down_pieces_cannot_be_attacked_without_attack_hidden() {
     for target in ["~d", "~R", "~m", "~f"] {
@@ -1448,9 +1489,10 @@ fn s5_3_face_down_pieces_cannot_be_attacked_without_attack_hidden() {
     }
 }
 
-/// §5.3 `attack_hidden`: "if it is the attacker's own colour … the attacker
-/// stays and the turn ends"; §8 "an `attack_hidden` attack that only turns a
-/// piece up counts as a flip" (resets quiet).
+/// §5.3 `attack_hidden`: "The defender is first turned up. If it belongs to
+/// the attacker's own side, … the attacker stays where it was and the turn is
+/// over"; §8 "When an `attack_hidden` attack merely uncovers the defender and
+/// the attacker stays put, it is treated as a flip" (resets quiet).
 #[test]
 fn s5_3_attack_hidden_onto_own_colour_turns_it_up() {
     let mut p = pos("1f2l/5/5/5/5/5/1~RD2/5/5/5/5/1F2L fanqi 1 r 5 10", &["attack_hidden=true"]);
@@ -1462,8 +1504,9 @@ fn s5_3_attack_hidden_onto_own_colour_turns_it_up() {
     assert_eq!(p.to_jfen(), "1f2l/5/5/5/5/5/1RD2/5/5/5/5/1F2L fanqi 2 r 0 11");
 }
 
-/// §5.3 `attack_hidden`: "… or a flag that this attacker may not yet capture,
-/// the attacker stays and the turn ends" — a flag still guarded by a mine.
+/// §5.3 `attack_hidden`: "… or it is a flag this attacker is not yet allowed
+/// to capture, the attacker stays where it was and the turn is over" — a flag
+/// still guarded by a mine.
 #[test]
 fn s5_3_attack_hidden_onto_guarded_flag_bounces() {
     let mut p = pos("~m3l/5/5/5/5/5/1~fD2/5/5/5/5/1F2L fanqi 1 r 3 10", &["attack_hidden=true"]);
@@ -1498,8 +1541,8 @@ fn s5_3_attack_hidden_onto_flag_not_capturable_by_this_piece() {
     assert_eq!(at(&p, "c6"), "B");
 }
 
-/// §5.3 `attack_hidden`: "otherwise combat resolves as usual (a hidden mine
-/// follows `mine_rule`)".
+/// §5.3 `attack_hidden`: "Otherwise the attack is resolved by §4 as usual; a
+/// mine uncovered this way follows `mine_rule`."
 #[test]
 fn s5_3_attack_hidden_onto_hidden_mine_follows_mine_rule() {
     let jfen = "1f2l/5/5/5/5/5/1~mD2/5/5/5/5/1F2L fanqi 1 r 4 10";
@@ -1535,8 +1578,8 @@ fn s5_3_attack_hidden_onto_hidden_enemy_officer_is_normal_combat() {
     }
 }
 
-/// §5.3 Mines: "only engineers and bombs may attack a face-up mine (other
-/// attacks on it are illegal)."
+/// §5.3 Mines: "A face-up mine may be attacked only by an engineer or a bomb;
+/// an attack on it by any other piece is not a legal move."
 #[test]
 fn s5_3_face_up_mines_only_attackable_by_engineers_and_bombs() {
     for officer in ["K", "G", "D", "L"] {
@@ -1553,8 +1596,8 @@ fn s5_3_face_up_mines_only_attackable_by_engineers_and_bombs() {
     assert!(moves_from(&p, "e2").contains(&"a6".to_string()));
 }
 
-/// §5.3 Flag: "may only be attacked once all 3 of its side's mines are gone"
-/// (a face-down mine anywhere still guards it).
+/// §5.3 Flag: "A side's flag cannot be attacked while any of that side's 3
+/// mines remains on the board" (a face-down mine anywhere still guards it).
 #[test]
 fn s5_3_flag_attackable_only_after_all_mines_gone() {
     for guard in ["~mF2L", "mF2L"] {
@@ -1570,9 +1613,10 @@ fn s5_3_flag_attackable_only_after_all_mines_gone() {
     assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")));
 }
 
-/// §5.3 `flag_capturer` = `lowest` (扛旗用最小的棋子): "only a piece of the
-/// attacking side's lowest officer rank still on the board, face-up or not,
-/// counting engineers as the lowest rank".
+/// §5.3 `flag_capturer` = `lowest` (扛旗用最小的棋子): "only a piece whose rank
+/// is the lowest ranked kind the attacking side still has on the board,
+/// counting face-up and face-down pieces alike, with the engineer as the
+/// lowest rank of all".
 #[test]
 fn s5_3_flag_capturer_lowest() {
     // Red: 师长 b11 and 工兵 c12 (face-up).
@@ -1596,8 +1640,9 @@ fn s5_3_flag_capturer_lowest() {
     assert!(moves_from(&p, "b11").contains(&"b12".to_string()));
 }
 
-/// §5.3 `flag_capturer` = `lowest`: "a side with no officer or engineer left
-/// may capture with a bomb" (and a bomb may not while one is left).
+/// §5.3 `flag_capturer` = `lowest`: "If the attacking side has neither
+/// officers nor engineers any more, a bomb may take the flag" (and a bomb may
+/// not while one is left).
 #[test]
 fn s5_3_flag_capturer_lowest_bomb_when_no_officer_left() {
     let mut p = pos("1f2l/1B3/5/5/5/5/5/5/5/5/5/1F3 fanqi 1 r 0 0", &["flag_capturer=lowest"]);
@@ -1619,8 +1664,8 @@ fn s5_3_hq_not_locked_by_default() {
     assert_eq!(moves_from(&p, "d1"), names(&["c1", "d2"]));
 }
 
-/// §5.3 End: "A side with no movable piece left anywhere (face-up or
-/// face-down) … loses."
+/// §5.3 End: "A side loses when it has no movable piece anywhere on the
+/// board, whether face-up or face-down".
 #[test]
 fn s5_3_end_no_movable_piece_anywhere() {
     // Red's last face-up movable piece trades with a bomb; a face-down 工兵 keeps Red alive.
@@ -1635,7 +1680,7 @@ fn s5_3_end_no_movable_piece_anywhere() {
     assert_eq!(result(&p), Some((Some(Seat::Second), Termination::NoMovablePieces, "0-1")));
 }
 
-/// §5.3 End: "… or no legal action on its turn, loses."
+/// §5.3 End: "… or when it has no legal action on its turn".
 #[test]
 fn s5_3_end_no_legal_action() {
     let p = pos("1f2l/5/5/5/5/5/5/5/5/5/M4/EF3 fanqi 1 r 0 0", &[]);
@@ -1646,8 +1691,8 @@ fn s5_3_end_no_legal_action() {
     assert_eq!(result(&p), None);
 }
 
-/// §5.3 End: "Draw after `no_progress_plies` plies with neither a capture nor
-/// a flip (default 70)".
+/// §5.3 End: "The game is drawn after `no_progress_plies` plies (70 by
+/// default) with neither a capture nor a flip".
 #[test]
 fn s5_3_end_quiet_draw_flip_resets() {
     let mut p = pos("1f2l/5/5/5/5/5/5/5/5/5/5/~CF2L fanqi 1 r 69 100", &[]);
@@ -1772,7 +1817,8 @@ fn s6_rail_turns_none_engineer_runs_straight() {
     assert_eq!(moves_from(&p, "a5"), names(&["a2", "a3", "a4", "a6", "a7", "a8", "a9", "a10", "a11", "b5"]));
 }
 
-/// §6 `rail_turns` = `all`: "every piece flies like an engineer" — a 司令 flies.
+/// §6 `rail_turns` = `all`: "every movable piece flies like an engineer" — a
+/// 司令 flies.
 #[test]
 fn s6_rail_turns_all_commander_flies() {
     let flight = names(&["a3", "a2", "b2", "c2", "d2", "e2", "e3", "e4", "e5", "b3", "b4", "b5"]);
@@ -1786,7 +1832,7 @@ fn s6_rail_turns_all_commander_flies() {
     assert_eq!(moves_from(&p, "a4"), names(&["a2", "a3", "b3", "b4", "b5"]));
 }
 
-/// §6 `bomb_flies` (炸弹满天飞): "bombs may also fly as §3 Engineer flight,
+/// §6 `bomb_flies` (炸弹满天飞): "bombs may also use §3 Engineer flight,
 /// whatever `rail_turns` says".
 #[test]
 fn s6_bomb_flies() {
@@ -1889,7 +1935,8 @@ fn s6_bomb_captures_flag_off_anqi_mingqi_attacker_removed() {
     }
 }
 
-/// §6 `bomb_captures_flag` in 翻棋: "true (after mines)"; off, a bomb may not
+/// §6 `bomb_captures_flag` in 翻棋: `true` "(once the mines are gone)"; off, a
+/// bomb may not
 /// attack the flag at all.
 #[test]
 fn s6_bomb_captures_flag_fanqi() {
@@ -1923,9 +1970,11 @@ fn s6_flag_capturer_lowest_anqi_mingqi() {
 // §7 Notation
 // ======================================================================
 
-/// §7 JFEN: "six fields separated by single spaces: `<board> <mode> <turn>
-/// <colours> <quiet> <ply>`"; "board: ranks 12 down to 1 separated by `/`;
-/// each rank lists files a→e; a run of empty nodes is a digit 1–5".
+/// §7 JFEN: "A position is one line of six fields with a single space between
+/// them" (`<board> <mode> <turn> <colours> <quiet> <ply>`); board: "the ranks
+/// from 12 down to 1, separated by `/`. Each rank is read from file `a` to
+/// file `e`"; "one digit from 1 to 5 stands for that many empty nodes in a
+/// row".
 #[test]
 fn s7_jfen_fields() {
     let jfen = "1f2l/5/5/5/5/5/5/5/5/5/5/1F2L mingqi 2 r 12 34";
@@ -1984,7 +2033,8 @@ fn s7_jfen_errors() {
         Position::from_jfen("1f2l/5/5/5/5/5/5/5/5/5/5/1F2~L anqi 1 r 0 0", anqi),
         Err(JfenError::Rank { .. })
     ));
-    // §5.3 "camps start empty" and face-down pieces never move: no `~` on a camp.
+    // §5.3 "No camp holds a piece at the start" and face-down pieces never
+    // move: no `~` on a camp.
     assert!(matches!(
         Position::from_jfen("1f2l/5/5/5/5/5/5/5/2~D2/5/5/1F2L fanqi 1 r 0 0", fanqi),
         Err(JfenError::Rank { .. })
@@ -2012,8 +2062,10 @@ fn s7_jfen_errors() {
     ));
 }
 
-/// §7 Move: "`<from><to>`, e.g. `a6a7`, `e2e11`, `c7c8`. A flip is written
-/// with `from == to`: `c6c6` flips c6. (So every action fits a 60×60 table.)"
+/// §7 Actions: "An action is written as the node it starts from followed by
+/// the node it ends on: `a6a7`, `e2e11`, `c7c8`. A flip names the same node
+/// twice: `c6c6` turns up the piece on `c6`." So "all of them fit in a 60 × 60
+/// table".
 #[test]
 fn s7_move_notation_and_flip_from_equals_to() {
     for text in ["a6a7", "e2e11", "c7c8", "c6c6", "a1e12"] {
@@ -2041,7 +2093,7 @@ fn s7_move_notation_and_flip_from_equals_to() {
 // §8 Order of checks after every action
 // ======================================================================
 
-/// §8 step 1: "A flag was captured → the capturer's side wins" — before step
+/// §8 step 1: "If a flag was captured, the capturer's side wins" — before step
 /// 2: a bomb that was Red's last movable piece captures the flag and is
 /// removed, yet Red wins.
 #[test]
@@ -2075,8 +2127,9 @@ fn s8_2_no_movable_pieces_before_no_legal_move() {
     assert_eq!(result(&p), Some((Some(Seat::Second), Termination::NoMovablePieces, "0-1")));
 }
 
-/// §8 step 2: "if neither colour has a movable piece … left → draw; if one
-/// colour has none → the other wins" (Termination::NoMovablePieces, winner None).
+/// §8 step 2: "when neither colour has a movable piece (…) left, the game is
+/// drawn; when exactly one colour has none, the other colour wins"
+/// (Termination::NoMovablePieces, winner None).
 #[test]
 fn s8_2_neither_colour_has_movable_pieces_draw() {
     let mut p = pos("1f3/5/5/5/5/5/5/5/dD3/5/5/1F3 fanqi 1 r 0 0", &[]);
@@ -2088,7 +2141,7 @@ fn s8_2_neither_colour_has_movable_pieces_draw() {
     assert_eq!(o.score(Seat::First), 0.5);
 }
 
-/// §8 step 2: "Once colours are assigned" — a 翻棋 side with no movable
+/// §8 step 2: "If the colours have been handed out" — a 翻棋 side with no movable
 /// piece does not lose while colours are unassigned.
 #[test]
 fn s8_2_only_once_colours_are_assigned() {
@@ -2116,7 +2169,8 @@ fn s8_3_no_legal_move_before_counters() {
     assert_eq!(result(&p), Some((None, Termination::MaxPlies, "1/2-1/2")));
 }
 
-/// §8 step 4: "`quiet` ≥ `no_progress_plies`, or `ply` ≥ `max_plies` → draw",
+/// §8 step 4: "If `quiet` has reached `no_progress_plies`, or `ply` has
+/// reached `max_plies`, the game is drawn",
 /// checked on the position itself (also straight from a JFEN).
 #[test]
 fn s8_4_counters_draw() {
@@ -2129,8 +2183,8 @@ fn s8_4_counters_draw() {
     assert_eq!(result(&p), None);
 }
 
-/// §8: "`quiet` counts plies since the last attack or flip; every attack and
-/// every flip … resets it to 0."
+/// §8: "`quiet` goes back to 0 on every attack and every flip, and grows by
+/// one on every other action."
 #[test]
 fn s8_quiet_counts_plies_and_every_attack_or_flip_resets_it() {
     // Moves count.
@@ -2158,7 +2212,8 @@ fn s8_quiet_counts_plies_and_every_attack_or_flip_resets_it() {
     assert_eq!(p.quiet(), 0);
 }
 
-/// §8: "Results are written from seat 1's side: `1-0`, `0-1`, `1/2-1/2`" —
+/// §8: "A result is written from seat 1's point of view: `1-0` (seat 1 wins),
+/// `0-1` (seat 2 wins) or `1/2-1/2` (draw)" —
 /// also when seat 1 plays Black.
 #[test]
 fn s8_results_from_seat_1_side() {

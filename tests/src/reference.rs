@@ -1,5 +1,5 @@
 //! A slow, deliberately naive reference move generator, written from
-//! `shared/RULES.md` alone, to check the engine's fast bitboard generator.
+//! `docs/rules.md` alone, to check the engine's fast bitboard generator.
 //!
 //! It shares nothing with `junqi_core`'s board tables or move generator:
 //! the board is rebuilt here as explicit edge lists from §1, moves are found
@@ -352,7 +352,7 @@ pub mod sampling {
     use rand::seq::IndexedRandom;
     use rand::Rng;
 
-    /// A rule set for `mode` with every applicable option of RULES.md §6
+    /// A rule set for `mode` with every applicable option of docs/rules.md §6
     /// drawn at random (through `Rules::apply_override`, as a user would
     /// set them). `max_plies` and `no_progress_plies` are usually large
     /// enough for games to reach sparse boards, and sometimes tiny so the

@@ -1,4 +1,4 @@
-//! The 5×12 board of RULES.md §1 as squares, bitboards and precomputed tables.
+//! The 5×12 board of docs/rules.md §1 as squares, bitboards and precomputed tables.
 //!
 //! Node index = `(rank - 1) * 5 + file` with `a = 0 … e = 4`, so a [`Bitboard`]
 //! over the 60 nodes fits in the low 60 bits of a `u64`. Every table here is

@@ -1,4 +1,4 @@
-//! Information sets: what one seat is allowed to know (RULES.md §5).
+//! Information sets: what one seat is allowed to know (docs/rules.md §5).
 //!
 //! * 明棋: everything.
 //! * 翻棋: the public board: face-up pieces, where face-down pieces lie, and

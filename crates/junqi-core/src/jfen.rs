@@ -1,4 +1,4 @@
-//! JFEN, the position notation of RULES.md §7:
+//! JFEN, the position notation of docs/rules.md §7:
 //! `<board> <mode> <turn> <colours> <quiet> <ply>`.
 
 use crate::board::{Square, CAMPS, FILES, RANKS};

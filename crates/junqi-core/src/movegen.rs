@@ -1,4 +1,4 @@
-//! Legal-action generation (RULES.md §3, §5.3) into a caller-supplied buffer.
+//! Legal-action generation (docs/rules.md §3, §5.3) into a caller-supplied buffer.
 //!
 //! Destinations are built as bitboards: one-step neighbours, straight rail
 //! runs (ray + first blocker) or engineer flights (flood fill over empty

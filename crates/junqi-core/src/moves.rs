@@ -1,4 +1,4 @@
-//! Actions in RULES.md §7 notation (`a6a7`; a flip is `c6c6`) and the move buffer.
+//! Actions in docs/rules.md §7 notation (`a6a7`; a flip is `c6c6`) and the move buffer.
 
 use crate::board::{ParseSquareError, Square, NODES};
 use std::fmt;

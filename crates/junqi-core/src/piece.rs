@@ -1,4 +1,4 @@
-//! Colours, piece kinds and pieces (RULES.md §2).
+//! Colours, piece kinds and pieces (docs/rules.md §2).
 
 use std::fmt;
 
@@ -165,7 +165,7 @@ impl Kind {
         }
     }
 
-    /// Upper-case letter of RULES.md §2.
+    /// Upper-case letter of docs/rules.md §2.
     pub const fn letter(self) -> char {
         match self {
             Kind::Commander => 'K',

@@ -1,5 +1,5 @@
 //! The game state of all three modes, applying actions with the combat rules
-//! of RULES.md §4–§5, and the end conditions of §8.
+//! of docs/rules.md §4–§5, and the end conditions of §8.
 
 use crate::board::{squares, Bitboard, Square, NODES};
 use crate::moves::{Move, MoveList};
@@ -37,7 +37,7 @@ pub struct Position {
     pub(crate) ply: u32,
 }
 
-/// How an attack ended, as the referee announces it (RULES.md §5.1 Information).
+/// How an attack ended, as the referee announces it (docs/rules.md §5.1 Information).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CombatOutcome {
     /// The defender was removed and the attacker moved in.
@@ -67,7 +67,7 @@ pub enum Effect {
     Attack { attacker: Piece, defender: Piece, outcome: CombatOutcome },
 }
 
-/// Why a game ended (RULES.md §8).
+/// Why a game ended (docs/rules.md §8).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Termination {
     FlagCaptured,
@@ -78,7 +78,7 @@ pub enum Termination {
     QuietPlies,
     /// `ply >= max_plies`.
     MaxPlies,
-    /// The side to move gave the game up. Not a board rule (RULES.md lists
+    /// The side to move gave the game up. Not a board rule (docs/rules.md lists
     /// none): self-play ends games its bots judge lost, and the record keeps
     /// the moves up to the resignation, so the position after them is not over.
     Resignation,
@@ -469,7 +469,7 @@ impl Position {
         None
     }
 
-    /// The game's result, or `None` while it goes on (RULES.md §8, in order).
+    /// The game's result, or `None` while it goes on (docs/rules.md §8, in order).
     pub fn outcome(&self) -> Option<Outcome> {
         if let Some(o) = self.decided_by_material() {
             return Some(o);
@@ -519,7 +519,7 @@ impl fmt::Display for Position {
     }
 }
 
-/// The outcome of `attacker` moving onto `defender` (RULES.md §4, plus
+/// The outcome of `attacker` moving onto `defender` (docs/rules.md §4, plus
 /// `engineer_scout` of §5.1). `attacker_may_take_flag` says whether the rules
 /// let this attacker capture a flag (see `bomb_captures_flag`, `flag_capturer`).
 /// A pure function, shared by the referee and by information-set reasoning.

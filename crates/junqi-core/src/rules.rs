@@ -1,11 +1,11 @@
-//! Game mode and every variant option of RULES.md §6, with the presets in
+//! Game mode and every variant option of docs/rules.md §6, with the presets in
 //! `configs/rules/*.toml` and `option=value` overrides.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The three ways to play (RULES.md §5).
+/// The three ways to play (docs/rules.md §5).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -105,7 +105,7 @@ pub enum FlagCapturer {
     Lowest,
 }
 
-/// A complete rule set: the mode plus every option of RULES.md §6.
+/// A complete rule set: the mode plus every option of docs/rules.md §6.
 ///
 /// Options that do not apply to the mode (the `—` cells of §6) keep their
 /// defaults and setting them is an error, so a rule set never silently

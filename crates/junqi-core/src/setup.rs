@@ -1,5 +1,5 @@
 //! Starting positions: 暗棋/明棋 deployments (validation and uniformly random
-//! legal deployments) and the 翻棋 deal (RULES.md §5.1, §5.3).
+//! legal deployments) and the 翻棋 deal (docs/rules.md §5.1, §5.3).
 
 use crate::board::{squares, Bitboard, Square, BLACK_HALF, CAMPS, HEADQUARTERS, RED_HALF};
 use crate::piece::{full_army, Colour, Kind, Piece, KINDS};
@@ -24,7 +24,7 @@ pub struct Deployment {
     pub pieces: Vec<(Square, Kind)>,
 }
 
-/// A broken deployment constraint (RULES.md §5.1 Deployment).
+/// A broken deployment constraint (docs/rules.md §5.1 Deployment).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DeploymentError {
     #[error("{square} is not in {colour}'s half")]

@@ -155,7 +155,7 @@ impl Default for ObservationFormat {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// The rules: the mode and every RULES.md §6 option by name.
+    /// The rules: the mode and every docs/rules.md §6 option by name.
     pub rules: Rules,
     /// Games in the run (indices `0..games`).
     pub games: u64,

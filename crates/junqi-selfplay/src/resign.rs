@@ -3,9 +3,9 @@
 //! long, decided endings; a fraction of the games are played through anyway
 //! so the run can measure how often a resignation would have been wrong.
 //!
-//! Not a board rule (RULES.md has none): the seeds only forbid it early
-//! ("20 步之内不允许投降", no surrender in the first 20 moves), hence
-//! `min_ply`.
+//! Not a board rule (docs/rules.md has none): the source rule texts only
+//! forbid it early ("20 步之内不允许投降", no surrender in the first 20
+//! moves), hence `min_ply`.
 
 use junqi_core::{rng_from_seed, Outcome, Seat};
 use rand::Rng;
@@ -38,7 +38,7 @@ pub struct Resign {
 
 impl Default for Resign {
     fn default() -> Self {
-        // 40 plies = the seeds' 20 moves of each side.
+        // 40 plies = the source rule texts' 20 moves of each side.
         Resign { threshold: -0.9, consecutive: 3, min_ply: 40, playthrough: 0.1 }
     }
 }

@@ -13,7 +13,7 @@ use rand::Rng;
 type Mines = [(usize, usize); 3];
 type Bombs = [(usize, usize); 2];
 
-/// The formations [`heuristic_deployment`] draws from (names from the seeds).
+/// The formations [`heuristic_deployment`] draws from (names from the source rule texts).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Formation {
     /// 三角雷: three mines around the flag.

@@ -1,7 +1,7 @@
 //! `junqi play`: a person against a bot in the terminal, in any mode.
 //!
 //! The person sees only their seat's information set (an enemy piece in 暗棋
-//! is drawn `黑 ??`), types moves in RULES.md §7 notation and a few commands.
+//! is drawn `黑 ??`), types moves in docs/rules.md §7 notation and a few commands.
 //! The loop reads any [`BufRead`] and writes any [`Write`], so it runs the
 //! same on a terminal and under a scripted stdin.
 
