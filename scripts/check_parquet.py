@@ -4,7 +4,7 @@
     python3 scripts/check_parquet.py RUN_DIR
 
 Checks, against RUN_DIR/run.json: the schemas of games/ and samples/
-(samples schema version 2), the row counts (every game id exactly once),
+(samples schema version 3), the row counts (every game id exactly once),
 the key-value metadata of every shard, the rules JSON, plies = number of
 moves, and per sample: the position (obs-code-v1, docs/data.md) decodes to
 100 planes of 60 floats, the legal actions are ascending ids that hold the
@@ -50,6 +50,7 @@ SAMPLES_SCHEMA = pa.schema(
         pa.field("action", pa.uint16(), False),
         pa.field("value", pa.float32(), True),
         pa.field("outcome", pa.int8(), False),
+        pa.field("hidden_kinds", pa.binary(), True),
     ]
 )
 ARMY = [1, 1, 2, 2, 2, 2, 3, 3, 3, 2, 3, 1]  # pieces per kind, Kind order
@@ -124,7 +125,7 @@ def main(run_dir: pathlib.Path) -> None:
             meta = pq.read_metadata(f).metadata
             check(json.loads(meta[b"junqi.config"]) == config, f"{f}: config differs from run.json")
             check(int(meta[b"junqi.seed"]) == run["seed"], f"{f}: seed differs")
-            check(meta[b"junqi.samples_schema"] == b"2", f"{f}: samples schema version")
+            check(meta[b"junqi.samples_schema"] == b"3", f"{f}: samples schema version")
             check(meta[b"junqi.obs_encoding"] == b"obs-code-v1", f"{f}: position encoding")
 
     games = ds.dataset(run_dir / "games", format="parquet").to_table()
@@ -158,6 +159,11 @@ def main(run_dir: pathlib.Path) -> None:
         check(len(s["policy"]) == len(legal), f"sample {i}: {len(s['policy'])} policy values, {len(legal)} actions")
         check(abs(sum(s["policy"]) - 1) < 1e-3, f"sample {i}: policy sums to {sum(s['policy'])}")
         check(s["value"] is None or -1 <= s["value"] <= 1, f"sample {i}: value {s['value']}")
+        hidden = s["hidden_kinds"]
+        check(
+            hidden is None or (config["rules"]["mode"] == "anqi" and len(hidden) == 60 and max(hidden) <= 12),
+            f"sample {i}: hidden_kinds",
+        )
         result = result_of[gid][0]
         want = 0 if result == "1/2-1/2" else (1 if (result == "1-0") == (s["seat"] == 1) else -1)
         check(s["outcome"] == want, f"sample {i}: outcome {s['outcome']}, result {result}")

@@ -4,7 +4,9 @@
 //! the draws are (near) uniform and reproducible from the seed.
 
 use junqi_core::piece::{Kind, KindSet, MOVABLE};
-use junqi_core::{rng_from_seed, Colour, Game, InfoSet, Mode, Move, MoveList, Position, Rules, Seat, Square};
+use junqi_core::{
+    rng_from_seed, Colour, Deployment, Game, InfoSet, KindBelief, Mode, Move, MoveList, Position, Rules, Seat, Square,
+};
 use rand::Rng;
 
 fn sq(name: &str) -> Square {
@@ -120,6 +122,35 @@ fn rules_for(mode: Mode, rng: &mut impl Rng) -> Rules {
     rules
 }
 
+/// Plays a random game of `mode` (some variant options drawn) from `seed`
+/// and checks, for both seats at every ply, the world `draw` samples from
+/// the seat's information set. Returns the number of worlds checked.
+fn check_worlds_of_a_random_game(
+    mode: Mode,
+    seed: u64,
+    mut draw: impl FnMut(&InfoSet, &mut junqi_core::GameRng) -> Position,
+) -> usize {
+    let mut rng = rng_from_seed(seed);
+    let rules = rules_for(mode, &mut rng);
+    let mut game = Game::new(Position::new_game_with(rules, &mut rng));
+    let mut list = MoveList::new();
+    let mut worlds = 0;
+    for ply in 0..400 {
+        let truth = game.truth().clone();
+        for seat in Seat::BOTH {
+            let world = draw(game.infoset(seat), &mut rng);
+            check_world(game.infoset(seat), &truth, &world, &format!("{mode} seed {seed} ply {ply} {seat}"));
+            worlds += 1;
+        }
+        truth.legal_moves(&mut list);
+        if list.is_empty() {
+            break;
+        }
+        game.play(list[rng.random_range(0..list.len())]).unwrap();
+    }
+    worlds
+}
+
 /// Random games in every mode (with some variant options): worlds sampled for
 /// both seats at every ply pass every check, and sampling never panics.
 #[test]
@@ -127,23 +158,7 @@ fn sampled_worlds_are_possible_truths() {
     let mut worlds = 0;
     for mode in Mode::ALL {
         for seed in 0..25u64 {
-            let mut rng = rng_from_seed(seed);
-            let rules = rules_for(mode, &mut rng);
-            let mut game = Game::new(Position::new_game_with(rules, &mut rng));
-            let mut list = MoveList::new();
-            for ply in 0..400 {
-                let truth = game.truth().clone();
-                for seat in Seat::BOTH {
-                    let world = game.infoset(seat).sample_world(&mut rng);
-                    check_world(game.infoset(seat), &truth, &world, &format!("{mode} seed {seed} ply {ply} {seat}"));
-                    worlds += 1;
-                }
-                truth.legal_moves(&mut list);
-                if list.is_empty() {
-                    break;
-                }
-                game.play(list[rng.random_range(0..list.len())]).unwrap();
-            }
+            worlds += check_worlds_of_a_random_game(mode, seed, |info, rng| info.sample_world(rng));
         }
     }
     assert!(worlds > 5_000, "only {worlds} worlds checked");
@@ -283,4 +298,84 @@ fn worlds_are_functions_of_the_seed() {
         assert_eq!(a, b, "{mode}");
         assert_ne!(a, c, "{mode}");
     }
+}
+
+/// A belief of random probabilities on every square (seeded).
+fn random_belief(rng: &mut impl Rng) -> KindBelief {
+    let mut belief = KindBelief::empty();
+    for probs in belief.probs.iter_mut() {
+        let mut sum = 0.0;
+        for p in probs.iter_mut() {
+            // Peaked: most of the mass on a few kinds, as a trained head's is.
+            *p = rng.random::<f32>().powi(6);
+            sum += *p;
+        }
+        probs.iter_mut().for_each(|p| *p /= sum);
+    }
+    belief
+}
+
+/// Worlds drawn from a belief (any belief, even a wrong one) are still
+/// possible truths: the belief weighs the consistent assignments, it never
+/// adds others.
+#[test]
+fn belief_weighted_worlds_are_possible_truths() {
+    let mut worlds = 0;
+    for seed in 0..12u64 {
+        worlds += check_worlds_of_a_random_game(Mode::Anqi, 100 + seed, |info, rng| {
+            let belief = random_belief(rng);
+            info.sample_world_believing(rng, Some(&belief))
+        });
+    }
+    assert!(worlds > 1_000, "only {worlds} worlds checked");
+}
+
+/// Two truths that differ only in the enemy's hidden deployment give the
+/// seat the same information set, and then the same worlds from the same
+/// seed and belief: the draw reads the information set and the belief,
+/// never the true kinds.
+#[test]
+fn belief_weighted_worlds_never_read_the_true_kinds() {
+    let rules = Rules::preset(Mode::Anqi);
+    let mut rng = rng_from_seed(21);
+    let red = Deployment::random(Colour::Red, &mut rng);
+    for trial in 0..20 {
+        let (b1, b2) = (Deployment::random(Colour::Black, &mut rng), Deployment::random(Colour::Black, &mut rng));
+        let (t1, t2) = (
+            Position::from_deployments(rules, &red, &b1).unwrap(),
+            Position::from_deployments(rules, &red, &b2).unwrap(),
+        );
+        assert_ne!(t1, t2);
+        let (i1, i2) = (InfoSet::new(&t1, Seat::First), InfoSet::new(&t2, Seat::First));
+        assert_eq!(i1.view(), i2.view(), "trial {trial}: the views differ");
+        let belief = random_belief(&mut rng);
+        for s in 0..5 {
+            let w1 = i1.sample_world_believing(&mut rng_from_seed(s), Some(&belief));
+            let w2 = i2.sample_world_believing(&mut rng_from_seed(s), Some(&belief));
+            assert_eq!(w1, w2, "trial {trial} seed {s}");
+        }
+    }
+}
+
+/// A belief moves the draw toward what it says: with the enemy 司令 believed
+/// on c10 (a post where the uniform law puts it 4.6% of the time) it is drawn
+/// there in most worlds, and a belief that a flag stands off the
+/// headquarters (impossible) changes nothing about where flags go.
+#[test]
+fn belief_shifts_the_draw_toward_its_kinds() {
+    let start = Position::new_game(Rules::preset(Mode::Anqi), 3);
+    let info = InfoSet::new(&start, Seat::First);
+    let mut belief = KindBelief::empty();
+    belief.probs[sq("c10").index()][Kind::Commander.index()] = 1.0;
+    belief.probs[sq("a12").index()][Kind::Flag.index()] = 1.0;
+    let mut rng = rng_from_seed(5);
+    let n = 2_000;
+    let (mut commander_c10, mut flag_hq) = (0, 0);
+    for _ in 0..n {
+        let world = info.sample_world_believing(&mut rng, Some(&belief));
+        commander_c10 += (world.piece_at(sq("c10")).unwrap().kind == Kind::Commander) as u32;
+        flag_hq += ["b12", "d12"].iter().filter(|s| world.piece_at(sq(s)).unwrap().kind == Kind::Flag).count() as u32;
+    }
+    assert!(commander_c10 > n * 8 / 10, "司令 on c10 in {commander_c10} of {n} worlds");
+    assert_eq!(flag_hq, n, "a flag off the headquarters");
 }

@@ -35,6 +35,7 @@
 
 mod greedy;
 pub mod heuristic;
+pub mod learned_deploy;
 pub mod mcts;
 mod player;
 mod random;
@@ -42,6 +43,7 @@ mod spec;
 
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
 pub use heuristic::{heuristic_deployment, Heuristic};
+pub use learned_deploy::{deployment_features, DeploymentModel, FitOptions, DEPLOY_FEATURES};
 pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig, RootOptions};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;

@@ -291,6 +291,7 @@ mod tests {
         assert!(err("mcts:k=4").contains("applies only with search=gumbel"));
         assert!(err("mcts:search=puct,gscale=0").contains("applies only with search=gumbel"));
         assert!(err("mcts:search=gumbel,k=0").contains("from 1 to 1000"));
+        assert!(err("mcts:belief=2").contains("from 0 to 1"));
         assert!(err("heuristic:temp=-1").contains("expected a finite number >= 0"));
         assert!(err("heuristic:temp=inf").contains("bad value `inf` for `temp`"));
         assert!(err("heuristic:temp=x").contains("bad value `x`"));
@@ -310,6 +311,7 @@ mod tests {
             "mcts:sims=128,qtemp=0.1",
             "mcts:sims=16,search=gumbel",
             "mcts:sims=32,noise=0.25,search=gumbel,k=8,cvisit=25,gscale=0",
+            "mcts:sims=16,search=gumbel,belief=0",
         ] {
             let name = from_spec(spec).unwrap().name();
             assert_eq!(name, spec);

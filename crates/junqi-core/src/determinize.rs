@@ -12,7 +12,7 @@
 //!   chance node of a real flip. This is *exactly* uniform over the deals.
 //! * 暗棋: every enemy piece on the board and every removed enemy piece gets
 //!   a kind from its set ([`InfoSet::possible_kinds`], [`InfoSet::removed_enemy`])
-//!   so that together they make up the full army of RULES.md §2, with at
+//!   so that together they make up the full army of docs/rules.md §2, with at
 //!   least one movable piece on the board (the game is not over) and, on the
 //!   enemy's turn, one that can move. Drawn by weighted sequential choice
 //!   (most constrained piece first), repaired by augmenting paths, then mixed
@@ -22,6 +22,14 @@
 //!   found when one exists (the truth is one); when none exists (an
 //!   inconsistent hand-made position) the pieces left over get any kind of
 //!   their set, so the call never panics.
+//!
+//! [`InfoSet::sample_world_believing`] draws the 暗棋 enemy kinds from a
+//! [`KindBelief`] instead (e.g. a network's belief head): the law of an
+//! assignment is proportional to the product of its pieces' belief
+//! weights, restricted to the same consistent assignments, so the belief
+//! can shift the odds but never make a world that contradicts the
+//! information set. Only the belief and the information set enter the
+//! draw, never the true kinds.
 //!
 //! Not used (yet): that the enemy 司令 is alive while its flag has not been
 //! revealed under `reveal_flag_on_commander_loss`; the information set does
@@ -44,11 +52,18 @@ impl InfoSet {
     /// (see the [module docs](crate::determinize)). The same `rng` state gives
     /// the same world.
     pub fn sample_world<R: Rng + ?Sized>(&self, rng: &mut R) -> Position {
+        self.sample_world_believing(rng, None)
+    }
+
+    /// [`InfoSet::sample_world`], with the 暗棋 enemy pieces on the board
+    /// weighted by `belief` (see the [module docs](crate::determinize));
+    /// `None`, or any other mode, draws as `sample_world` does.
+    pub fn sample_world_believing<R: Rng + ?Sized>(&self, rng: &mut R, belief: Option<&KindBelief>) -> Position {
         let mut world = self.view().clone();
         match self.mode() {
             Mode::Mingqi => {}
             Mode::Fanqi => self.deal_face_down(&mut world, rng),
-            Mode::Anqi => self.assign_enemy_kinds(&mut world, rng),
+            Mode::Anqi => self.assign_enemy_kinds(&mut world, rng, belief),
         }
         world
     }
@@ -79,9 +94,10 @@ impl InfoSet {
     }
 
     /// 暗棋: draw kinds for the enemy pieces (on the board and removed).
-    fn assign_enemy_kinds<R: Rng + ?Sized>(&self, world: &mut Position, rng: &mut R) {
+    fn assign_enemy_kinds<R: Rng + ?Sized>(&self, world: &mut Position, rng: &mut R, belief: Option<&KindBelief>) {
         let Some(enemy) = world.colour_of(self.seat().other()) else { return };
         let mut assigner = KindAssigner::new();
+        assigner.weighted = belief.is_some();
         let on_board = world.colour_bb(enemy);
         // While the game goes on the enemy has a movable piece on the board, and
         // on its turn one that can move (what it may reach does not depend on
@@ -98,6 +114,9 @@ impl InfoSet {
                 Kind::in_set(MOVABLE).filter(|&k| world.reach(sq, k) & targets != 0).fold(0, |s, k| s | k.bit())
             };
             assigner.push(if set == 0 { ALL_KINDS } else { set }, need);
+            if let Some(b) = belief {
+                assigner.set_weights(assigner.len - 1, &b.weights(sq));
+            }
         }
         for &set in self.removed_enemy() {
             assigner.push(if set == 0 { ALL_KINDS & !Kind::Flag.bit() } else { set }, 0);
@@ -121,6 +140,32 @@ impl InfoSet {
             }
             world.counts[enemy.index()][kind.index()] += 1;
         }
+    }
+}
+
+/// A distribution over the kind of the piece on each square (absolute
+/// squares, indexed by [`crate::Square::index`]; [`Kind::index`] order),
+/// e.g. a network's belief about the enemy's hidden pieces. Squares it
+/// says nothing about hold all zeros (then every kind weighs the same).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindBelief {
+    pub probs: Box<[[f32; KINDS]; crate::board::NODES]>,
+}
+
+/// Every kind keeps at least this weight, so a confident but wrong belief
+/// slows the draw down but never starves a consistent assignment.
+const BELIEF_FLOOR: f32 = 1e-3;
+
+impl KindBelief {
+    /// A belief with nothing in it (all zeros).
+    pub fn empty() -> KindBelief {
+        KindBelief { probs: Box::new([[0.0; KINDS]; crate::board::NODES]) }
+    }
+
+    /// The draw weights of the piece on `sq`: its probabilities (non-finite
+    /// or negative ones as 0) plus a small floor.
+    fn weights(&self, sq: crate::Square) -> [f32; KINDS] {
+        self.probs[sq.index()].map(|p| if p.is_finite() && p > 0.0 { p + BELIEF_FLOOR } else { BELIEF_FLOOR })
     }
 }
 
@@ -168,6 +213,10 @@ struct KindAssigner {
     kind: [u8; MAX_ITEMS],
     len: usize,
     left: [u8; KINDS],
+    /// Whether [`KindAssigner::weight`] is used: the law is then ∝ the
+    /// product of the chosen kinds' weights (steps 1 and 3 weigh by them).
+    weighted: bool,
+    weight: [[f32; KINDS]; MAX_ITEMS],
 }
 
 impl KindAssigner {
@@ -178,6 +227,14 @@ impl KindAssigner {
             kind: [UNASSIGNED; MAX_ITEMS],
             len: 0,
             left: [0; KINDS],
+            weighted: false,
+            weight: [[1.0; KINDS]; MAX_ITEMS],
+        }
+    }
+
+    fn set_weights(&mut self, i: usize, weights: &[f32; KINDS]) {
+        if i < MAX_ITEMS {
+            self.weight[i] = *weights;
         }
     }
 
@@ -256,13 +313,35 @@ impl KindAssigner {
             order.swap(i, rng.random_range(0..=i));
         }
         let sets = self.sets;
-        order[..n].sort_by_key(|&i| sets[i as usize].count_ones());
+        if self.weighted {
+            // Most confident first (the largest share of one kind in the
+            // piece's weights over its set; uniform weights make this the
+            // fewest kinds first), so what the belief is sure of is placed
+            // before other pieces use those kinds up.
+            let share = |i: u8| {
+                let w = &self.weight[i as usize];
+                let set = sets[i as usize];
+                let (top, sum) =
+                    Kind::in_set(set).map(|k| w[k.index()]).fold((0f32, 0f32), |(t, s), x| (t.max(x), s + x));
+                if sum > 0.0 {
+                    top / sum
+                } else {
+                    0.0
+                }
+            };
+            order[..n].sort_by(|&a, &b| share(b).total_cmp(&share(a)));
+        } else {
+            order[..n].sort_by_key(|&i| sets[i as usize].count_ones());
+        }
         let mut complete = true;
         for &i in &order[..n] {
             let i = i as usize;
             let set = self.sets[i];
             let total: u32 = (0..KINDS).filter(|&k| set >> k & 1 != 0).map(|k| self.left[k] as u32).sum();
-            if total > 0 {
+            if total > 0 && self.weighted {
+                self.kind[i] = self.draw_weighted(i, set, rng);
+                self.left[self.kind[i] as usize] -= 1;
+            } else if total > 0 {
                 let mut r = rng.random_range(0..total);
                 for k in (0..KINDS).filter(|&k| set >> k & 1 != 0) {
                     let w = self.left[k] as u32;
@@ -278,6 +357,23 @@ impl KindAssigner {
             }
         }
         complete
+    }
+
+    /// A kind of `set` with pieces left, with probability ∝ pieces left ×
+    /// piece `i`'s weight (the caller made sure some kind has pieces left).
+    fn draw_weighted<R: Rng + ?Sized>(&self, i: usize, set: KindSet, rng: &mut R) -> u8 {
+        let w = |k: usize| self.left[k] as f32 * self.weight[i][k];
+        let total: f32 = (0..KINDS).filter(|&k| set >> k & 1 != 0).map(w).sum();
+        let mut r = rng.random::<f32>() * total;
+        let mut last = UNASSIGNED;
+        for k in (0..KINDS).filter(|&k| set >> k & 1 != 0 && self.left[k] > 0) {
+            last = k as u8;
+            if r < w(k) {
+                break;
+            }
+            r -= w(k);
+        }
+        last
     }
 
     /// Kuhn's augmenting path for piece `start`: move assigned pieces along a
@@ -345,6 +441,14 @@ impl KindAssigner {
                 - meets(self.need[j], kj);
             if constrained && after == 0 {
                 continue;
+            }
+            if self.weighted {
+                // Metropolis: accept with the ratio of the weights after and before.
+                let (wi, wj) = (&self.weight[i], &self.weight[j]);
+                let ratio = wi[kj as usize] * wj[ki as usize] / (wi[ki as usize] * wj[kj as usize]);
+                if ratio < 1.0 && rng.random::<f32>() >= ratio {
+                    continue;
+                }
             }
             met = after;
             self.kind.swap(i, j);

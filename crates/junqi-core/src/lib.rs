@@ -1,6 +1,6 @@
 //! # junqi-core
 //!
-//! The rules of 军棋 (Junqi) as in `shared/RULES.md`: the board as bitboards
+//! The rules of 军棋 (Junqi) as in `docs/rules.md`: the board as bitboards
 //! and precomputed tables, pieces, every variant option, a [`Position`] for
 //! 翻棋, 暗棋 and 明棋 with legal-action generation into a caller-supplied
 //! [`MoveList`], combat, the end conditions, JFEN and move notation,
@@ -30,6 +30,7 @@ pub mod rules;
 pub mod setup;
 
 pub use board::{Bitboard, Square};
+pub use determinize::KindBelief;
 pub use game::Game;
 pub use infoset::{InfoSet, Observation, ObservedEvent};
 pub use jfen::JfenError;

@@ -5,7 +5,12 @@
 //!   most probable action at `temp=0` (the default), else sampled
 //!   ∝ p^(1/temp).
 //! * `mcts:sims=N,…,eval=net:FILE`: the information-set search with the
-//!   net's priors (PUCT) and values (P(win) − P(loss)) at its leaves.
+//!   net's priors (PUCT) and values (P(win) − P(loss)) at its leaves; in
+//!   暗棋, with a net that has a belief head, its worlds are drawn from the
+//!   head's belief about the enemy's kinds.
+//!
+//! Both deploy (暗棋/明棋) with the learned deployment model stored in the
+//! net file when it has one ([`shared_deployer`]), else as `heuristic`.
 //!
 //! `FILE` is an exported net or a checkpoint; `default` is the net shipped
 //! in `data/nets/default.safetensors`. Every bot on the same file shares
@@ -13,13 +18,16 @@
 //! positions of all games in flight share its batches and its cache.
 
 use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
-use crate::{CpuNet, Evaluation, NetError, NetInput};
+use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
-    heuristic_deployment, register_bot, Agent, BotSpec, BotSpecError, Decision, LeafEvaluator, Mcts, MctsConfig, Player,
+    heuristic_deployment, register_bot, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator, Mcts,
+    MctsConfig, Player,
 };
-use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Position, Rules, Seat};
-use junqi_env::ObsCode;
+use junqi_core::{
+    Colour, Deployment, GameRng, InfoSet, KindBelief, Mode, Move, MoveList, Position, Rules, Seat, Square,
+};
+use junqi_env::{square_to_frame, ObsCode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -27,24 +35,29 @@ use std::task::Poll;
 
 /// The shipped net, relative to the repository root.
 pub const DEFAULT_NET: &str = "data/nets/default.safetensors";
+/// The shipped nets by name (`net:NAME`), relative to the repository root:
+/// `default` and `fanqi` are the 翻棋 net, `anqi` the 暗棋 net.
+pub const SHIPPED_NETS: [(&str, &str); 3] =
+    [("default", DEFAULT_NET), ("fanqi", DEFAULT_NET), ("anqi", "data/nets/anqi.safetensors")];
 
 /// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`].
 pub fn register_net_bots() {
     register_bot("net", build);
 }
 
-/// Where `net:default` or `net:FILE` points: `default` is [`DEFAULT_NET`]
-/// under the working directory, else under the repository this binary was
-/// built from.
+/// Where `net:NAME` or `net:FILE` points: a name of [`SHIPPED_NETS`]
+/// (`default`, `fanqi`, `anqi`) is that file under the working directory,
+/// else under the repository this binary was built from; anything else is
+/// a path.
 pub fn resolve_net_path(file: &str) -> PathBuf {
-    if file != "default" {
+    let Some(&(_, shipped)) = SHIPPED_NETS.iter().find(|(name, _)| *name == file) else {
         return PathBuf::from(file);
-    }
-    let here = PathBuf::from(DEFAULT_NET);
+    };
+    let here = PathBuf::from(shipped);
     if here.exists() {
         return here;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_NET)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(shipped)
 }
 
 /// Makes the backend of a net file's service, for a backend other than the
@@ -96,6 +109,25 @@ pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
 /// between generations of the training loop.
 pub fn release_shared_services() {
     *SERVICES.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *DEPLOYERS.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// Learned deployment models by canonical net path (`None`: the file has none).
+type Deployers = HashMap<PathBuf, Option<Arc<DeploymentModel>>>;
+static DEPLOYERS: Mutex<Option<Deployers>> = Mutex::new(None);
+
+/// The learned deployment model stored in the net file at `path`, if any
+/// (read once per file).
+pub fn shared_deployer(path: &Path) -> Result<Option<Arc<DeploymentModel>>, NetError> {
+    let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    let mut deployers = DEPLOYERS.lock().unwrap_or_else(|e| e.into_inner());
+    let deployers = deployers.get_or_insert_with(HashMap::new);
+    if let Some(d) = deployers.get(&key) {
+        return Ok(d.clone());
+    }
+    let model = NetFile::read(&key)?.deployment_model()?.map(Arc::new);
+    deployers.insert(key, model.clone());
+    Ok(model)
 }
 
 /// Counters summed over the services running now.
@@ -104,13 +136,16 @@ pub fn shared_stats() -> StatsSnapshot {
     services.iter().flat_map(|s| s.values()).fold(StatsSnapshot::default(), |acc, s| acc.plus(&s.stats()))
 }
 
-fn service_for(spec: &BotSpec, file: &str) -> Result<InferenceService, BotSpecError> {
-    shared_service(&resolve_net_path(file)).map_err(|e| BotSpecError::BadValue {
+/// The shared service of net `file`, and its learned deployment model if it has one.
+fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, Option<Arc<DeploymentModel>>), BotSpecError> {
+    let path = resolve_net_path(file);
+    let bad = |e: NetError| BotSpecError::BadValue {
         bot: spec.name.clone(),
         key: "path".into(),
         value: file.into(),
         message: e.to_string(),
-    })
+    };
+    Ok((shared_service(&path).map_err(bad)?, shared_deployer(&path).map_err(bad)?))
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -119,8 +154,14 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             spec.check_keys(&["path", "temp"])?;
             let file = spec.get("path").unwrap_or("default").to_string();
             let temp = spec.non_negative("temp", 0.0)?;
-            let service = service_for(spec, &file)?;
-            Ok(Player::Fair(Box::new(NetAgent { request: Request::new(service), file, temp, moves: MoveList::new() })))
+            let (service, deployer) = service_for(spec, &file)?;
+            Ok(Player::Fair(Box::new(NetAgent {
+                request: Request::new(service),
+                file,
+                temp,
+                moves: MoveList::new(),
+                deployer,
+            })))
         }
         "mcts" => {
             let eval = spec.get("eval").expect("from_spec passes mcts specs with eval");
@@ -131,8 +172,11 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             net.check_keys(&["path"])?;
             let file = net.get("path").unwrap_or("default").to_string();
             let config = MctsConfig::from_spec(spec)?;
-            let evaluator = NetEvaluator::new(service_for(spec, &file)?).with_playout(config.mix, config.evaluator());
-            let mcts = Mcts::with_evaluator(config, evaluator).with_name_suffix(format!(",eval=net:{file}"));
+            let (service, deployer) = service_for(spec, &file)?;
+            let evaluator = NetEvaluator::new(service).with_playout(config.mix, config.evaluator());
+            let mcts = Mcts::with_evaluator(config, evaluator)
+                .with_name_suffix(format!(",eval=net:{file}"))
+                .with_deployer(deployer);
             Ok(Player::Fair(Box::new(mcts)))
         }
         other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
@@ -180,6 +224,8 @@ pub struct NetAgent {
     file: String,
     temp: f32,
     moves: MoveList,
+    /// The net file's learned deployment model, if it has one.
+    deployer: Option<Arc<DeploymentModel>>,
 }
 
 impl Agent for NetAgent {
@@ -227,8 +273,11 @@ impl Agent for NetAgent {
     }
 
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
-        // The net has no deployment head: deploy as the heuristic bot does.
-        heuristic_deployment(colour, rules, rng)
+        match &self.deployer {
+            Some(model) => model.choose(colour, rules, rng),
+            // No learned model in the file: deploy as the heuristic bot does.
+            None => heuristic_deployment(colour, rules, rng),
+        }
     }
 }
 
@@ -241,6 +290,8 @@ impl Agent for NetAgent {
 /// enemy's pieces below the root.
 pub struct NetEvaluator {
     request: Request,
+    /// The root's belief (暗棋), asked once per search.
+    belief: Option<Ticket>,
     /// Weight of the playout's value in the leaf value (0 = the net's alone).
     mix: f32,
     playout: RolloutEvaluator,
@@ -248,7 +299,12 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     pub fn new(service: InferenceService) -> NetEvaluator {
-        NetEvaluator { request: Request::new(service), mix: 0.0, playout: MctsConfig::default().evaluator() }
+        NetEvaluator {
+            request: Request::new(service),
+            belief: None,
+            mix: 0.0,
+            playout: MctsConfig::default().evaluator(),
+        }
     }
 
     /// Value leaves by `(1 - mix) · net + mix · playout` (AlphaGo's mixed
@@ -283,11 +339,43 @@ impl LeafEvaluator for NetEvaluator {
         Poll::Ready(Some(e.value()))
     }
 
+    /// 暗棋: the belief head's kinds for the searching seat's real
+    /// information set (what earlier fights showed included); none in the
+    /// other modes or from a net without the head.
+    fn belief(&mut self, info: &InfoSet) -> Poll<Option<KindBelief>> {
+        if info.mode() != Mode::Anqi {
+            return Poll::Ready(None);
+        }
+        let ticket = self.belief.get_or_insert_with(|| {
+            let input = NetInput { code: ObsCode::from_infoset(info), legal: Vec::new(), belief: true };
+            self.request.service.submit(input)
+        });
+        let Some(e) = ticket.try_take() else { return Poll::Pending };
+        self.belief = None;
+        Poll::Ready(e.belief.map(|probs| belief_in_squares(&probs, info.seat())))
+    }
+
     fn wait(&mut self) {
-        self.request.wait()
+        match &self.belief {
+            Some(ticket) => ticket.block(),
+            None => self.request.wait(),
+        }
     }
 
     fn batches(&self) -> bool {
         true
     }
+}
+
+/// The belief head's output (per node of `seat`'s frame, 12 kinds each) on
+/// absolute squares.
+fn belief_in_squares(probs: &[f32], seat: Seat) -> KindBelief {
+    let mut belief = KindBelief::empty();
+    for sq in Square::all() {
+        let node = square_to_frame(sq, seat).index();
+        if let Some(p) = probs.get(node * BELIEF_KINDS..(node + 1) * BELIEF_KINDS) {
+            belief.probs[sq.index()].copy_from_slice(p);
+        }
+    }
+    belief
 }

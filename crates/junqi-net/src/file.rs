@@ -127,6 +127,10 @@ impl NetFile {
                 }
             }
         }
+        if model.belief {
+            t.weight("belief.weight", vec![crate::model::BELIEF_KINDS, c, 1, 1], c);
+            t.weight("belief.bias", vec![crate::model::BELIEF_KINDS], c);
+        }
         let (vp, vh) = (model.value_planes, model.value_hidden);
         t.weight("value.conv.weight", vec![vp, c, 1, 1], c);
         t.batch_norm("value.bn", vp);
@@ -152,6 +156,34 @@ impl NetFile {
             return Err(bad(format!("`{name}` has shape {s:?}, the architecture needs {shape:?}")));
         }
         Ok(v)
+    }
+}
+
+/// The tensors of a learned deployment model in a net file (暗棋/明棋).
+const DEPLOY_WEIGHT: &str = "deploy.weight";
+const DEPLOY_BIAS: &str = "deploy.bias";
+const DEPLOY_TEMPERATURE: &str = "deploy.temperature";
+
+impl NetFile {
+    /// The learned deployment model stored with the net, if any
+    /// (`deploy.weight`, `deploy.bias`, `deploy.temperature`).
+    pub fn deployment_model(&self) -> Result<Option<junqi_bots::DeploymentModel>, NetError> {
+        if !self.tensors.contains_key(DEPLOY_WEIGHT) {
+            return Ok(None);
+        }
+        let weights = self.tensor(DEPLOY_WEIGHT, &[junqi_bots::DEPLOY_FEATURES])?.to_vec();
+        let bias = self.tensor(DEPLOY_BIAS, &[1])?[0];
+        let temperature = self.tensor(DEPLOY_TEMPERATURE, &[1])?[0];
+        junqi_bots::DeploymentModel::from_weights(weights, bias, temperature)
+            .map(Some)
+            .map_err(|message| NetError::File { path: self.path.clone(), message })
+    }
+
+    /// Store `model` with the net (replacing any before).
+    pub fn set_deployment_model(&mut self, model: &junqi_bots::DeploymentModel) {
+        self.tensors.insert(DEPLOY_WEIGHT.into(), (vec![model.weights.len()], model.weights.clone()));
+        self.tensors.insert(DEPLOY_BIAS.into(), (vec![1], vec![model.bias]));
+        self.tensors.insert(DEPLOY_TEMPERATURE.into(), (vec![1], vec![model.temperature]));
     }
 }
 

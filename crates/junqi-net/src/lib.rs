@@ -22,12 +22,13 @@ pub mod service;
 
 pub use bots::{
     inference_settings, register_net_bots, release_shared_services, resolve_net_path, set_inference_settings,
-    shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent, NetEvaluator, DEFAULT_NET,
+    shared_deployer, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent, NetEvaluator,
+    DEFAULT_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;
 pub use cpu::{CpuNet, Scratch};
 pub use file::{fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT};
-pub use model::{ModelConfig, PolicyHead};
+pub use model::{ModelConfig, PolicyHead, BELIEF_KINDS};
 pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
 
 use junqi_core::{Move, Seat};
@@ -35,12 +36,15 @@ use junqi_env::{action_to_frame, ObsCode};
 use std::path::PathBuf;
 
 /// What the net is asked about one position: the mover's compact
-/// observation and its legal actions (ids in the mover's frame, ascending).
-/// The whole value is the evaluation cache's key.
+/// observation and its legal actions (ids in the mover's frame, ascending),
+/// and whether the belief head's answer is wanted too. The whole value is
+/// the evaluation cache's key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NetInput {
     pub code: ObsCode,
     pub legal: Vec<u16>,
+    /// Ask for [`Evaluation::belief`] (a net without a belief head gives none).
+    pub belief: bool,
 }
 
 impl NetInput {
@@ -55,7 +59,7 @@ impl NetInput {
         for (k, &(_, i)) in ids.iter().enumerate() {
             place[i] = k;
         }
-        (NetInput { code, legal: ids.into_iter().map(|(id, _)| id).collect() }, place)
+        (NetInput { code, legal: ids.into_iter().map(|(id, _)| id).collect(), belief: false }, place)
     }
 
     /// A 64-bit hash of the whole input.
@@ -64,7 +68,7 @@ impl NetInput {
         for &a in &self.legal {
             h = (h.rotate_left(5) ^ a as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
-        h ^ self.legal.len() as u64
+        h ^ self.legal.len() as u64 ^ (self.belief as u64) << 63
     }
 }
 
@@ -75,6 +79,10 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
     /// Win, draw and loss probabilities for the side to move.
     pub wdl: [f32; 3],
+    /// When asked for and the net has a belief head: for every node of the
+    /// mover's frame (`node * 12 + kind`, [`junqi_core::Kind::index`]
+    /// order), the probability of each kind for the piece standing there.
+    pub belief: Option<Vec<f32>>,
 }
 
 impl Evaluation {

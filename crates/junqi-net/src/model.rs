@@ -20,7 +20,16 @@ pub struct ModelConfig {
     /// this key has the `conv` head, so that is what a missing key means.
     #[serde(default = "PolicyHead::legacy")]
     pub policy_head: PolicyHead,
+    /// A belief head: for every node, logits over the 12 kinds of the piece
+    /// standing there, trained on the true kinds of the enemy pieces the
+    /// mover cannot see (暗棋). A 1×1 convolution to 12 planes. Nets
+    /// without the key have none.
+    #[serde(default)]
+    pub belief: bool,
 }
+
+/// Kinds the belief head scores per node.
+pub const BELIEF_KINDS: usize = junqi_core::piece::KINDS;
 
 /// How the policy head turns the trunk's features into from × to logits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +57,7 @@ impl Default for ModelConfig {
             value_planes: 4,
             value_hidden: 128,
             policy_head: PolicyHead::legacy(),
+            belief: false,
         }
     }
 }
@@ -72,7 +82,8 @@ impl ModelConfig {
         };
         let (vp, vh) = (self.value_planes as u64, self.value_hidden as u64);
         let value = 2 * c * vp * n + 2 * vp * n * vh + 2 * vh * 3;
-        stem + trunk + policy + value
+        let belief = if self.belief { 2 * c * BELIEF_KINDS as u64 * n } else { 0 };
+        stem + trunk + policy + value + belief
     }
 
     /// The FLOPs of the trunk's 3×3 convolutions alone (the dense part every

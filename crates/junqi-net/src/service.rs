@@ -66,7 +66,13 @@ impl CpuBackend {
 
 impl Backend for CpuBackend {
     fn evaluate(&mut self, inputs: &[&NetInput], out: &mut Vec<Evaluation>) {
-        out.extend(inputs.iter().map(|i| self.net.evaluate(&i.code, &i.legal, &mut self.scratch)));
+        out.extend(inputs.iter().map(|i| {
+            let mut e = self.net.evaluate(&i.code, &i.legal, &mut self.scratch);
+            if i.belief {
+                e.belief = self.net.belief_after_evaluate(&self.scratch);
+            }
+            e
+        }));
     }
     fn describe(&self) -> String {
         format!("cpu ({})", if self.net.uses_simd() { "avx2+fma" } else { "portable" })

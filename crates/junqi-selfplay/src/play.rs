@@ -3,8 +3,10 @@
 use crate::resign::ResignWatch;
 use crate::{Resign, SamplesPerGame, SelfplayError};
 use junqi_bots::{Decision, Player};
-use junqi_core::{rng_from_seed, Colour, Game, GameRng, InfoSet, Move, MoveList, Outcome, Position, Rules, Seat};
-use junqi_env::{action_to_frame, ObsCode};
+use junqi_core::{
+    rng_from_seed, Colour, Game, GameRng, InfoSet, Mode, Move, MoveList, Outcome, Position, Rules, Seat, Square,
+};
+use junqi_env::{action_to_frame, square_to_frame, ObsCode};
 use rand::Rng;
 use std::task::Poll;
 
@@ -43,6 +45,11 @@ pub struct Sample {
     pub value: Option<f32>,
     /// The final result from this seat's side: +1 win, 0 draw, -1 loss.
     pub outcome: i8,
+    /// 暗棋: per node of the mover's frame, `1 + kind` ([`junqi_core::Kind::index`])
+    /// of an enemy piece whose kind the mover did not know, else 0 (the
+    /// belief head's targets, from the referee's truth). Empty when the
+    /// mover knew every kind (翻棋, 明棋, or nothing left hidden).
+    pub hidden_kinds: Vec<u8>,
 }
 
 impl Default for Sample {
@@ -56,6 +63,7 @@ impl Default for Sample {
             action: 0,
             value: None,
             outcome: 0,
+            hidden_kinds: Vec::new(),
         }
     }
 }
@@ -89,8 +97,16 @@ impl Default for GameBuffers {
 /// Write the sample of `info` (the mover's information set, whose legal
 /// actions are `legal`) into `s`: the decision's policy is spread over the
 /// legal actions. `Err` names a policy action that is not legal.
-fn fill_sample(s: &mut Sample, info: &InfoSet, legal: &MoveList, ply: u32, decision: &Decision) -> Result<(), String> {
+fn fill_sample(
+    s: &mut Sample,
+    truth: &Position,
+    info: &InfoSet,
+    legal: &MoveList,
+    ply: u32,
+    decision: &Decision,
+) -> Result<(), String> {
     let seat = info.seat();
+    fill_hidden_kinds(&mut s.hidden_kinds, truth, info);
     s.ply = ply;
     s.seat = seat.number();
     s.position = ObsCode::from_infoset(info);
@@ -108,6 +124,24 @@ fn fill_sample(s: &mut Sample, info: &InfoSet, legal: &MoveList, ply: u32, decis
     s.value = decision.value;
     s.outcome = 0;
     Ok(())
+}
+
+/// [`Sample::hidden_kinds`] of the mover of `info`, from the `truth`.
+fn fill_hidden_kinds(out: &mut Vec<u8>, truth: &Position, info: &InfoSet) {
+    out.clear();
+    if info.mode() != Mode::Anqi {
+        return;
+    }
+    let Some(enemy) = truth.colour_of(info.seat().other()) else { return };
+    for sq in Square::all() {
+        let Some(piece) = truth.piece_at(sq) else { continue };
+        if piece.colour == enemy && info.possible_kinds(sq).count_ones() > 1 {
+            if out.is_empty() {
+                out.resize(junqi_core::board::NODES, 0);
+            }
+            out[square_to_frame(sq, info.seat()).index()] = 1 + piece.kind.index() as u8;
+        }
+    }
 }
 
 impl GameBuffers {
@@ -358,7 +392,7 @@ impl GameInFlight {
             }
             // The truth's legal actions (`buf.moves`) are the mover's: a
             // seat's view lists exactly the referee's actions.
-            if let Err(message) = fill_sample(&mut buf.samples[i], info, &buf.moves, ply, &decision) {
+            if let Err(message) = fill_sample(&mut buf.samples[i], game.truth(), info, &buf.moves, ply, &decision) {
                 return Poll::Ready(Err(SelfplayError::BadPolicy {
                     bot: self.names[seat.index()].clone(),
                     game_id: self.game_id,
@@ -526,6 +560,42 @@ mod tests {
             assert_eq!(s.outcome, expected);
             // random and greedy give no value estimate.
             assert_eq!(s.value, None);
+        }
+    }
+
+    /// 暗棋 samples name the true kind of every enemy piece the mover could
+    /// not pin down (and nothing else); the other modes store none.
+    #[test]
+    fn hidden_kinds_are_the_enemy_pieces_the_mover_did_not_know() {
+        for mode in Mode::ALL {
+            let (rec, samples) = play(mode, SamplesPerGame::All, 8);
+            let start = Position::from_jfen(&rec.start_jfen, Rules::preset(mode)).unwrap();
+            let mut game = Game::new(start);
+            let mut targets = 0;
+            for (s, &mv) in samples.iter().zip(&rec.moves) {
+                let seat = game.truth().turn();
+                let info = game.infoset(seat);
+                if mode != Mode::Anqi {
+                    assert!(s.hidden_kinds.is_empty(), "{mode:?} ply {}", s.ply);
+                } else {
+                    let enemy = game.truth().colour_of(seat.other()).unwrap();
+                    for sq in Square::all() {
+                        let node = square_to_frame(sq, seat).index();
+                        let want = match game.truth().piece_at(sq) {
+                            Some(p) if p.colour == enemy && info.possible_kinds(sq).count_ones() > 1 => {
+                                1 + p.kind.index() as u8
+                            }
+                            _ => 0,
+                        };
+                        assert_eq!(s.hidden_kinds.get(node).copied().unwrap_or(0), want, "ply {} {sq}", s.ply);
+                        targets += (want > 0) as usize;
+                    }
+                }
+                game.play(mv).unwrap();
+            }
+            if mode == Mode::Anqi {
+                assert!(targets > 25 * 10, "only {targets} targets");
+            }
         }
     }
 }

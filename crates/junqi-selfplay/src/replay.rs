@@ -134,8 +134,8 @@ fn schema_version(path: &Path, metadata: &[(String, String)]) -> Result<u32, Sel
     }
 }
 
-/// Read every sample of one `samples/` shard, of schema version 2 (what
-/// this build writes) or 1 (converted: the `planes-v1` observation to its
+/// Read every sample of one `samples/` shard, of schema version 3 (what
+/// this build writes), 2 (the same without `hidden_kinds`) or 1 (converted: the `planes-v1` observation to its
 /// compact code, the legal mask to ids, the sparse policy aligned with
 /// them; no value). Any other version is refused, naming it.
 pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
@@ -143,9 +143,9 @@ pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     let mut out = Vec::new();
     match schema_version(path, &metadata)? {
-        2 => {
+        v @ (2 | 3) => {
             for batch in &batches {
-                read_samples_v2(batch, path, &mut out)?;
+                read_samples_v2(batch, path, v, &mut out)?;
             }
         }
         1 => {
@@ -155,7 +155,7 @@ pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError
         }
         v => {
             return Err(corrupt(format!(
-                "samples schema version {v}; this build reads versions 1 and {SAMPLES_SCHEMA_VERSION} (a newer junqi wrote it?)"
+                "samples schema version {v}; this build reads versions 1 to {SAMPLES_SCHEMA_VERSION} (a newer junqi wrote it?)"
             )))
         }
     }
@@ -176,14 +176,21 @@ fn list_values<'a, T: arrow_array::ArrowPrimitiveType>(
     Ok(move |i: usize| &values.values()[offsets[i] as usize..offsets[i + 1] as usize])
 }
 
-fn read_samples_v2(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>) -> Result<(), SelfplayError> {
+/// Versions 2 and 3 (3 = 2 plus `hidden_kinds`).
+fn read_samples_v2(
+    batch: &RecordBatch,
+    path: &Path,
+    version: u32,
+    out: &mut Vec<StoredSample>,
+) -> Result<(), SelfplayError> {
     let want = crate::samples_schema();
-    if batch.schema().fields() != want.fields() {
+    let fields = &want.fields()[..want.fields().len() - (version < 3) as usize];
+    if batch.schema().fields()[..] != fields[..] {
         let names: Vec<&str> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
         return Err(SelfplayError::Corrupt {
             path: path.to_path_buf(),
             message: format!(
-                "not a samples shard of schema version {SAMPLES_SCHEMA_VERSION}: its columns are {} (docs/data.md lists the schema)",
+                "not a samples shard of schema version {version}: its columns are {} (docs/data.md lists the schema)",
                 names.join(", ")
             ),
         });
@@ -198,10 +205,26 @@ fn read_samples_v2(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
     let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
     let value = c.get("value", |a| a.as_primitive_opt::<Float32Type>())?;
     let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
+    let hidden = if version >= 3 { Some(c.get("hidden_kinds", |a| a.as_binary_opt::<i32>())?) } else { None };
     for i in 0..batch.num_rows() {
         let at = || format!("game {} ply {}", game_id.value(i), ply.value(i));
         let code = ObsCode::from_bytes(position.value(i))
             .map_err(|e| SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("{}: {e}", at()) })?;
+        let hidden_kinds = match hidden {
+            Some(h) if h.is_valid(i) => {
+                let bytes = h.value(i);
+                if bytes.len() != junqi_core::board::NODES
+                    || bytes.iter().any(|&b| b as usize > junqi_core::piece::KINDS)
+                {
+                    return Err(SelfplayError::Corrupt {
+                        path: path.to_path_buf(),
+                        message: format!("{}: `hidden_kinds` is not 60 entries of 0 to 12", at()),
+                    });
+                }
+                bytes.to_vec()
+            }
+            _ => Vec::new(),
+        };
         out.push(StoredSample {
             game_id: game_id.value(i),
             sample: Sample {
@@ -213,6 +236,7 @@ fn read_samples_v2(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
                 action: action.value(i),
                 value: value.is_valid(i).then(|| value.value(i)),
                 outcome: outcome.value(i),
+                hidden_kinds,
             },
         });
     }
@@ -265,6 +289,7 @@ fn read_samples_v1(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
                 action: action.value(i),
                 value: None,
                 outcome: outcome.value(i),
+                hidden_kinds: Vec::new(),
             },
         });
     }

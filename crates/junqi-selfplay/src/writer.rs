@@ -79,8 +79,10 @@ pub fn games_schema() -> SchemaRef {
 /// `junqi.samples_schema` metadata; see `docs/data.md`). Version 1 (no such
 /// key) stored `planes-v1` observations, a 450-byte legal mask and a
 /// sparse policy; version 2 stores the compact position, the legal action
-/// ids and the policy aligned with them, and the bot's value.
-pub const SAMPLES_SCHEMA_VERSION: u32 = 2;
+/// ids and the policy aligned with them, and the bot's value; version 3
+/// adds `hidden_kinds`, the true kinds of the enemy pieces the mover could
+/// not see (the belief head's targets).
+pub const SAMPLES_SCHEMA_VERSION: u32 = 3;
 
 /// Schema of `samples/`: one row per sampled position.
 pub fn samples_schema() -> SchemaRef {
@@ -96,6 +98,7 @@ pub fn samples_schema() -> SchemaRef {
             Field::new("action", DataType::UInt16, false),
             Field::new("value", DataType::Float32, true),
             Field::new("outcome", DataType::Int8, false),
+            Field::new("hidden_kinds", DataType::Binary, true),
         ]))
     })
     .clone()
@@ -189,6 +192,7 @@ struct SamplesBuilder {
     action: UInt16Builder,
     value: Float32Builder,
     outcome: Int8Builder,
+    hidden_kinds: BinaryBuilder,
     rows: usize,
 }
 
@@ -214,6 +218,7 @@ impl SamplesBuilder {
             action: UInt16Builder::with_capacity(rows),
             value: Float32Builder::with_capacity(rows),
             outcome: Int8Builder::with_capacity(rows),
+            hidden_kinds: BinaryBuilder::new(),
             rows: 0,
         }
     }
@@ -230,6 +235,11 @@ impl SamplesBuilder {
         self.action.append_value(s.action);
         self.value.append_option(s.value);
         self.outcome.append_value(s.outcome);
+        if s.hidden_kinds.is_empty() {
+            self.hidden_kinds.append_null();
+        } else {
+            self.hidden_kinds.append_value(&s.hidden_kinds);
+        }
         self.rows += 1;
     }
 
@@ -252,6 +262,7 @@ impl SamplesBuilder {
             Arc::new(self.action.finish()),
             Arc::new(self.value.finish()),
             Arc::new(self.outcome.finish()),
+            Arc::new(self.hidden_kinds.finish()),
         ];
         RecordBatch::try_new(samples_schema(), columns).expect("columns match the samples schema")
     }

@@ -1,7 +1,7 @@
-//! The `samples/` schema versions: what this build writes (version 2, with
-//! `junqi.samples_schema` in the metadata), a version-1 shard (planes-v1
-//! observations, legal masks, sparse policies) read and converted to the
-//! same samples, and clear errors for an unknown version, a shard of another
+//! The `samples/` schema versions: what this build writes (version 3, with
+//! `junqi.samples_schema` in the metadata), a version-2 shard (no
+//! `hidden_kinds`) and a version-1 shard (planes-v1 observations, legal
+//! masks, sparse policies) read and converted to the same samples, and clear errors for an unknown version, a shard of another
 //! schema and a truncated shard.
 
 use arrow_array::builder::{
@@ -106,24 +106,56 @@ fn write_v1(path: &Path, samples: &[StoredSample]) {
     w.close().unwrap();
 }
 
+/// The first record batch of a Parquet file.
+fn first_batch(path: &Path) -> RecordBatch {
+    let file = std::fs::File::open(path).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+    reader.map(|b| b.unwrap()).next().unwrap()
+}
+
+/// Write `batch` to `path` with `junqi.samples_schema` = `version`.
+fn write_with_version(path: &Path, batch: &RecordBatch, version: &str) {
+    let props = WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![KeyValue::new("junqi.samples_schema".into(), version.to_string())]))
+        .build();
+    let mut w = ArrowWriter::try_new(std::fs::File::create(path).unwrap(), batch.schema(), Some(props)).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+}
+
 #[test]
-fn this_build_writes_version_2_and_reads_version_1_as_the_same_samples() {
+fn this_build_writes_version_3_and_reads_versions_1_and_2_as_the_same_samples() {
     for mode in Mode::ALL {
         let dir = temp_dir(&format!("v1-{}", mode.name()));
         let (shard, samples) = samples_of_a_run(mode, &dir);
         assert!(samples.len() > 20);
         assert!(samples.iter().any(|s| s.sample.value.is_some()), "mcts records its value");
+        assert_eq!(samples.iter().any(|s| !s.sample.hidden_kinds.is_empty()), mode == Mode::Anqi, "{mode:?}");
         let meta = parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&shard).unwrap()).unwrap();
         use parquet::file::reader::FileReader;
         let kv = meta.metadata().file_metadata().key_value_metadata().unwrap().clone();
-        assert!(kv.iter().any(|k| k.key == "junqi.samples_schema" && k.value.as_deref() == Some("2")));
+        assert!(kv.iter().any(|k| k.key == "junqi.samples_schema" && k.value.as_deref() == Some("3")));
+        let without_hidden = |s: &StoredSample| {
+            let mut s = s.clone();
+            s.sample.hidden_kinds.clear();
+            s
+        };
+
+        // Version 2: the same columns but the last (`hidden_kinds`).
+        let v3 = first_batch(&shard);
+        assert_eq!(v3.num_rows(), samples.len());
+        let v2 = v3.project(&(0..v3.num_columns() - 1).collect::<Vec<_>>()).unwrap();
+        let two = dir.join("v2.parquet");
+        write_with_version(&two, &v2, "2");
+        let back = read_samples_file(&two).unwrap();
+        assert_eq!(back, samples.iter().map(without_hidden).collect::<Vec<_>>());
 
         let old = dir.join("v1.parquet");
         write_v1(&old, &samples);
         let back = read_samples_file(&old).unwrap();
         assert_eq!(back.len(), samples.len());
         for (a, b) in back.iter().zip(&samples) {
-            let mut want = b.clone();
+            let mut want = without_hidden(b);
             want.sample.value = None; // version 1 had no value column
             assert_eq!(a, &want);
         }
@@ -137,25 +169,14 @@ fn unknown_versions_foreign_schemas_and_truncated_shards_are_refused_clearly() {
 
     // A version this build does not know.
     let future = dir.join("future.parquet");
-    let batch = {
-        let file = std::fs::File::open(&shard).unwrap();
-        let reader =
-            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
-        reader.map(|b| b.unwrap()).next().unwrap()
-    };
-    let props = WriterProperties::builder()
-        .set_key_value_metadata(Some(vec![KeyValue::new("junqi.samples_schema".into(), "3".to_string())]))
-        .build();
-    let mut w = ArrowWriter::try_new(std::fs::File::create(&future).unwrap(), batch.schema(), Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_with_version(&future, &first_batch(&shard), "4");
     let err = read_samples_file(&future).unwrap_err().to_string();
-    assert!(err.contains("samples schema version 3") && err.contains("future.parquet"), "{err}");
+    assert!(err.contains("samples schema version 4") && err.contains("future.parquet"), "{err}");
 
     // A games shard is not a samples shard.
     let games = dir.join(GAMES_DIR).join(shard_name(0));
     let err = read_samples_file(&games).unwrap_err().to_string();
-    assert!(err.contains("not a samples shard of schema version 2: its columns are game_id, rules"), "{err}");
+    assert!(err.contains("not a samples shard of schema version 3: its columns are game_id, rules"), "{err}");
 
     // A shard cut short.
     let bytes = std::fs::read(&shard).unwrap();

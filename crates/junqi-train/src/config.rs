@@ -88,6 +88,8 @@ pub struct OptimConfig {
     pub steps: u64,
     /// Weight of the value loss in `loss/total`.
     pub value_weight: f64,
+    /// Weight of the belief head's loss in `loss/total` (nets with a belief head).
+    pub belief_weight: f64,
 }
 
 impl Default for OptimConfig {
@@ -107,6 +109,7 @@ impl Default for OptimConfig {
             batch_size: 256,
             steps: 10_000,
             value_weight: 1.0,
+            belief_weight: 0.5,
         }
     }
 }

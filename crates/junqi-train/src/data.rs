@@ -146,6 +146,9 @@ pub struct Example {
     pub action: u16,
     /// +1 won, 0 draw, -1 lost (the mover's side).
     pub outcome: i8,
+    /// The belief head's targets: per node, 1 + the kind of a hidden enemy
+    /// piece, else 0; empty when there are none.
+    pub hidden_kinds: Vec<u8>,
 }
 
 impl Example {
@@ -189,6 +192,7 @@ impl Example {
             policy: x.policy,
             action: x.action,
             outcome: x.outcome,
+            hidden_kinds: x.hidden_kinds,
         })
     }
 
@@ -237,6 +241,9 @@ pub struct Batch {
     pub action: Tensor,
     /// `[B]` int64: 0 win, 1 draw, 2 loss.
     pub wdl: Tensor,
+    /// `[B, 60]` int64: the kind of the hidden enemy piece on each node
+    /// (the belief head's target), -1 where there is none.
+    pub hidden_kinds: Tensor,
     pub len: usize,
 }
 
@@ -257,7 +264,13 @@ impl Batch {
         let mut valid = vec![0u8; b * width];
         let mut policy = vec![0f32; b * width];
         let mut action = Vec::with_capacity(b);
+        let mut hidden = vec![-1i64; b * 60];
         for (i, e) in examples.iter().enumerate() {
+            for (n, &k) in e.hidden_kinds.iter().enumerate().take(60) {
+                if k > 0 {
+                    hidden[i * 60 + n] = k as i64 - 1;
+                }
+            }
             e.position.write_planes(&mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
             for (j, (&a, &p)) in e.legal.iter().zip(&e.policy).enumerate() {
                 ids[i * width + j] = a as i64;
@@ -278,6 +291,7 @@ impl Batch {
             policy: Tensor::from_slice(&policy).reshape([bl, w]).to_device(device),
             action: Tensor::from_slice(&action).to_device(device),
             wdl: Tensor::from_slice(&wdl).to_device(device),
+            hidden_kinds: Tensor::from_slice(&hidden).reshape([bl, 60]).to_device(device),
             len: b,
         })
     }
@@ -459,6 +473,7 @@ mod tests {
             action: policy[0].0,
             policy: policy.iter().map(|&(_, p)| p).collect(),
             outcome: 0,
+            hidden_kinds: Vec::new(),
         }
     }
 

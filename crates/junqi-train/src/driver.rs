@@ -229,23 +229,31 @@ pub fn train_window(
 /// The mean metrics of `trainer`'s net on `set` (evaluation mode), in
 /// batches of `batch`, weighted by batch size.
 fn validate(trainer: &Trainer, set: &[Example], batch: usize, channels: usize) -> Result<StepMetrics> {
-    let mut sum = [0.0f64; 5];
+    let mut sum = [0.0f64; 6];
     for chunk in set.chunks(batch.max(1)) {
         let m = trainer.evaluate(&Batch::new(chunk, channels, trainer.device())?)?;
         let w = chunk.len() as f64;
-        for (s, v) in
-            sum.iter_mut().zip([m.policy_loss, m.value_loss, m.policy_entropy, m.policy_accuracy, m.value_accuracy])
-        {
+        for (s, v) in sum.iter_mut().zip([
+            m.policy_loss,
+            m.value_loss,
+            m.policy_entropy,
+            m.policy_accuracy,
+            m.value_accuracy,
+            m.belief_loss,
+        ]) {
             *s += v * w;
         }
     }
     let n = set.len().max(1) as f64;
     let policy_loss = sum[0] / n;
     let value_loss = sum[1] / n;
+    let belief_loss = sum[5] / n;
+    let optim = &trainer.config().optim;
     Ok(StepMetrics {
         policy_loss,
         value_loss,
-        total_loss: policy_loss + value_loss * trainer.config().optim.value_weight,
+        belief_loss,
+        total_loss: policy_loss + value_loss * optim.value_weight + belief_loss * optim.belief_weight,
         policy_entropy: sum[2] / n,
         policy_accuracy: sum[3] / n,
         value_accuracy: sum[4] / n,

@@ -63,6 +63,17 @@ impl Backend for TorchBackend {
         let legal = Tensor::from_slice(&self.mask).reshape([bi, crate::ACTIONS]).to_device(self.device);
         let index = Tensor::from_slice(&index).reshape([bi, width as i64]).to_device(self.device);
         let (policy, wdl) = self.net.predict(&obs, &legal);
+        // The belief head, only when some input asks for it (rarely: once per 暗棋 search).
+        let belief: Option<Vec<f32>> = inputs
+            .iter()
+            .any(|i| i.belief)
+            .then(|| {
+                tch::no_grad(|| self.net.belief_logits(&self.net.trunk(&obs, false))).map(|l| {
+                    Vec::try_from(l.softmax(-1, Kind::Float).to_device(Device::Cpu).reshape([-1])).expect("floats")
+                })
+            })
+            .flatten();
+        let cells = 60 * junqi_net::BELIEF_KINDS;
         let gathered = policy.gather(1, &index, false).to_kind(Kind::Float).to_device(Device::Cpu).reshape([-1]);
         let priors: Vec<f32> = Vec::try_from(gathered).expect("a float tensor");
         let wdl: Vec<f32> =
@@ -71,6 +82,7 @@ impl Backend for TorchBackend {
             out.push(Evaluation {
                 priors: priors[k * width..k * width + input.legal.len()].to_vec(),
                 wdl: [wdl[3 * k], wdl[3 * k + 1], wdl[3 * k + 2]],
+                belief: belief.as_ref().filter(|_| input.belief).map(|b| b[k * cells..(k + 1) * cells].to_vec()),
             });
         }
     }

@@ -26,6 +26,7 @@ pub mod bench;
 mod checkpoint;
 mod config;
 mod data;
+pub mod deployments;
 mod driver;
 pub mod inference;
 mod metrics;

@@ -8,8 +8,12 @@
 //!     │         → logits [B, 3600] (id = from·60 + to), illegal → MASK_LOGIT
 //!     ├ policy (`bilinear`): q = conv1×1(x), k = conv1×1(x), both [B, 60, channels]
 //!     │         → logits[from·60 + to] = q[from] · k[to] / √channels
-//!     └ value:  conv1×1 → BN → ReLU → linear → ReLU → linear → [B, 3] (W, D, L)
+//!     ├ value:  conv1×1 → BN → ReLU → linear → ReLU → linear → [B, 3] (W, D, L)
+//!     └ belief (`model.belief`): conv1×1 → [B, 12 kinds, 60 nodes] → [B, 60, 12]
 //! ```
+//! The belief head scores, for every node, the kind of the piece standing
+//! there; it is trained only at the enemy pieces whose kind the mover did
+//! not know (暗棋), and 暗棋 search draws its worlds from it.
 //! The `conv` head gives each destination node one plane, read at the origin
 //! node, so `logits[from * 60 + to]` comes from cell `from` of plane `to`:
 //! the action layout of `docs/observation.md` with no large dense layer. Its
@@ -115,7 +119,11 @@ pub struct Net {
     value_conv: ConvBn,
     value_fc: nn::Linear,
     value_out: nn::Linear,
+    belief: Option<nn::Conv2D>,
 }
+
+/// Kinds the belief head scores per node.
+const BELIEF_KINDS: i64 = junqi_net::BELIEF_KINDS as i64;
 
 impl Net {
     pub fn new(p: &nn::Path, config: &ModelConfig) -> Net {
@@ -138,17 +146,20 @@ impl Net {
             ),
         };
         let split = (config.in_channels == junqi_env::OBS_CHANNELS).then(|| StemSplit::new(p.device()));
-        Net {
-            config: config.clone(),
-            stem,
-            split,
-            blocks,
-            policy,
-            policy_to,
-            value_conv: ConvBn::new(p / "value", ch, vp, 1),
-            value_fc: nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default()),
-            value_out: nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default()),
-        }
+        let value_conv = ConvBn::new(p / "value", ch, vp, 1);
+        let value_fc = nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default());
+        let value_out = nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default());
+        // Last, so the other heads' initial weights are the same with or without it.
+        let belief = config.belief.then(|| nn::conv2d(p / "belief", ch, BELIEF_KINDS, 1, Default::default()));
+        Net { config: config.clone(), stem, split, blocks, policy, policy_to, value_conv, value_fc, value_out, belief }
+    }
+
+    /// The belief head's logits `[B, 60, 12]` (node, kind) of the trunk's
+    /// features; `None` for a net without the head.
+    pub fn belief_logits(&self, xs: &Tensor) -> Option<Tensor> {
+        let b = xs.size()[0];
+        let head = self.belief.as_ref()?;
+        Some(xs.apply(head).reshape([b, BELIEF_KINDS, NODES]).transpose(1, 2))
     }
 
     pub fn config(&self) -> &ModelConfig {

@@ -19,7 +19,11 @@ pub struct StepMetrics {
     pub policy_loss: f64,
     /// Cross-entropy of the win/draw/loss head to the outcome.
     pub value_loss: f64,
-    /// `policy_loss + value_weight * value_loss`: what was minimised.
+    /// Cross-entropy of the belief head to the hidden enemy pieces' true
+    /// kinds, per such piece (0 without a belief head or such pieces).
+    pub belief_loss: f64,
+    /// `policy_loss + value_weight * value_loss + belief_weight *
+    /// belief_loss`: what was minimised.
     pub total_loss: f64,
     /// Entropy of the net's (masked) policy.
     pub policy_entropy: f64,
@@ -35,10 +39,11 @@ pub struct StepMetrics {
 
 impl StepMetrics {
     /// The TensorBoard tags and values.
-    pub fn scalars(&self) -> [(&'static str, f64); 9] {
+    pub fn scalars(&self) -> [(&'static str, f64); 10] {
         [
             ("loss/policy", self.policy_loss),
             ("loss/value", self.value_loss),
+            ("loss/belief", self.belief_loss),
             ("loss/total", self.total_loss),
             ("policy/entropy", self.policy_entropy),
             ("policy/accuracy", self.policy_accuracy),
@@ -69,6 +74,7 @@ pub struct Trainer {
 struct Losses {
     policy: Tensor,
     value: Tensor,
+    belief: Tensor,
     total: Tensor,
     entropy: Tensor,
     policy_accuracy: Tensor,
@@ -160,14 +166,24 @@ impl Trainer {
         let logp = masked.log_softmax(-1, Kind::Float);
         let policy = -(&batch.policy * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
         let value = value_logits.cross_entropy_for_logits(&batch.wdl);
-        let total = &policy + &value * self.config.optim.value_weight;
+        let belief = match self.net.belief_logits(&xs) {
+            None => Tensor::zeros([], (Kind::Float, self.device)),
+            Some(logits) => {
+                // Mean cross-entropy over the nodes that have a target (none: 0).
+                let target = &batch.hidden_kinds;
+                let has = target.ge(0).to_kind(Kind::Float);
+                let logp = logits.log_softmax(-1, Kind::Float).gather(2, &target.clamp_min(0).unsqueeze(-1), false);
+                -(logp.squeeze_dim(-1) * &has).sum(Kind::Float) / has.sum(Kind::Float).clamp_min(1.0)
+            }
+        };
+        let total = &policy + &value * self.config.optim.value_weight + &belief * self.config.optim.belief_weight;
         let (entropy, policy_accuracy, value_accuracy) = tch::no_grad(|| {
             let entropy = -(logp.exp() * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
             let pacc = masked.argmax(-1, false).eq_tensor(&batch.action).to_kind(Kind::Float).mean(Kind::Float);
             let vacc = value_logits.argmax(-1, false).eq_tensor(&batch.wdl).to_kind(Kind::Float).mean(Kind::Float);
             (entropy, pacc, vacc)
         });
-        Losses { policy, value, total, entropy, policy_accuracy, value_accuracy }
+        Losses { policy, value, belief, total, entropy, policy_accuracy, value_accuracy }
     }
 
     fn check_batch(&self, batch: &Batch) -> Result<()> {
@@ -200,6 +216,7 @@ impl Trainer {
         let m = StepMetrics {
             policy_loss: l.policy.double_value(&[]),
             value_loss: l.value.double_value(&[]),
+            belief_loss: l.belief.double_value(&[]),
             total_loss,
             policy_entropy: l.entropy.double_value(&[]),
             policy_accuracy: l.policy_accuracy.double_value(&[]),
@@ -219,6 +236,7 @@ impl Trainer {
         Ok(StepMetrics {
             policy_loss: l.policy.double_value(&[]),
             value_loss: l.value.double_value(&[]),
+            belief_loss: l.belief.double_value(&[]),
             total_loss: l.total.double_value(&[]),
             policy_entropy: l.entropy.double_value(&[]),
             policy_accuracy: l.policy_accuracy.double_value(&[]),

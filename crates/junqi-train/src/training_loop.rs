@@ -24,6 +24,7 @@
 
 use crate::config::TrainConfig;
 use crate::data::DataWindow;
+use crate::deployments::{deployment_games, fit_into_net};
 use crate::driver::train_window;
 use crate::metrics::TensorBoardMetrics;
 use crate::{export_checkpoint, Result, TrainError};
@@ -121,6 +122,11 @@ pub struct SelfplaySettings {
     /// `resign.threshold` serves until there are enough of them. 0 = the
     /// threshold stays fixed.
     pub resign_false_rate: f64,
+    /// 暗棋/明棋 deployments of the net bots: "learned" (a deployment value
+    /// fitted each generation to the window's games and stored in the net
+    /// file, choosing among fresh candidates; see `docs/training.md`) or
+    /// "heuristic" (the heuristic bot's formations).
+    pub deploy: String,
 }
 
 /// Would-be resignations needed before the loop calibrates the threshold.
@@ -215,6 +221,7 @@ impl Default for SelfplaySettings {
             samples_per_game: "all".into(),
             resign: None,
             resign_false_rate: 0.05,
+            deploy: "learned".into(),
         }
     }
 }
@@ -234,6 +241,12 @@ impl Default for EvalSettings {
 }
 
 impl LoopConfig {
+    /// Whether the nets learn their deployments (`selfplay.deploy`, in a
+    /// mode that deploys).
+    pub fn learns_deployments(&self) -> Result<bool> {
+        Ok(self.selfplay.deploy == "learned" && self.rules()?.mode != Mode::Fanqi)
+    }
+
     /// The self-play workers: `threads`, or one per core.
     pub fn workers(&self) -> usize {
         junqi_selfplay::workers(self.threads)
@@ -305,6 +318,12 @@ impl LoopConfig {
             if t.max_games < e.games {
                 return bad(format!("evaluate.sprt.max_games ({}) must be at least evaluate.games", t.max_games));
             }
+        }
+        if !["learned", "heuristic"].contains(&self.selfplay.deploy.as_str()) {
+            return bad(format!(
+                "selfplay.deploy: expected \"learned\" or \"heuristic\", not {:?}",
+                self.selfplay.deploy
+            ));
         }
         match self.selfplay.search.as_str() {
             "puct" => {}
@@ -433,6 +452,13 @@ pub struct Generation {
     pub train_seconds: f64,
     pub policy_loss: f64,
     pub value_loss: f64,
+    /// The belief head's loss (nets with one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief_loss: Option<f64>,
+    /// Learned deployments: the fitted model's logistic loss on the
+    /// window's deployments (ln 2 = 0.693 knows nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy_loss: Option<f64>,
     /// Score of the new net against the best, with its 95% interval (None: first net).
     pub score_vs_best: Option<[f64; 3]>,
     /// With `[evaluate.sprt]`: how the test ended.
@@ -673,7 +699,14 @@ pub fn run_loop(
                     .ok_or_else(|| TrainError::Config("training wrote no checkpoint".into()))?;
                 std::fs::create_dir_all(out.join("nets")).map_err(TrainError::io(out.join("nets")))?;
                 export_checkpoint(&ckpt, &net_path)?;
+                let deploy_loss = if config.learns_deployments()? {
+                    let games = deployment_games(&runs, &config.rules()?)?;
+                    Some((fit_into_net(&net_path, &games)?, games.len()))
+                } else {
+                    None
+                };
                 let rec = state.generations.last_mut().expect("pushed");
+                rec.deploy_loss = deploy_loss.map(|l| l.0 as f64);
                 rec.net = Some(net_rel.clone());
                 rec.train_step = summary.end_step;
                 rec.train_samples_per_s = summary.samples_per_s;
@@ -681,11 +714,16 @@ pub fn run_loop(
                 if let Some(m) = &summary.last {
                     rec.policy_loss = m.policy_loss;
                     rec.value_loss = m.value_loss;
+                    rec.belief_loss = tc.model.belief.then_some(m.belief_loss);
                 }
                 let (policy_loss, value_loss) = (rec.policy_loss, rec.value_loss);
+                let mut belief = rec.belief_loss.map(|b| format!(", belief loss {b:.3}")).unwrap_or_default();
+                if let Some((loss, n)) = deploy_loss {
+                    belief += &format!(", deployments fitted to {n} (loss {loss:.3})");
+                }
                 save(&mut state)?;
                 observer.line(&format!(
-                "gen {g}: trained to step {} in {:.0} s ({:.0} samples/s), policy loss {policy_loss:.3}, value loss {value_loss:.3}",
+                "gen {g}: trained to step {} in {:.0} s ({:.0} samples/s), policy loss {policy_loss:.3}, value loss {value_loss:.3}{belief}",
                 summary.end_step, summary.seconds, summary.samples_per_s
             ));
             }

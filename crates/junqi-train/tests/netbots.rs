@@ -5,9 +5,9 @@ mod common;
 
 use common::{small_config, temp_dir};
 use junqi_bots::{from_spec, Player};
-use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules};
+use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules, Seat, Square};
 use junqi_env::ObsCode;
-use junqi_net::{register_net_bots, CpuNet, InferenceService, NetInput, ServiceOptions};
+use junqi_net::{register_net_bots, CpuNet, InferenceService, NetEvaluator, NetInput, ServiceOptions};
 use junqi_train::{torch_backend, DeviceChoice, Trainer};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -150,4 +150,51 @@ fn the_libtorch_backend_answers_as_the_cpu_engine() {
     let s = torch.stats();
     assert_eq!(s.positions, 64);
     assert!(s.mean_batch() > 1.0, "mean batch {}", s.mean_batch());
+}
+
+/// A net with a belief head: its evaluator gives the 暗棋 search a belief
+/// (a distribution over the kinds on every enemy square, none in 翻棋), and
+/// the search that draws its worlds from it plays legal 暗棋 games. A net
+/// without the head gives none.
+#[test]
+fn a_belief_net_guides_the_anqi_search() {
+    use junqi_bots::LeafEvaluator;
+    use std::task::Poll;
+    let dir = temp_dir("belief-net");
+    let path = dir.join("belief.safetensors");
+    let mut config = small_config();
+    config.model.belief = true;
+    Trainer::new(&config).unwrap().export(&path).unwrap();
+    register_net_bots();
+    let ask = |path: &PathBuf, mode: Mode| {
+        let service = InferenceService::cpu(CpuNet::load(path).unwrap(), &ServiceOptions::default()).unwrap();
+        let mut eval = NetEvaluator::new(service);
+        let game = Game::new(Position::new_game(Rules::preset(mode), 4));
+        let info = game.infoset(Seat::First);
+        loop {
+            match eval.belief(info) {
+                Poll::Ready(b) => return (b, game.truth().clone()),
+                Poll::Pending => eval.wait(),
+            }
+        }
+    };
+    let (belief, truth) = ask(&path, Mode::Anqi);
+    let belief = belief.expect("a belief from a net with the head");
+    let enemy = truth.colour_of(Seat::Second).unwrap();
+    let mut squares = 0;
+    for sq in Square::all() {
+        if truth.piece_at(sq).is_some_and(|p| p.colour == enemy) {
+            let sum: f32 = belief.probs[sq.index()].iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "{sq}: {sum}");
+            squares += 1;
+        }
+    }
+    assert_eq!(squares, 25);
+    assert!(ask(&path, Mode::Fanqi).0.is_none(), "a belief in 翻棋");
+    assert!(ask(net_file(), Mode::Anqi).0.is_none(), "a belief from a net without the head");
+
+    let spec = format!("mcts:sims=8,eval=net:{}", path.display());
+    let mut players = [from_spec(&spec).unwrap(), from_spec("random").unwrap()];
+    let game = play_out(&mut players, Mode::Anqi, 6, 80);
+    assert!(game.moves().len() > 10);
 }

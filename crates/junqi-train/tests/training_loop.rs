@@ -255,3 +255,42 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
         assert_eq!(shipped, recorded, "{name}");
     }
 }
+
+/// 暗棋 end to end: a net with a belief head learns from the samples' hidden
+/// kinds, each generation's net file carries a deployment model fitted to
+/// the window's games, and the net bots deploy with it (legally, and not
+/// always the same way).
+#[test]
+fn an_anqi_loop_trains_the_belief_head_and_learns_deployments() {
+    register_net_bots();
+    let out = temp_dir("anqi-loop");
+    let options = RunOptions { threads: 2, ..Default::default() };
+    let mut c = tiny();
+    c.mode = "anqi".into();
+    c.rules_set = vec!["max_plies=400".into()]; // some games end (all draws would teach the fit nothing)
+    c.train.model.belief = true;
+    c.selfplay.resign = None;
+    let mut log = Lines(Vec::new());
+    let state = run_loop(&c, &out, &options, &mut log).unwrap();
+    for g in &state.generations {
+        let belief = g.belief_loss.expect("a belief loss");
+        assert!(belief > 0.0 && belief < 3.0, "gen {}: belief loss {belief}", g.index);
+        let deploy = g.deploy_loss.expect("a deployment fit");
+        assert!(deploy > 0.0 && deploy <= std::f64::consts::LN_2 + 1e-3, "gen {}: deployment loss {deploy}", g.index);
+    }
+    assert!(log.0.iter().any(|l| l.contains("belief loss") && l.contains("deployments fitted to 16")), "{:?}", log.0);
+    let net = out.join("nets/net-001.safetensors");
+    let file = junqi_net::NetFile::read(&net).unwrap();
+    assert!(file.model.belief);
+    let model = file.deployment_model().unwrap().expect("a deployment model in the net file");
+    assert!(model.weights.iter().any(|&w| w != 0.0));
+    let mut bot = junqi_bots::from_spec(&format!("net:{}", net.display())).unwrap();
+    let rules = junqi_core::Rules::preset(junqi_core::Mode::Anqi);
+    let mut rng = junqi_core::rng_from_seed(1);
+    let deployments: Vec<_> = (0..10).map(|_| bot.deploy(junqi_core::Colour::Black, &rules, &mut rng)).collect();
+    assert!(deployments.iter().all(|d| d.validate().is_ok()));
+    assert!(deployments.windows(2).any(|w| w[0] != w[1]));
+    // In 翻棋 there is nothing to deploy: no fit.
+    assert!(!LoopConfig::default().learns_deployments().unwrap());
+    let _ = std::fs::remove_dir_all(&out);
+}

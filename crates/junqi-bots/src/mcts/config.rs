@@ -24,6 +24,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `k` | `gumbel`: actions considered at the root | 16 |
 /// | `cvisit`, `cscale` | `gumbel`: σ(q) = (cvisit + max visits) · cscale · q, q rescaled to [0, 1] | 50, 0.1 |
 /// | `gscale` | `gumbel`: scale of the Gumbel noise (0: the prior's top k, no sampling) | 1 |
+/// | `belief` | 暗棋 with an evaluator that has a belief (a net's belief head): 1 = draw the worlds from it, 0 = uniformly from the information set | 1 |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     pub sims: u32,
@@ -35,6 +36,8 @@ pub struct MctsConfig {
     pub mix: f32,
     /// `Some`: Gumbel search at the root.
     pub gumbel: Option<GumbelOptions>,
+    /// Draw 暗棋 worlds from the evaluator's belief when it has one.
+    pub belief: bool,
 }
 
 impl Default for MctsConfig {
@@ -47,12 +50,13 @@ impl Default for MctsConfig {
             root: RootOptions { temp_plies: 30, ..RootOptions::default() },
             mix: 0.0,
             gumbel: None,
+            belief: true,
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 16] = [
+pub(crate) const MCTS_KEYS: [&str; 17] = [
     "sims",
     "c",
     "depth",
@@ -68,6 +72,7 @@ pub(crate) const MCTS_KEYS: [&str; 16] = [
     "cvisit",
     "cscale",
     "gscale",
+    "belief",
     "eval",
 ];
 
@@ -111,6 +116,7 @@ impl MctsConfig {
             rollout,
             root,
             mix: spec.number("mix", d.mix, 0.0, 1.0)?,
+            belief: spec.integer("belief", 1, 0, 1)? == 1,
         })
     }
 
@@ -154,6 +160,9 @@ impl MctsConfig {
                     out.push_str(&format!(",{key}={value}"));
                 }
             }
+        }
+        if !self.belief {
+            out.push_str(",belief=0");
         }
         out
     }

@@ -4,7 +4,7 @@
 use crate::greedy::piece_value;
 use junqi_core::piece::Kind;
 use junqi_core::position::combat;
-use junqi_core::{CombatOutcome, GameRng, Move, MoveList, Outcome, Position, Seat};
+use junqi_core::{CombatOutcome, GameRng, InfoSet, KindBelief, Move, MoveList, Outcome, Position, Seat};
 use rand::Rng;
 use std::task::Poll;
 
@@ -31,6 +31,15 @@ pub trait LeafEvaluator: Send {
     /// unvisited actions with it); nothing by default.
     fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<Option<f32>> {
         let _ = (world, moves, priors);
+        Poll::Ready(None)
+    }
+
+    /// 暗棋: a belief over the kinds of the enemy pieces of `info` (the
+    /// searching seat's information set), which the search then draws its
+    /// worlds from ([`junqi_core::InfoSet::sample_world_believing`]); asked
+    /// once per search, none by default.
+    fn belief(&mut self, info: &InfoSet) -> Poll<Option<KindBelief>> {
+        let _ = info;
         Poll::Ready(None)
     }
 

@@ -49,8 +49,9 @@ pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, R
 pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
 pub use search::{sample_at_temperature, RootOptions, Search};
 
-use crate::{Agent, CheatingAgent, Decision};
-use junqi_core::{Colour, Deployment, GameRng, InfoSet, Position, Rules};
+use crate::{Agent, CheatingAgent, Decision, DeploymentModel};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, KindBelief, Position, Rules};
+use std::sync::Arc;
 use std::task::Poll;
 
 /// The fair MCTS bot: searches worlds drawn from its information set.
@@ -59,6 +60,11 @@ pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     search: Search<E>,
     /// Appended to the spec in [`Agent::name`], e.g. `,eval=net:default`.
     name_suffix: String,
+    /// The evaluator's belief for the search under way: `None` until asked
+    /// ([`LeafEvaluator::belief`]), then its answer until the search ends.
+    belief: Option<Option<KindBelief>>,
+    /// A learned deployment model (a net's), else the heuristic formations.
+    deployer: Option<Arc<DeploymentModel>>,
 }
 
 impl Mcts {
@@ -73,7 +79,13 @@ impl<E: LeafEvaluator> Mcts<E> {
     /// `config.rollout` then apply only to what that evaluator does with them
     /// (the net evaluator's `mix` playout).
     pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Mcts<E> {
-        Mcts { config, search: config.search(evaluator), name_suffix: String::new() }
+        Mcts { config, search: config.search(evaluator), name_suffix: String::new(), belief: None, deployer: None }
+    }
+
+    /// Deploy with `deployer` (e.g. the net's learned model) when given.
+    pub fn with_deployer(mut self, deployer: Option<Arc<DeploymentModel>>) -> Mcts<E> {
+        self.deployer = deployer;
+        self
     }
 
     /// Add `suffix` to the bot's name (its spec), e.g. `,eval=net:default`.
@@ -88,10 +100,28 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         self.config.spec("mcts") + &self.name_suffix
     }
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
-        self.search.run(self.config.sims, |rng| info.sample_world(rng), rng)
+        loop {
+            match self.poll_act(info, rng) {
+                Poll::Ready(d) => return d,
+                Poll::Pending => self.wait(),
+            }
+        }
     }
     fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
-        self.search.poll(self.config.sims, |rng| info.sample_world(rng), rng)
+        if self.belief.is_none() {
+            if !self.config.belief {
+                self.belief = Some(None);
+            } else {
+                let Poll::Ready(belief) = self.search.evaluator.belief(info) else { return Poll::Pending };
+                self.belief = Some(belief);
+            }
+        }
+        let belief = self.belief.as_ref().and_then(Option::as_ref);
+        let decision = self.search.poll(self.config.sims, |rng| info.sample_world_believing(rng, belief), rng);
+        if decision.is_ready() {
+            self.belief = None;
+        }
+        decision
     }
     fn wait(&mut self) {
         self.search.evaluator.wait()
@@ -100,7 +130,10 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         self.search.evaluator.batches()
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
-        mcts_deployment(colour, rules, rng)
+        match &self.deployer {
+            Some(model) => model.choose(colour, rules, rng),
+            None => mcts_deployment(colour, rules, rng),
+        }
     }
 }
 

@@ -23,7 +23,7 @@
 pub mod kernels;
 
 use crate::file::NetFile;
-use crate::model::{ModelConfig, PolicyHead};
+use crate::model::{ModelConfig, PolicyHead, BELIEF_KINDS};
 use crate::{Evaluation, NetError};
 use junqi_env::observation::{CAMP, OBS_CHANNELS, PLANE, POOL_OWN};
 use junqi_env::ObsCode;
@@ -57,6 +57,8 @@ pub struct CpuNet {
     value_conv: Dense,
     value_fc: Dense,
     value_out: Dense,
+    /// The belief head's 1×1 convolution to 12 kind logits per node, if any.
+    belief: Option<Dense>,
 }
 
 #[derive(Clone, Debug)]
@@ -231,6 +233,12 @@ impl CpuNet {
         );
         let value_out =
             dense(file.tensor("value_out.weight", &[3, vh])?, file.tensor("value_out.bias", &[3])?, vh, 3, None);
+        let belief = if m.belief {
+            let w = file.tensor("belief.weight", &[BELIEF_KINDS, ch, 1, 1])?;
+            Some(dense(w, file.tensor("belief.bias", &[BELIEF_KINDS])?, ch, BELIEF_KINDS, None))
+        } else {
+            None
+        };
         Ok(CpuNet {
             model: m,
             simd: simd_available(),
@@ -243,6 +251,7 @@ impl CpuNet {
             value_conv,
             value_fc,
             value_out,
+            belief,
         })
     }
 
@@ -354,7 +363,22 @@ impl CpuNet {
         let mut out = [0.0f32; 3];
         self.value_out.forward(&s.hidden, &mut out, false);
         let p = softmax(&out);
-        Evaluation { priors, wdl: [p[0], p[1], p[2]] }
+        Evaluation { priors, wdl: [p[0], p[1], p[2]], belief: None }
+    }
+
+    /// The belief head's answer for the position [`CpuNet::evaluate`] last
+    /// evaluated with `s`: per node of the mover's frame, the probabilities
+    /// of the 12 kinds (`node * 12 + kind`). `None` without a belief head.
+    pub fn belief_after_evaluate(&self, s: &Scratch) -> Option<Vec<f32>> {
+        let head = self.belief.as_ref()?;
+        let ch = self.model.channels;
+        let mut out = Vec::with_capacity(NODES * BELIEF_KINDS);
+        let mut logits = [0.0f32; BELIEF_KINDS];
+        for n in 0..NODES {
+            head.forward(&s.flat[n * ch..(n + 1) * ch], &mut logits, false);
+            out.extend(softmax(&logits));
+        }
+        Some(out)
     }
 
     /// The stem into `s.a` (padded; the border stays 0).

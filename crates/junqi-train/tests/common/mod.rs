@@ -14,15 +14,25 @@ pub fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+/// `games` games of `mode`, greedy vs random, every ply sampled, 8 games a shard, in `temp_dir(name)`.
+fn greedy_vs_random(name: &str, mode: Mode, games: u64, seed: u64) -> PathBuf {
+    let dir = temp_dir(name);
+    let config = Config::new(Rules::preset(mode), games, ["greedy", "random"], seed).unwrap().with_shard_games(8);
+    prepare(config, Some(&dir)).unwrap().run(&RunOptions { threads: 2, ..Default::default() }).unwrap();
+    dir
+}
+
 /// 20 翻棋 games, greedy vs random, every ply sampled, 3 shards; made once per test binary.
 pub fn dataset() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = temp_dir("dataset");
-        let config = Config::new(Rules::preset(Mode::Fanqi), 20, ["greedy", "random"], 1).unwrap().with_shard_games(8);
-        prepare(config, Some(&dir)).unwrap().run(&RunOptions { threads: 2, ..Default::default() }).unwrap();
-        dir
-    })
+    DIR.get_or_init(|| greedy_vs_random("dataset", Mode::Fanqi, 20, 1))
+}
+
+/// 24 暗棋 games, greedy vs random, every ply sampled (with the belief
+/// head's targets), 3 shards; made once per test binary.
+pub fn anqi_dataset() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| greedy_vs_random("anqi-dataset", Mode::Anqi, 24, 2))
 }
 
 /// A small net and settings that run in seconds on a CPU.

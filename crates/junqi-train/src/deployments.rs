@@ -1,0 +1,54 @@
+//! The training data of learned 暗棋/明棋 deployments: each finished game's
+//! two deployments (from its start position) with their results, and the
+//! fit stored in a net file (`junqi_bots::DeploymentModel`).
+
+use crate::{Result, TrainError};
+use junqi_bots::{DeploymentModel, FitOptions};
+use junqi_core::{Deployment, Position, Rules, Seat};
+use junqi_net::NetFile;
+use junqi_selfplay::{read_games_file, GAMES_DIR};
+use std::path::{Path, PathBuf};
+
+/// Every game of the self-play runs `runs` (folders with a `games/`): both
+/// sides' deployments, each with its result for that side (1 won, 0.5
+/// drawn, 0 lost).
+pub fn deployment_games(runs: &[PathBuf], rules: &Rules) -> Result<Vec<(Deployment, f32)>> {
+    let mut out = Vec::new();
+    for run in runs {
+        let dir = run.join(GAMES_DIR);
+        let mut shards: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(TrainError::io(&dir))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "parquet") && !p.to_string_lossy().contains("/."))
+            .collect();
+        shards.sort();
+        for shard in shards {
+            for game in read_games_file(&shard)? {
+                let corrupt = |message: String| TrainError::Corrupt { path: shard.clone(), message };
+                let start = Position::from_jfen(&game.start_jfen, *rules)
+                    .map_err(|e| corrupt(format!("game {}: start position: {e}", game.game_id)))?;
+                let seat1 = match game.result.as_str() {
+                    "1-0" => 1.0,
+                    "0-1" => 0.0,
+                    "1/2-1/2" => 0.5,
+                    other => return Err(corrupt(format!("game {}: result {other:?}", game.game_id))),
+                };
+                for (seat, result) in [(Seat::First, seat1), (Seat::Second, 1.0 - seat1)] {
+                    let Some(colour) = start.colour_of(seat) else { continue };
+                    out.push((Deployment::from_position(&start, colour), result));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Fit a deployment model to `games` (from no prior) and store it in the
+/// net file at `net`; the model's mean loss on the games is returned.
+pub fn fit_into_net(net: &Path, games: &[(Deployment, f32)]) -> Result<f32> {
+    let model = DeploymentModel::uniform().fit(games, &FitOptions::default());
+    let mut file = NetFile::read(net).map_err(|e| TrainError::Config(e.to_string()))?;
+    file.set_deployment_model(&model);
+    file.write(net).map_err(|e| TrainError::Config(e.to_string()))?;
+    Ok(model.loss(games))
+}
