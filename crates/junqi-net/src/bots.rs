@@ -10,7 +10,7 @@
 //!   head's belief about the enemy's kinds.
 //!
 //! Both deploy (暗棋/明棋) with the learned deployment model stored in the
-//! net file when it has one ([`shared_deployer`]), else as `heuristic`.
+//! net file when it has one ([`shared_extras`]), else as `heuristic`.
 //!
 //! `FILE` is an exported net or a checkpoint; `default` is the net shipped
 //! in `data/nets/default.safetensors`. Every bot on the same file shares
@@ -109,25 +109,33 @@ pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
 /// between generations of the training loop.
 pub fn release_shared_services() {
     *SERVICES.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    *DEPLOYERS.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *EXTRAS.lock().unwrap_or_else(|e| e.into_inner()) = None;
 }
 
-/// Learned deployment models by canonical net path (`None`: the file has none).
-type Deployers = HashMap<PathBuf, Option<Arc<DeploymentModel>>>;
-static DEPLOYERS: Mutex<Option<Deployers>> = Mutex::new(None);
+/// What a net file holds besides the weights its service runs.
+#[derive(Clone, Debug, Default)]
+pub struct NetExtras {
+    /// The learned deployment model, if any.
+    pub deployer: Option<Arc<DeploymentModel>>,
+    /// Whether the net has a belief head.
+    pub belief: bool,
+}
 
-/// The learned deployment model stored in the net file at `path`, if any
-/// (read once per file).
-pub fn shared_deployer(path: &Path) -> Result<Option<Arc<DeploymentModel>>, NetError> {
+/// [`NetExtras`] by canonical net path.
+static EXTRAS: Mutex<Option<HashMap<PathBuf, NetExtras>>> = Mutex::new(None);
+
+/// The [`NetExtras`] of the net file at `path` (read once per file).
+pub fn shared_extras(path: &Path) -> Result<NetExtras, NetError> {
     let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
-    let mut deployers = DEPLOYERS.lock().unwrap_or_else(|e| e.into_inner());
-    let deployers = deployers.get_or_insert_with(HashMap::new);
-    if let Some(d) = deployers.get(&key) {
-        return Ok(d.clone());
+    let mut extras = EXTRAS.lock().unwrap_or_else(|e| e.into_inner());
+    let extras = extras.get_or_insert_with(HashMap::new);
+    if let Some(x) = extras.get(&key) {
+        return Ok(x.clone());
     }
-    let model = NetFile::read(&key)?.deployment_model()?.map(Arc::new);
-    deployers.insert(key, model.clone());
-    Ok(model)
+    let file = NetFile::read(&key)?;
+    let x = NetExtras { deployer: file.deployment_model()?.map(Arc::new), belief: file.model.belief };
+    extras.insert(key, x.clone());
+    Ok(x)
 }
 
 /// Counters summed over the services running now.
@@ -136,8 +144,8 @@ pub fn shared_stats() -> StatsSnapshot {
     services.iter().flat_map(|s| s.values()).fold(StatsSnapshot::default(), |acc, s| acc.plus(&s.stats()))
 }
 
-/// The shared service of net `file`, and its learned deployment model if it has one.
-fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, Option<Arc<DeploymentModel>>), BotSpecError> {
+/// The shared service of net `file`, and what else the file holds.
+fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, NetExtras), BotSpecError> {
     let path = resolve_net_path(file);
     let bad = |e: NetError| BotSpecError::BadValue {
         bot: spec.name.clone(),
@@ -145,7 +153,7 @@ fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, Option<A
         value: file.into(),
         message: e.to_string(),
     };
-    Ok((shared_service(&path).map_err(bad)?, shared_deployer(&path).map_err(bad)?))
+    Ok((shared_service(&path).map_err(bad)?, shared_extras(&path).map_err(bad)?))
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -154,13 +162,13 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             spec.check_keys(&["path", "temp"])?;
             let file = spec.get("path").unwrap_or("default").to_string();
             let temp = spec.non_negative("temp", 0.0)?;
-            let (service, deployer) = service_for(spec, &file)?;
+            let (service, extras) = service_for(spec, &file)?;
             Ok(Player::Fair(Box::new(NetAgent {
                 request: Request::new(service),
                 file,
                 temp,
                 moves: MoveList::new(),
-                deployer,
+                deployer: extras.deployer,
             })))
         }
         "mcts" => {
@@ -172,11 +180,12 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             net.check_keys(&["path"])?;
             let file = net.get("path").unwrap_or("default").to_string();
             let config = MctsConfig::from_spec(spec)?;
-            let (service, deployer) = service_for(spec, &file)?;
-            let evaluator = NetEvaluator::new(service).with_playout(config.mix, config.evaluator());
+            let (service, extras) = service_for(spec, &file)?;
+            let evaluator =
+                NetEvaluator::new(service).with_playout(config.mix, config.evaluator()).with_belief(extras.belief);
             let mcts = Mcts::with_evaluator(config, evaluator)
                 .with_name_suffix(format!(",eval=net:{file}"))
-                .with_deployer(deployer);
+                .with_deployer(extras.deployer);
             Ok(Player::Fair(Box::new(mcts)))
         }
         other => Err(BotSpecError::UnknownBot { name: other.to_string() }),
@@ -290,6 +299,8 @@ impl Agent for NetAgent {
 /// enemy's pieces below the root.
 pub struct NetEvaluator {
     request: Request,
+    /// Whether the net has a belief head (else none is asked for).
+    has_belief: bool,
     /// The root's belief (暗棋), asked once per search.
     belief: Option<Ticket>,
     /// Weight of the playout's value in the leaf value (0 = the net's alone).
@@ -301,10 +312,19 @@ impl NetEvaluator {
     pub fn new(service: InferenceService) -> NetEvaluator {
         NetEvaluator {
             request: Request::new(service),
+            has_belief: true,
             belief: None,
             mix: 0.0,
             playout: MctsConfig::default().evaluator(),
         }
+    }
+
+    /// Whether to ask the net for its belief (暗棋): only worth an
+    /// evaluation when it has a belief head (default: ask; a net without
+    /// one answers none).
+    pub fn with_belief(mut self, has_belief: bool) -> NetEvaluator {
+        self.has_belief = has_belief;
+        self
     }
 
     /// Value leaves by `(1 - mix) · net + mix · playout` (AlphaGo's mixed
@@ -343,7 +363,7 @@ impl LeafEvaluator for NetEvaluator {
     /// information set (what earlier fights showed included); none in the
     /// other modes or from a net without the head.
     fn belief(&mut self, info: &InfoSet) -> Poll<Option<KindBelief>> {
-        if info.mode() != Mode::Anqi {
+        if info.mode() != Mode::Anqi || !self.has_belief {
             return Poll::Ready(None);
         }
         let ticket = self.belief.get_or_insert_with(|| {

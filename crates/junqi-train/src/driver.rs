@@ -230,24 +230,24 @@ pub fn train_window(
 /// batches of `batch`, weighted by batch size.
 fn validate(trainer: &Trainer, set: &[Example], batch: usize, channels: usize) -> Result<StepMetrics> {
     let mut sum = [0.0f64; 6];
+    let mut belief_targets = 0.0;
     for chunk in set.chunks(batch.max(1)) {
         let m = trainer.evaluate(&Batch::new(chunk, channels, trainer.device())?)?;
         let w = chunk.len() as f64;
-        for (s, v) in sum.iter_mut().zip([
-            m.policy_loss,
-            m.value_loss,
-            m.policy_entropy,
-            m.policy_accuracy,
-            m.value_accuracy,
-            m.belief_loss,
-        ]) {
+        // The belief loss is a mean over the batch's targets: weigh it by them.
+        let targets = chunk.iter().map(|e| e.hidden_kinds.iter().filter(|&&k| k > 0).count()).sum::<usize>() as f64;
+        belief_targets += targets;
+        sum[5] += m.belief_loss * targets;
+        for (s, v) in
+            sum.iter_mut().zip([m.policy_loss, m.value_loss, m.policy_entropy, m.policy_accuracy, m.value_accuracy])
+        {
             *s += v * w;
         }
     }
     let n = set.len().max(1) as f64;
     let policy_loss = sum[0] / n;
     let value_loss = sum[1] / n;
-    let belief_loss = sum[5] / n;
+    let belief_loss = sum[5] / belief_targets.max(1.0);
     let optim = &trainer.config().optim;
     Ok(StepMetrics {
         policy_loss,

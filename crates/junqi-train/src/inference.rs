@@ -62,17 +62,10 @@ impl Backend for TorchBackend {
         let obs = Tensor::from_slice(&self.obs).reshape([bi, -1]).to_device(self.device);
         let legal = Tensor::from_slice(&self.mask).reshape([bi, crate::ACTIONS]).to_device(self.device);
         let index = Tensor::from_slice(&index).reshape([bi, width as i64]).to_device(self.device);
-        let (policy, wdl) = self.net.predict(&obs, &legal);
-        // The belief head, only when some input asks for it (rarely: once per 暗棋 search).
-        let belief: Option<Vec<f32>> = inputs
-            .iter()
-            .any(|i| i.belief)
-            .then(|| {
-                tch::no_grad(|| self.net.belief_logits(&self.net.trunk(&obs, false))).map(|l| {
-                    Vec::try_from(l.softmax(-1, Kind::Float).to_device(Device::Cpu).reshape([-1])).expect("floats")
-                })
-            })
-            .flatten();
+        // The belief head only when some input asks for it (a 暗棋 search, once per move).
+        let (policy, wdl, belief) = self.net.predict_with_belief(&obs, &legal, inputs.iter().any(|i| i.belief));
+        let belief: Option<Vec<f32>> =
+            belief.map(|b| Vec::try_from(b.to_device(Device::Cpu).reshape([-1])).expect("a float tensor"));
         let cells = 60 * junqi_net::BELIEF_KINDS;
         let gathered = policy.gather(1, &index, false).to_kind(Kind::Float).to_device(Device::Cpu).reshape([-1]);
         let priors: Vec<f32> = Vec::try_from(gathered).expect("a float tensor");

@@ -263,9 +263,19 @@ impl Net {
     /// Evaluation: the policy `[B, 3600]` (exactly 0 on illegal actions) and
     /// the value as win/draw/loss probabilities `[B, 3]`, without gradients.
     pub fn predict(&self, obs: &Tensor, legal: &Tensor) -> (Tensor, Tensor) {
+        let (policy, wdl, _) = self.predict_with_belief(obs, legal, false);
+        (policy, wdl)
+    }
+
+    /// [`Net::predict`], and with `belief` (and a belief head) the belief
+    /// head's kind probabilities `[B, 60, 12]`, from the same trunk pass.
+    pub fn predict_with_belief(&self, obs: &Tensor, legal: &Tensor, belief: bool) -> (Tensor, Tensor, Option<Tensor>) {
         tch::no_grad(|| {
-            let (policy, value) = self.forward_t(obs, false);
-            (Net::masked_logits(&policy, legal).softmax(-1, Kind::Float), value.softmax(-1, Kind::Float))
+            let xs = self.trunk(obs, false);
+            let policy = Net::masked_logits(&self.policy_logits(&xs), legal).softmax(-1, Kind::Float);
+            let wdl = self.value_logits(&xs, false).softmax(-1, Kind::Float);
+            let kinds = if belief { self.belief_logits(&xs).map(|l| l.softmax(-1, Kind::Float)) } else { None };
+            (policy, wdl, kinds)
         })
     }
 }

@@ -191,6 +191,33 @@ fn a_belief_net_guides_the_anqi_search() {
     }
     assert_eq!(squares, 25);
     assert!(ask(&path, Mode::Fanqi).0.is_none(), "a belief in 翻棋");
+    // libtorch (the GPU backend) gives the CPU engine's belief, in a batch
+    // where only some inputs ask for it.
+    let torch = InferenceService::start(
+        (torch_backend(DeviceChoice::Cpu))(&path).unwrap(),
+        &ServiceOptions { executors: 1, max_batch: 8, cache_entries: 0 },
+    )
+    .unwrap();
+    let cpu = InferenceService::cpu(CpuNet::load(&path).unwrap(), &ServiceOptions::default()).unwrap();
+    let game = Game::new(Position::new_game(Rules::preset(Mode::Anqi), 9));
+    let mut inputs: Vec<NetInput> = Vec::new();
+    for seat in [Seat::First, Seat::Second] {
+        let info = game.infoset(seat);
+        let mut moves = MoveList::new();
+        info.legal_moves(&mut moves);
+        let (input, _) = NetInput::from_moves(ObsCode::from_infoset(info), moves.as_slice(), seat);
+        inputs.push(NetInput { belief: true, ..input.clone() });
+        inputs.push(input);
+    }
+    let tickets: Vec<_> = inputs.iter().map(|i| torch.submit(i.clone())).collect();
+    for (input, ticket) in inputs.iter().zip(tickets) {
+        let (got, want) = (ticket.wait(), cpu.evaluate(input.clone()));
+        assert_eq!(got.belief.is_some(), input.belief);
+        if let (Some(g), Some(w)) = (&got.belief, &want.belief) {
+            assert!(g.iter().zip(w).all(|(a, b)| (a - b).abs() < 1e-4), "libtorch and CPU beliefs differ");
+        }
+        assert!(got.priors.iter().zip(&want.priors).all(|(a, b)| (a - b).abs() < 1e-4));
+    }
     assert!(ask(net_file(), Mode::Anqi).0.is_none(), "a belief from a net without the head");
 
     let spec = format!("mcts:sims=8,eval=net:{}", path.display());

@@ -248,7 +248,7 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
         seen += 1;
     }
     assert!(seen >= 3, "{seen} loop configs");
-    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel"] {
+    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi"] {
         let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let shipped = read(root.join(format!("configs/loop/{name}.toml")));
         let recorded = read(root.join(format!("data/nets/{name}/loop.toml")));
