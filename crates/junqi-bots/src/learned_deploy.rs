@@ -68,6 +68,20 @@ impl Default for FitOptions {
 /// on b1 after mirroring), so the bound is nearly reached.
 const ROW_NORM2: f32 = 26.0;
 
+/// A deployment chosen by `model` when there is one, else one of the
+/// heuristic bot's formations (what the net bots do without a learned model).
+pub fn deploy_with<R: Rng + ?Sized>(
+    model: Option<&DeploymentModel>,
+    colour: Colour,
+    rules: &Rules,
+    rng: &mut R,
+) -> Deployment {
+    match model {
+        Some(model) => model.choose(colour, rules, rng),
+        None => heuristic_deployment(colour, rules, rng),
+    }
+}
+
 /// Swap the kinds of two random pieces of `d`, `n` times, keeping only
 /// swaps that leave it legal (§5.1).
 fn random_swaps<R: Rng + ?Sized>(d: &mut Deployment, n: usize, rng: &mut R) {

@@ -10,7 +10,7 @@
 //!   head's belief about the enemy's kinds.
 //!
 //! Both deploy (暗棋/明棋) with the learned deployment model stored in the
-//! net file when it has one ([`shared_extras`]), else as `heuristic`.
+//! net file when it has one ([`NetExtras`]), else as `heuristic`.
 //!
 //! `FILE` is an exported net or a checkpoint; `default` is the net shipped
 //! in `data/nets/default.safetensors`. Every bot on the same file shares
@@ -21,7 +21,7 @@ use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOption
 use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
-    heuristic_deployment, register_bot, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator, Mcts,
+    deploy_with, register_bot, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator, Mcts,
     MctsConfig, Player,
 };
 use junqi_core::{
@@ -73,8 +73,8 @@ pub struct InferenceSettings {
 }
 
 static SETTINGS: Mutex<Option<InferenceSettings>> = Mutex::new(None);
-/// Services by canonical net path.
-static SERVICES: Mutex<Option<HashMap<PathBuf, InferenceService>>> = Mutex::new(None);
+/// Each net file's service and extras, by canonical path.
+static NETS: Mutex<Option<HashMap<PathBuf, (InferenceService, NetExtras)>>> = Mutex::new(None);
 
 /// Set how nets loaded from now on are served (the CLI's `--device` and
 /// inference options).
@@ -87,31 +87,6 @@ pub fn inference_settings() -> InferenceSettings {
     SETTINGS.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default()
 }
 
-/// The shared service of the net at `path`, started on first use.
-pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
-    let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
-    let mut services = SERVICES.lock().unwrap_or_else(|e| e.into_inner());
-    let services = services.get_or_insert_with(HashMap::new);
-    if let Some(s) = services.get(&key) {
-        return Ok(s.clone());
-    }
-    let settings = inference_settings();
-    let factory = match &settings.backend {
-        None => CpuBackend::factory(Arc::new(CpuNet::load(&key)?)),
-        Some(make) => make(&key)?,
-    };
-    let service = InferenceService::start(factory, &settings.options)?;
-    services.insert(key, service.clone());
-    Ok(service)
-}
-
-/// Forget the services (their threads end once no bot uses them), e.g.
-/// between generations of the training loop.
-pub fn release_shared_services() {
-    *SERVICES.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    *EXTRAS.lock().unwrap_or_else(|e| e.into_inner()) = None;
-}
-
 /// What a net file holds besides the weights its service runs.
 #[derive(Clone, Debug, Default)]
 pub struct NetExtras {
@@ -121,30 +96,45 @@ pub struct NetExtras {
     pub belief: bool,
 }
 
-/// [`NetExtras`] by canonical net path.
-static EXTRAS: Mutex<Option<HashMap<PathBuf, NetExtras>>> = Mutex::new(None);
-
-/// The [`NetExtras`] of the net file at `path` (read once per file).
-pub fn shared_extras(path: &Path) -> Result<NetExtras, NetError> {
+/// The shared service of the net at `path`, started on first use, and
+/// what else the file holds (the file is read once per process).
+pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError> {
     let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
-    let mut extras = EXTRAS.lock().unwrap_or_else(|e| e.into_inner());
-    let extras = extras.get_or_insert_with(HashMap::new);
-    if let Some(x) = extras.get(&key) {
-        return Ok(x.clone());
+    let mut nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
+    let nets = nets.get_or_insert_with(HashMap::new);
+    if let Some(n) = nets.get(&key) {
+        return Ok(n.clone());
     }
     let file = NetFile::read(&key)?;
-    let x = NetExtras { deployer: file.deployment_model()?.map(Arc::new), belief: file.model.belief };
-    extras.insert(key, x.clone());
-    Ok(x)
+    let extras = NetExtras { deployer: file.deployment_model()?.map(Arc::new), belief: file.model.belief };
+    let settings = inference_settings();
+    let factory = match &settings.backend {
+        None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?)),
+        Some(make) => make(&key)?,
+    };
+    let net = (InferenceService::start(factory, &settings.options)?, extras);
+    nets.insert(key, net.clone());
+    Ok(net)
+}
+
+/// The shared service of the net at `path` ([`shared_net`] without the extras).
+pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
+    shared_net(path).map(|(service, _)| service)
+}
+
+/// Forget the services (their threads end once no bot uses them), e.g.
+/// between generations of the training loop.
+pub fn release_shared_services() {
+    *NETS.lock().unwrap_or_else(|e| e.into_inner()) = None;
 }
 
 /// Counters summed over the services running now.
 pub fn shared_stats() -> StatsSnapshot {
-    let services = SERVICES.lock().unwrap_or_else(|e| e.into_inner());
-    services.iter().flat_map(|s| s.values()).fold(StatsSnapshot::default(), |acc, s| acc.plus(&s.stats()))
+    let nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
+    nets.iter().flat_map(|n| n.values()).fold(StatsSnapshot::default(), |acc, (s, _)| acc.plus(&s.stats()))
 }
 
-/// The shared service of net `file`, and what else the file holds.
+/// [`shared_net`] of net `file` (a name or a path), errors as the spec's.
 fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, NetExtras), BotSpecError> {
     let path = resolve_net_path(file);
     let bad = |e: NetError| BotSpecError::BadValue {
@@ -153,7 +143,7 @@ fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, NetExtra
         value: file.into(),
         message: e.to_string(),
     };
-    Ok((shared_service(&path).map_err(bad)?, shared_extras(&path).map_err(bad)?))
+    shared_net(&path).map_err(bad)
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -282,11 +272,7 @@ impl Agent for NetAgent {
     }
 
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
-        match &self.deployer {
-            Some(model) => model.choose(colour, rules, rng),
-            // No learned model in the file: deploy as the heuristic bot does.
-            None => heuristic_deployment(colour, rules, rng),
-        }
+        deploy_with(self.deployer.as_deref(), colour, rules, rng)
     }
 }
 

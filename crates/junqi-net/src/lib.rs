@@ -22,7 +22,7 @@ pub mod service;
 
 pub use bots::{
     inference_settings, register_net_bots, release_shared_services, resolve_net_path, set_inference_settings,
-    shared_extras, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent, NetEvaluator, NetExtras,
+    shared_net, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent, NetEvaluator, NetExtras,
     DEFAULT_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;

@@ -6,7 +6,7 @@ use crate::{Result, TrainError};
 use junqi_bots::{DeploymentModel, FitOptions};
 use junqi_core::{Deployment, Position, Rules, Seat};
 use junqi_net::NetFile;
-use junqi_selfplay::{read_games_file, GAMES_DIR};
+use junqi_selfplay::{read_games_file, shard_files, GAMES_DIR};
 use std::path::{Path, PathBuf};
 
 /// Every game of the self-play runs `runs` (folders with a `games/`): both
@@ -15,14 +15,7 @@ use std::path::{Path, PathBuf};
 pub fn deployment_games(runs: &[PathBuf], rules: &Rules) -> Result<Vec<(Deployment, f32)>> {
     let mut out = Vec::new();
     for run in runs {
-        let dir = run.join(GAMES_DIR);
-        let mut shards: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(TrainError::io(&dir))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "parquet") && !p.to_string_lossy().contains("/."))
-            .collect();
-        shards.sort();
-        for shard in shards {
+        for shard in shard_files(&run.join(GAMES_DIR))? {
             for game in read_games_file(&shard)? {
                 let corrupt = |message: String| TrainError::Corrupt { path: shard.clone(), message };
                 let start = Position::from_jfen(&game.start_jfen, *rules)

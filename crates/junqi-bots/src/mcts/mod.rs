@@ -49,7 +49,7 @@ pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, R
 pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
 pub use search::{sample_at_temperature, RootOptions, Search};
 
-use crate::{Agent, CheatingAgent, Decision, DeploymentModel};
+use crate::{deploy_with, Agent, CheatingAgent, Decision, DeploymentModel};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, KindBelief, Position, Rules};
 use std::sync::Arc;
 use std::task::Poll;
@@ -130,10 +130,8 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         self.search.evaluator.batches()
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
-        match &self.deployer {
-            Some(model) => model.choose(colour, rules, rng),
-            None => mcts_deployment(colour, rules, rng),
-        }
+        // Without a learned model: the heuristic formations, as mcts_deployment.
+        deploy_with(self.deployer.as_deref(), colour, rules, rng)
     }
 }
 
