@@ -109,7 +109,8 @@ pub fn run_arena(
     options: &RunOptions,
     mut on_matchup: impl FnMut(&str, &str),
 ) -> Result<ArenaReport, ArenaError> {
-    ensure_run_file(out, ARENA_FILE, "junqi-arena/1", config)?;
+    // Held to the end: one writer per directory.
+    let _lock = ensure_run_file(out, ARENA_FILE, "junqi-arena/1", config)?;
     let (mut games, mut notes) = (Vec::new(), Vec::new());
     for (k, &(i, j)) in config.matchups().iter().enumerate() {
         on_matchup(&config.bots[i], &config.bots[j]);

@@ -56,9 +56,7 @@ impl ArenaError {
 /// Write `text` to `path` atomically (a temporary name, then a rename), so a
 /// killed run never leaves half a report.
 pub fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), ArenaError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(ArenaError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(ArenaError::io(path))
+    junqi_selfplay::write_atomic_via(&path.with_extension("tmp"), path, text.as_bytes()).map_err(ArenaError::io(path))
 }
 
 /// A file-system-safe name for a bot spec: `mcts:sims=200` → `mcts_sims_200`.
@@ -76,14 +74,20 @@ struct RunFile<C> {
 /// Create `out/<name>` holding `config` and the code version, or check that
 /// the one there holds the same config (so a re-run resumes the same work and
 /// never mixes two configs in one directory).
-pub(crate) fn ensure_run_file<C>(out: &std::path::Path, name: &str, format: &str, config: &C) -> Result<(), ArenaError>
+pub(crate) fn ensure_run_file<C>(
+    out: &std::path::Path,
+    name: &str,
+    format: &str,
+    config: &C,
+) -> Result<junqi_selfplay::RunLock, ArenaError>
 where
     C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
 {
     std::fs::create_dir_all(out).map_err(ArenaError::io(out))?;
+    let lock = junqi_selfplay::RunLock::acquire(out)?;
     let path = out.join(name);
     if path.exists() {
-        let text = std::fs::read_to_string(&path).map_err(ArenaError::io(&path))?;
+        let text = junqi_core::read_text(&path).map_err(ArenaError::io(&path))?;
         let file: RunFile<serde_json::Value> = serde_json::from_str(&text)
             .map_err(|e| ArenaError::Data(format!("{}: unreadable ({e})", path.display())))?;
         let same =
@@ -95,9 +99,10 @@ where
                 file.config
             )));
         }
-        return Ok(());
+        return Ok(lock);
     }
     let file =
         RunFile { format: format.to_string(), config: config.clone(), code_version: junqi_selfplay::code_version() };
-    write_atomic(&path, &serde_json::to_string_pretty(&file).expect("configs serialize"))
+    write_atomic(&path, &serde_json::to_string_pretty(&file).expect("configs serialize"))?;
+    Ok(lock)
 }

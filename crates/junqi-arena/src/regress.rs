@@ -37,7 +37,7 @@ pub struct SuiteArena {
 
 impl Suite {
     pub fn from_file(path: &Path) -> Result<Suite, ArenaError> {
-        let text = std::fs::read_to_string(path).map_err(ArenaError::io(path))?;
+        let text = junqi_core::read_text(path).map_err(ArenaError::io(path))?;
         let suite: Suite =
             toml::from_str(&text).map_err(|e| ArenaError::Config(format!("{}: {}", path.display(), e.message())))?;
         if suite.arena.is_empty() {

@@ -75,7 +75,8 @@ pub fn run_sprt(
     mut on_batch: impl FnMut(&SprtSummary, u64),
 ) -> Result<SprtOutcome, ArenaError> {
     config.check()?;
-    ensure_run_file(out, SPRT_FILE, "junqi-sprt/1", config)?;
+    // Held to the end: one writer per directory.
+    let _lock = ensure_run_file(out, SPRT_FILE, "junqi-sprt/1", config)?;
     let sprt = config.sprt()?;
     let mut penta = Penta::default();
     let mut games = 0;

@@ -22,7 +22,7 @@ pub struct Variant {
 impl Variant {
     /// A rules TOML file (a preset's `mode` plus the options that differ); named by its file stem.
     pub fn from_file(path: &Path) -> Result<Variant, ArenaError> {
-        let text = std::fs::read_to_string(path).map_err(ArenaError::io(path))?;
+        let text = junqi_core::read_text(path).map_err(ArenaError::io(path))?;
         let rules = Rules::from_toml_str(&text).map_err(|e| ArenaError::Config(format!("{}: {e}", path.display())))?;
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(Variant { name, rules })
@@ -103,7 +103,8 @@ pub fn run_study(
     };
     // Check the games before anything is written, so a bad count leaves no directory behind.
     matchup_config(first.rules, [&config.bot, &config.bot], config.games, config.seed)?;
-    ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
+    // Held to the end: one writer per directory.
+    let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
     let (mut lines, mut notes) = (Vec::new(), Vec::new());
     for (k, v) in config.variants.iter().enumerate() {
         on_variant(&v.name);

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use junqi_selfplay::RunOptions;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,15 +23,7 @@ pub struct Live {
 impl Live {
     /// Start the display; `base` games are already complete.
     pub fn start(threads: usize, total: u64, base: u64) -> Result<Live> {
-        let options = RunOptions { threads, ..Default::default() };
-        let stop = options.stop.clone();
-        let pressed = Arc::new(AtomicBool::new(false));
-        ctrlc::set_handler(move || {
-            if pressed.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            stop.store(true, Ordering::SeqCst);
-        })?;
+        let options = RunOptions { threads, stop: stop_flag(), ..Default::default() };
         let target =
             if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
         let bar = ProgressBar::with_draw_target(Some(total), target).with_position(base);
@@ -98,18 +90,31 @@ impl Live {
     }
 }
 
-/// A flag Ctrl-C sets (a second Ctrl-C exits at once), for long work that
-/// is not a run of games (training).
-#[cfg(feature = "torch")]
-pub fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
+/// The flag a Ctrl-C sets once [`catch_ctrl_c`] is in place.
+fn stop_flag() -> Arc<AtomicBool> {
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    STOP.get_or_init(Arc::default).clone()
+}
+
+/// Catch Ctrl-C from the first moment of a long command (before its nets
+/// load or its directory is prepared): the first press sets the stop flag
+/// that [`Live`] and [`ctrl_c_flag`] give the run, which then stops at its
+/// next check, keeps what is finished and says how to resume, even when
+/// nothing had started yet; a second press exits at once.
+pub fn catch_ctrl_c() -> Result<()> {
+    let stop = stop_flag();
     ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
+        if stop.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
     })?;
-    Ok(stop)
+    Ok(())
+}
+
+/// The Ctrl-C flag, for long work that is not a run of games (training).
+#[cfg(feature = "torch")]
+pub fn ctrl_c_flag() -> Result<Arc<AtomicBool>> {
+    Ok(stop_flag())
 }
 
 /// `12.3k`-style numbers for the progress line.

@@ -122,6 +122,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Long runs catch Ctrl-C before anything else (see live::catch_ctrl_c);
+    // the short commands keep the default: a Ctrl-C ends them at once.
+    #[allow(unreachable_patterns)]
+    let long_run = match &cli.command {
+        Command::Selfplay(_) | Command::Arena(_) | Command::Sprt(_) | Command::Study(_) | Command::Regress(_) => true,
+        #[cfg(feature = "torch")]
+        Command::Train(_) | Command::Loop(_) => true,
+        _ => false,
+    };
+    if long_run {
+        if let Err(e) = live::catch_ctrl_c() {
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            return ExitCode::from(2);
+        }
+    }
     if let Err(e) = setup_nets(cli.device.as_deref(), &cli.inference) {
         eprintln!("error: {}", one_line(&format!("{e:#}")));
         return ExitCode::from(2);

@@ -37,7 +37,7 @@ pub fn read_table(path: Option<&std::path::Path>) -> Result<toml::Table> {
     match path {
         None => Ok(toml::Table::new()),
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+            let text = junqi_core::read_text(p).with_context(|| format!("{}", p.display()))?;
             text.parse::<toml::Table>().with_context(|| format!("{}: bad TOML", p.display()))
         }
     }

@@ -60,6 +60,6 @@ fn load(name: &str) -> Result<Rules> {
     if !name.ends_with(".toml") && !std::path::Path::new(name).exists() {
         return Err(junqi_core::RulesError::UnknownPreset(name.to_string()).into());
     }
-    let text = std::fs::read_to_string(name).with_context(|| format!("cannot read rules file {name}"))?;
+    let text = junqi_core::read_text(name).with_context(|| format!("cannot read rules file {name}"))?;
     Rules::from_toml_str(&text).with_context(|| format!("rules file {name}"))
 }

@@ -24,6 +24,10 @@ fn sprt_on_given_counts_gives_fishtests_llr() {
     assert!(text.contains("pentanomial [39, 8843, 26675, 9240, 44] over 44841 pairs"), "{text}");
     assert!(text.contains("no decision yet"), "{text}");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3"]), "five counts");
+    // Counts whose sum would wrap are refused, not read as a 250% score.
+    let max = u64::MAX.to_string();
+    assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "at most 2^50 pairs");
+    assert_clean_error(&junqi(&["sprt", "--penta", &format!("0,0,0,0,{}", (1u64 << 50) + 1)]), "at most 2^50 pairs");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,x,4,5"]), "`x` is not a count");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3,4,5", "--alpha", "2"]), "alpha");
     assert_clean_error(&junqi(&["sprt", "--candidate", "greedy"]), "--baseline");

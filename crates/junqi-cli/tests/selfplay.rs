@@ -68,7 +68,7 @@ fn selfplay_writes_both_datasets_and_replay_agrees() {
         .collect();
     assert_eq!(points.iter().sum::<f64>(), 30.0, "{results}");
     assert!(text.contains("samples/ 150 rows"), "{text}");
-    assert_eq!(files(&dir), ["games", "run.json", "samples"]);
+    assert_eq!(files(&dir), [".lock", "games", "run.json", "samples"]);
     let shards = ["shard-000000.parquet", "shard-000001.parquet", "shard-000002.parquet", "shard-000003.parquet"];
     assert_eq!(files(&dir.join("games")), shards);
     assert_eq!(files(&dir.join("samples")), shards);
@@ -178,9 +178,15 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes_the_run() {
 fn selfplay_rejects_bad_arguments_with_one_line() {
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "nope"]), "unknown bot `nope`");
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--bots", "a,b,c"]), "one or two bot specs");
-    assert_clean_error(&junqi(&["selfplay", "--games", "0", "--no-write"]), "at least 1");
+    assert_clean_error(
+        &junqi(&["selfplay", "--games", "0", "--no-write"]),
+        "the number of games must be between 1 and",
+    );
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--threads", "0"]), "--threads");
-    assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--shard-games", "0"]), "at least 1");
+    assert_clean_error(
+        &junqi(&["selfplay", "--games", "5", "--no-write", "--shard-games", "0"]),
+        "games per shard must be between 1 and",
+    );
     assert_clean_error(&junqi(&["selfplay", "--games", "5"]), "--out");
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--samples-per-game", "x"]), "`all`");
     assert_clean_error(&junqi(&["selfplay", "--games", "5", "--no-write", "--set", "mine_rul=x"]), "mine_rul");

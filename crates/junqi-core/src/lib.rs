@@ -17,6 +17,7 @@
 //! ```
 
 pub mod board;
+pub mod bounded;
 pub mod determinize;
 pub mod game;
 pub mod infoset;
@@ -30,6 +31,7 @@ pub mod rules;
 pub mod setup;
 
 pub use board::{Bitboard, Square};
+pub use bounded::{read_bounded, read_text, MAX_TEXT_BYTES};
 pub use determinize::KindBelief;
 pub use game::Game;
 pub use infoset::{InfoSet, Observation, ObservedEvent};

@@ -12,8 +12,9 @@
 //! Both deploy (暗棋/明棋) with the learned deployment model stored in the
 //! net file when it has one ([`NetExtras`]), else as `heuristic`.
 //!
-//! `FILE` is an exported net or a checkpoint; `default` is the net shipped
-//! in `data/nets/default.safetensors`. Every bot on the same file shares
+//! `FILE` is an exported net or a checkpoint, or the name of a shipped net:
+//! `fanqi`, `anqi`, or `default`, which plays the shipped net of the mode
+//! being played ([`default_net_for`]). Every bot on the same file shares
 //! that file's [`InferenceService`] (one per file per process), so the
 //! positions of all games in flight share its batches and its cache.
 
@@ -33,12 +34,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
-/// The shipped net, relative to the repository root.
-pub const DEFAULT_NET: &str = "data/nets/default.safetensors";
-/// The shipped nets by name (`net:NAME`), relative to the repository root:
-/// `default` and `fanqi` are the 翻棋 net, `anqi` the 暗棋 net.
-pub const SHIPPED_NETS: [(&str, &str); 3] =
-    [("default", DEFAULT_NET), ("fanqi", DEFAULT_NET), ("anqi", "data/nets/anqi.safetensors")];
+/// The shipped 翻棋 net, relative to the repository root.
+pub const FANQI_NET: &str = "data/nets/fanqi.safetensors";
+/// The shipped 暗棋 net (belief head, learned deployments).
+pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
+/// The shipped nets by name (`net:NAME`), relative to the repository root.
+/// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
+/// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
+pub const SHIPPED_NETS: [(&str, &str); 3] = [("default", FANQI_NET), ("fanqi", FANQI_NET), ("anqi", ANQI_NET)];
+
+/// The shipped net `net:default` plays in `mode`: the 翻棋 net in 翻棋; the
+/// 暗棋 net in 暗棋 and in 明棋, whose games also start from two deployed
+/// armies (the 翻棋 net has never seen one, nor can it deploy).
+pub fn default_net_for(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Fanqi => "fanqi",
+        Mode::Anqi | Mode::Mingqi => "anqi",
+    }
+}
 
 /// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`].
 pub fn register_net_bots() {
@@ -134,16 +147,45 @@ pub fn shared_stats() -> StatsSnapshot {
     nets.iter().flat_map(|n| n.values()).fold(StatsSnapshot::default(), |acc, (s, _)| acc.plus(&s.stats()))
 }
 
+/// The service(s) a bot's net runs on: one file's, or for `net:default`
+/// the shipped net of each mode, chosen per position.
+#[derive(Clone)]
+enum Served {
+    One(InferenceService),
+    ByMode { fanqi: InferenceService, anqi: InferenceService },
+}
+
+impl Served {
+    fn service(&self, mode: Mode) -> &InferenceService {
+        match self {
+            Served::One(service) => service,
+            Served::ByMode { fanqi, anqi } => match default_net_for(mode) {
+                "fanqi" => fanqi,
+                _ => anqi,
+            },
+        }
+    }
+}
+
 /// [`shared_net`] of net `file` (a name or a path), errors as the spec's.
-fn service_for(spec: &BotSpec, file: &str) -> Result<(InferenceService, NetExtras), BotSpecError> {
-    let path = resolve_net_path(file);
-    let bad = |e: NetError| BotSpecError::BadValue {
-        bot: spec.name.clone(),
-        key: "path".into(),
-        value: file.into(),
-        message: e.to_string(),
+/// `default` loads both shipped nets; its extras are the 暗棋 net's (only
+/// 暗棋 and 明棋 deploy or ask for a belief, and there it plays that net).
+fn service_for(spec: &BotSpec, file: &str) -> Result<(Served, NetExtras), BotSpecError> {
+    let load = |name: &str| {
+        shared_net(&resolve_net_path(name)).map_err(|e| BotSpecError::BadValue {
+            bot: spec.name.clone(),
+            key: "path".into(),
+            value: file.into(),
+            message: e.to_string(),
+        })
     };
-    shared_net(&path).map_err(bad)
+    if file != "default" {
+        let (service, extras) = load(file)?;
+        return Ok((Served::One(service), extras));
+    }
+    let (fanqi, _) = load(default_net_for(Mode::Fanqi))?;
+    let (anqi, extras) = load(default_net_for(Mode::Anqi))?;
+    Ok((Served::ByMode { fanqi, anqi }, extras))
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -172,7 +214,7 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             let config = MctsConfig::from_spec(spec)?;
             let (service, extras) = service_for(spec, &file)?;
             let evaluator =
-                NetEvaluator::new(service).with_playout(config.mix, config.evaluator()).with_belief(extras.belief);
+                NetEvaluator::serving(service).with_playout(config.mix, config.evaluator()).with_belief(extras.belief);
             let mcts = Mcts::with_evaluator(config, evaluator)
                 .with_name_suffix(format!(",eval=net:{file}"))
                 .with_deployer(extras.deployer);
@@ -185,24 +227,31 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
 /// One position asked of a service at a time: submitted on the first poll,
 /// answered on a later one (or at once, from the cache).
 struct Request {
-    service: InferenceService,
+    served: Served,
     /// The ticket and, per move of the caller's list, its place in the
     /// input's sorted ids.
     pending: Option<(Ticket, Vec<usize>)>,
 }
 
 impl Request {
-    fn new(service: InferenceService) -> Request {
-        Request { service, pending: None }
+    fn new(served: Served) -> Request {
+        Request { served, pending: None }
     }
 
-    /// The net's answer for the mover `seat` whose observation `code` gives
-    /// and whose legal actions are `moves` (its priors in that order),
-    /// asking for it on the first call (only then is `code` called).
-    fn poll(&mut self, code: impl FnOnce() -> ObsCode, seat: Seat, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
+    /// The net's answer, in a game of `mode`, for the mover `seat` whose
+    /// observation `code` gives and whose legal actions are `moves` (its
+    /// priors in that order), asking for it on the first call (only then is
+    /// `code` called).
+    fn poll(
+        &mut self,
+        code: impl FnOnce() -> ObsCode,
+        mode: Mode,
+        seat: Seat,
+        moves: &[Move],
+    ) -> Poll<(Evaluation, Vec<f32>)> {
         let (ticket, _) = self.pending.get_or_insert_with(|| {
             let (input, place) = NetInput::from_moves(code(), moves, seat);
-            (self.service.submit(input), place)
+            (self.served.service(mode).submit(input), place)
         });
         let Some(e) = ticket.try_take() else { return Poll::Pending };
         let (_, place) = self.pending.take().expect("pending");
@@ -251,7 +300,9 @@ impl Agent for NetAgent {
             assert!(!self.moves.is_empty(), "act called on a finished game");
         }
         let code = || ObsCode::from_infoset(info);
-        let Poll::Ready((evaluation, priors)) = self.request.poll(code, info.seat(), self.moves.as_slice()) else {
+        let Poll::Ready((evaluation, priors)) =
+            self.request.poll(code, info.mode(), info.seat(), self.moves.as_slice())
+        else {
             return Poll::Pending;
         };
         let policy: Vec<(Move, f32)> = self.moves.iter().copied().zip(priors).collect();
@@ -296,8 +347,12 @@ pub struct NetEvaluator {
 
 impl NetEvaluator {
     pub fn new(service: InferenceService) -> NetEvaluator {
+        NetEvaluator::serving(Served::One(service))
+    }
+
+    fn serving(served: Served) -> NetEvaluator {
         NetEvaluator {
-            request: Request::new(service),
+            request: Request::new(served),
             has_belief: true,
             belief: None,
             mix: 0.0,
@@ -323,7 +378,7 @@ impl NetEvaluator {
 
     fn ask(&mut self, world: &Position, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
         let code = || ObsCode::from_infoset(&InfoSet::new(world, world.turn()));
-        self.request.poll(code, world.turn(), moves)
+        self.request.poll(code, world.mode(), world.turn(), moves)
     }
 }
 
@@ -354,7 +409,7 @@ impl LeafEvaluator for NetEvaluator {
         }
         let ticket = self.belief.get_or_insert_with(|| {
             let input = NetInput { code: ObsCode::from_infoset(info), legal: Vec::new(), belief: true };
-            self.request.service.submit(input)
+            self.request.served.service(Mode::Anqi).submit(input)
         });
         let Some(e) = ticket.try_take() else { return Poll::Pending };
         self.belief = None;

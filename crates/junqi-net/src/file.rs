@@ -55,7 +55,8 @@ impl NetFile {
                 message: format!("{size} bytes: larger than any net this program writes"),
             });
         }
-        let bytes = std::fs::read(path).map_err(NetError::io(path))?;
+        // Bounded and regular: `net:/dev/zero` is an error, not an endless read.
+        let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
         NetFile::parse(path, &bytes)
     }
 

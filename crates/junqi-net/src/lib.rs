@@ -21,9 +21,9 @@ mod model;
 pub mod service;
 
 pub use bots::{
-    inference_settings, register_net_bots, release_shared_services, resolve_net_path, set_inference_settings,
-    shared_net, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent, NetEvaluator, NetExtras,
-    DEFAULT_NET, SHIPPED_NETS,
+    default_net_for, inference_settings, register_net_bots, release_shared_services, resolve_net_path,
+    set_inference_settings, shared_net, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent,
+    NetEvaluator, NetExtras, ANQI_NET, FANQI_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;
 pub use cpu::{CpuNet, Scratch};

@@ -65,6 +65,12 @@ impl Default for ModelConfig {
 /// Board nodes (the 12 × 5 grid).
 const NODES: usize = 60;
 
+/// The most weights a net may have: 150 million (600 MB as f32, and a
+/// training checkpoint with AdamW's two moments, about 12 bytes a weight,
+/// stays under the 2 GiB a net file may have; the shipped nets have about
+/// 100 thousand). Larger shapes are refused before anything is allocated.
+pub const MAX_WEIGHTS: u64 = 150_000_000;
+
 impl ModelConfig {
     /// Floating-point operations (a multiply-add counts 2) of one forward
     /// pass as written in `junqi-train`'s `Net` on the full `[C, 12, 5]`
@@ -86,6 +92,21 @@ impl ModelConfig {
         stem + trunk + policy + value + belief
     }
 
+    /// Weights of the convolutions and linear layers (biases and
+    /// normalisation left out: the size that matters for memory).
+    pub fn weights(&self) -> u64 {
+        let (c, ci, n) = (self.channels as u64, self.in_channels as u64, NODES as u64);
+        let trunk = 2 * self.blocks as u64 * c * c * 9;
+        let policy = match self.policy_head {
+            PolicyHead::Conv => c * n,
+            PolicyHead::Bilinear => 2 * c * c,
+        };
+        let (vp, vh) = (self.value_planes as u64, self.value_hidden as u64);
+        let value = c * vp + vp * n * vh + vh * 3;
+        let belief = if self.belief { c * BELIEF_KINDS as u64 } else { 0 };
+        ci * c * 9 + trunk + policy + value + belief
+    }
+
     /// The FLOPs of the trunk's 3×3 convolutions alone (the dense part every
     /// forward pass computes in full, whatever the input).
     pub fn trunk_flops(&self) -> u64 {
@@ -102,6 +123,13 @@ impl ModelConfig {
         }
         if self.channels > 4096 || self.blocks > 512 || self.value_planes > 4096 || self.value_hidden > 1 << 16 {
             return Err(format!("implausible model size {self:?}"));
+        }
+        let weights = self.weights();
+        if weights > MAX_WEIGHTS {
+            return Err(format!(
+                "a net of {} blocks × {} channels has about {weights} weights, at most {MAX_WEIGHTS}",
+                self.blocks, self.channels
+            ));
         }
         Ok(())
     }
@@ -125,5 +153,15 @@ mod tests {
         assert_eq!(m.trunk_flops(), 6_635_520);
         assert!(m.check().is_ok());
         assert!(ModelConfig { channels: 0, ..m.clone() }.check().is_err());
+        // stem 28,800, trunk 55,296, policy 2,048, value 128 + 15,360 + 192.
+        assert_eq!(m.weights(), 28_800 + 55_296 + 2_048 + 128 + 15_360 + 192);
+        // Absurd shapes name the limit instead of allocating.
+        for big in
+            [ModelConfig { channels: 4096, ..m.clone() }, ModelConfig { blocks: 512, channels: 256, ..m.clone() }]
+        {
+            let err = big.check().unwrap_err();
+            assert!(err.contains("at most 150000000"), "{err}");
+        }
+        assert!(ModelConfig { blocks: 20, channels: 256, ..m.clone() }.check().is_ok());
     }
 }

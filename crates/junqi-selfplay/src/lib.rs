@@ -29,13 +29,19 @@
 //! # Ok::<(), junqi_selfplay::SelfplayError>(())
 //! ```
 
+mod atomic;
+mod guard;
+pub mod limits;
 mod obs;
 mod play;
 mod replay;
 mod resign;
 mod run;
+mod run_lock;
 mod writer;
 
+pub use atomic::write_atomic_via;
+pub use guard::catch_library_panic;
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
 pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
 pub use replay::{
@@ -47,6 +53,7 @@ pub use run::{
     dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
     DEFAULT_IN_FLIGHT, RUN_FILE,
 };
+pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION};
 
 use junqi_core::Rules;
@@ -244,11 +251,16 @@ impl Config {
         }
     }
     fn check(&self) -> Result<(), SelfplayError> {
-        if self.games == 0 {
-            return Err(SelfplayError::Config("the number of games must be at least 1".into()));
-        }
-        if self.shard_games == 0 {
-            return Err(SelfplayError::Config("games per shard must be at least 1".into()));
+        use limits::{in_range, MAX_GAMES, MAX_SHARDS};
+        in_range("the number of games", self.games, 1, MAX_GAMES).map_err(SelfplayError::Config)?;
+        in_range("games per shard", self.shard_games, 1, MAX_GAMES).map_err(SelfplayError::Config)?;
+        if self.shards() > MAX_SHARDS {
+            return Err(SelfplayError::Config(format!(
+                "{} games in shards of {} make {} shard files, at most {MAX_SHARDS}: give more games per shard",
+                self.games,
+                self.shard_games,
+                self.shards()
+            )));
         }
         if self.paired && (self.games % 2 == 1 || self.shard_games % 2 == 1) {
             return Err(SelfplayError::Config(
@@ -296,6 +308,8 @@ pub enum SelfplayError {
     Corrupt { path: PathBuf, message: String },
     #[error("{}", mismatch_message(dir, diffs))]
     ConfigMismatch { dir: PathBuf, diffs: Vec<String> },
+    #[error("{} is being written by {owner}; wait for it to finish, or choose another --out", dir.display())]
+    Locked { dir: PathBuf, owner: String },
     #[error("bot `{bot}` chose an illegal action {action} in game {game_id} at ply {ply}")]
     IllegalAction { bot: String, action: String, game_id: u64, ply: u32 },
     #[error("bot `{bot}` gave an illegal deployment in game {game_id}: {message}")]

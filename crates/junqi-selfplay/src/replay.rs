@@ -37,8 +37,16 @@ fn batches(path: &Path) -> Result<Vec<RecordBatch>, SelfplayError> {
     Ok(batches_and_metadata(path)?.0)
 }
 
-/// The file's rows, and its key-value metadata.
+/// The file's rows, and its key-value metadata. A panic inside the Parquet
+/// or Arrow code (damaged bytes can trigger one) is reported as a corrupt
+/// file; panics in our own code below are not caught.
 fn batches_and_metadata(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
+    crate::catch_library_panic(|| decode(path)).unwrap_or_else(|message| {
+        Err(SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("damaged Parquet data ({message})") })
+    })
+}
+
+fn decode(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
     let file = File::open(path).map_err(SelfplayError::io(path))?;
     let corrupt = |e: parquet::errors::ParquetError| SelfplayError::Corrupt {
         path: path.to_path_buf(),

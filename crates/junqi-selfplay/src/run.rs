@@ -1,7 +1,9 @@
 //! A run: its directory and `run.json`, resuming, and the worker threads.
 
 use crate::writer::ShardWriter;
-use crate::{code_version, Config, GameBuffers, GameInFlight, GameRecord, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use crate::{
+    code_version, Config, GameBuffers, GameInFlight, GameRecord, RunLock, SelfplayError, GAMES_DIR, SAMPLES_DIR,
+};
 use junqi_bots::Player;
 use junqi_core::Seat;
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -73,7 +75,8 @@ pub const BATCHED_IN_FLIGHT: usize = 192;
 /// Worker threads for a `threads` setting: 0 means one per core.
 pub fn workers(threads: usize) -> usize {
     match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        // One per core, within the limit on worker threads.
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::limits::MAX_THREADS),
         n => n,
     }
 }
@@ -179,6 +182,8 @@ pub struct Plan {
     pub complete_games: u64,
     /// Things worth telling the user (unreadable shards to redo, another code version).
     pub notes: Vec<String>,
+    /// The lock on `out`, held as long as the plan (or a clone) lives.
+    pub lock: Option<Arc<RunLock>>,
 }
 
 /// Check `config`, and with `out`: create the directory and its `run.json`,
@@ -194,14 +199,16 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             out: None,
             complete_games: 0,
             notes: vec![],
+            lock: None,
         });
     };
     let mut notes = Vec::new();
     std::fs::create_dir_all(dir).map_err(SelfplayError::io(dir))?;
+    let lock = Arc::new(RunLock::acquire(dir)?);
     let run_path = dir.join(RUN_FILE);
     let config_json = serde_json::to_value(&config).expect("configs serialize");
     if run_path.exists() {
-        let text = std::fs::read_to_string(&run_path).map_err(SelfplayError::io(&run_path))?;
+        let text = junqi_core::read_text(&run_path).map_err(SelfplayError::io(&run_path))?;
         let stored: RunFile = serde_json::from_str(&text)
             .map_err(|e| SelfplayError::Corrupt { path: run_path.clone(), message: format!("not a run file: {e}") })?;
         if stored.format != RUN_FORMAT {
@@ -247,8 +254,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         };
         let text = serde_json::to_string_pretty(&file).expect("run file serializes") + "\n";
         let tmp = dir.join(format!(".{RUN_FILE}.tmp"));
-        std::fs::write(&tmp, text).map_err(SelfplayError::io(&tmp))?;
-        std::fs::rename(&tmp, &run_path).map_err(SelfplayError::io(&run_path))?;
+        crate::write_atomic_via(&tmp, &run_path, text.as_bytes()).map_err(SelfplayError::io(&run_path))?;
     }
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         let d = dir.join(sub);
@@ -286,7 +292,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             }
         }
     }
-    Ok(Plan { config, out: Some(dir.to_path_buf()), pending, complete_games, notes })
+    Ok(Plan { config, out: Some(dir.to_path_buf()), pending, complete_games, notes, lock: Some(lock) })
 }
 
 /// Differences between two JSON configs, as `key: stored → new`.
@@ -314,7 +320,9 @@ fn differences(prefix: &str, stored: &serde_json::Value, new: &serde_json::Value
 fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64>) -> Result<(), SelfplayError> {
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     let file = File::open(path).map_err(SelfplayError::io(path))?;
-    let reader = SerializedFileReader::new(file).map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
+    let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
+        .map_err(|m| corrupt(format!("damaged Parquet footer ({m})")))?
+        .map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
     let meta = reader.metadata().file_metadata();
     let get = |key: &str| {
         meta.key_value_metadata().and_then(|kv| kv.iter().find(|k| k.key == key)).and_then(|k| k.value.as_deref())
@@ -351,6 +359,11 @@ impl Plan {
     pub fn run(&self, options: &RunOptions) -> Result<Summary, SelfplayError> {
         let started = Instant::now();
         let threads = workers(options.threads);
+        crate::limits::in_range("worker threads", threads, 1, crate::limits::MAX_THREADS)
+            .and_then(|_| {
+                crate::limits::in_range("games in flight", options.in_flight, 0, crate::limits::MAX_IN_FLIGHT)
+            })
+            .map_err(SelfplayError::Config)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("selfplay-{i}"))
@@ -608,7 +621,12 @@ pub fn dataset_stats(dir: &Path) -> Result<DatasetStats, SelfplayError> {
         for path in files {
             let bytes = std::fs::metadata(&path).map_err(SelfplayError::io(&path))?.len();
             let file = File::open(&path).map_err(SelfplayError::io(&path))?;
-            let reader = SerializedFileReader::new(file).map_err(SelfplayError::parquet(&path))?;
+            let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
+                .map_err(|m| SelfplayError::Corrupt {
+                    path: path.clone(),
+                    message: format!("damaged Parquet footer ({m})"),
+                })?
+                .map_err(SelfplayError::parquet(&path))?;
             let rows = reader.metadata().file_metadata().num_rows() as u64;
             if sub == GAMES_DIR {
                 stats.shards += 1;

@@ -188,7 +188,9 @@ fn a_killed_run_resumes_to_exactly_the_requested_games() {
     let (g, s) = read_all(&dir);
     assert_eq!(g.keys().copied().collect::<Vec<_>>(), (0..50).collect::<Vec<_>>());
     assert_eq!((g, s), read_all(&reference));
-    // Running it again finds nothing to do.
+    // Running it again finds nothing to do (once the first plan, and its
+    // lock on the directory, is gone).
+    drop(plan);
     let plan = prepare(c, Some(&dir)).unwrap();
     assert!(plan.pending.is_empty());
     for d in [reference, dir] {
@@ -223,6 +225,7 @@ fn a_stopped_run_leaves_only_complete_shards_and_resumes() {
             assert!(name.starts_with("shard-") && name.ends_with(".parquet"), "{name} left behind");
         }
     }
+    drop(plan);
     let summary = run(&c, &dir, 2);
     assert_eq!(summary.games_complete, 3000);
     let (g, _) = read_all(&dir);
@@ -378,4 +381,48 @@ fn bots_resign_and_played_through_games_count_false_resignations() {
     // Bad settings are refused up front.
     let bad = c.with_resign(Some(Resign { playthrough: 2.0, ..resign }));
     assert!(prepare(bad, None).unwrap_err().to_string().contains("play-through"));
+}
+
+/// Damaged shards (zeroed blocks, flipped bits, truncation anywhere in the
+/// file) read back as a value or an error, never a panic: the Parquet and
+/// Arrow code's panics on malformed input are caught at the reader.
+#[test]
+fn damaged_shards_read_as_errors_never_panics() {
+    let dir = temp_dir("damaged");
+    // Large enough shards for multi-kilobyte pages: a zeroed block inside
+    // one made the Parquet decoder panic before the readers caught it.
+    run(&config(Mode::Fanqi, 240, 240, SamplesPerGame::Count(8)), &dir, 2);
+    for sub in [GAMES_DIR, SAMPLES_DIR] {
+        let shard = dir.join(sub).join(shard_name(0));
+        let pristine = std::fs::read(&shard).unwrap();
+        let len = pristine.len();
+        let mut errors = 0;
+        for k in 0..60 {
+            let mut bytes = pristine.clone();
+            let at = k * len / 60;
+            match k % 3 {
+                0 => bytes[at..(at + 4096).min(len)].fill(0),
+                1 => bytes[at] ^= 1 << (k % 8),
+                _ => bytes.truncate(at.max(1)),
+            }
+            std::fs::write(&shard, &bytes).unwrap();
+            let read = std::panic::catch_unwind(|| {
+                if sub == GAMES_DIR {
+                    read_games_file(&shard).map(|g| g.len())
+                } else {
+                    read_samples_file(&shard).map(|s| s.len())
+                }
+            });
+            match read.unwrap_or_else(|_| panic!("{sub}: damage {k} at byte {at} panicked")) {
+                Ok(_) => {}
+                Err(e) => {
+                    errors += 1;
+                    assert!(e.to_string().contains(&shard_name(0)), "{e}");
+                }
+            }
+        }
+        // Every truncation at least is an error.
+        assert!(errors >= 20, "{sub}: only {errors} of 60 damaged files were errors");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

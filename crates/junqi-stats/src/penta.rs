@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{finite, Result, StatsError};
 
+/// The most pairs a pentanomial count may hold (2^50; see [`Penta::checked_pairs`]).
+pub const MAX_PAIRS: u64 = 1 << 50;
+
 /// Numbers of game pairs in which the candidate scored 0, ½, 1, 1½ and 2 points (fishtest's
 /// `LL, LD+DL, LW+DD+WL, DW+WD, WW`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +24,19 @@ impl Penta {
     /// Number of game pairs.
     pub fn pairs(&self) -> u64 {
         self.counts.iter().sum()
+    }
+
+    /// The number of pairs, if the counts are small enough for the
+    /// statistics to be exact: their sum at most [`MAX_PAIRS`] (beyond it a
+    /// sum could wrap, and `f64` stops counting every pair).
+    pub fn checked_pairs(&self) -> Result<u64> {
+        self.counts.iter().try_fold(0u64, |sum, &c| sum.checked_add(c)).filter(|&n| n <= MAX_PAIRS).ok_or(
+            StatsError::InvalidArgument {
+                name: "pentanomial counts",
+                value: self.counts.iter().map(|&c| c as f64).sum(),
+                reason: "must sum to at most 2^50 pairs",
+            },
+        )
     }
 
     /// Adds one pair from the candidate's total over both games (0, 0.5, 1, 1.5 or 2).
@@ -73,6 +89,14 @@ impl Penta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_that_would_wrap_are_refused() {
+        assert_eq!(Penta::new([1, 2, 3, 4, 5]).checked_pairs().unwrap(), 15);
+        assert_eq!(Penta::new([0, 0, 0, 0, MAX_PAIRS]).checked_pairs().unwrap(), MAX_PAIRS);
+        assert!(Penta::new([0, 0, 0, 1, MAX_PAIRS]).checked_pairs().is_err());
+        assert!(Penta::new([1, 0, 0, u64::MAX, u64::MAX]).checked_pairs().is_err());
+    }
 
     #[test]
     fn pairs_land_in_the_right_cell() {

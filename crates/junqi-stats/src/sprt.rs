@@ -188,6 +188,7 @@ impl Sprt {
 
     /// LLR, decision and Elo estimates for the counts so far.
     pub fn evaluate(&self, penta: &Penta) -> Result<SprtSummary> {
+        penta.checked_pairs()?;
         let bounds = self.bounds()?;
         let llr = llr_normalized(penta, self.nelo0, self.nelo1)?;
         let PairEstimates { score, elo, nelo } = pair_estimates(penta);

@@ -125,7 +125,7 @@ pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, meta: HashMap<S
 /// The file's bytes, its metadata and the parsed info. Any defect (short,
 /// bad header, missing keys, checksum mismatch) is a [`TrainError::Checkpoint`].
 pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
-    let bytes = std::fs::read(path).map_err(TrainError::io(path))?;
+    let bytes = junqi_core::read_bounded(path, junqi_net::MAX_NET_BYTES).map_err(TrainError::io(path))?;
     let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
     let file = NetFile::parse(path, &bytes).map_err(|e| match e {
         junqi_net::NetError::File { message, .. } => bad(message),

@@ -4,6 +4,11 @@ use crate::{Result, TrainError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The largest training batch (positions per step).
+pub const MAX_BATCH: usize = 65_536;
+/// The most samples held in memory at once (shuffle buffer, validation set).
+pub const MAX_BUFFERED_SAMPLES: usize = 10_000_000;
+
 /// Where the net runs: `cpu`, `cuda` (the first GPU; an error when there is
 /// none or the build lacks the `cuda` feature) or `auto` (CUDA when available).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,7 +219,7 @@ impl TrainConfig {
     }
 
     pub fn from_file(path: &Path) -> Result<TrainConfig> {
-        let text = std::fs::read_to_string(path).map_err(TrainError::io(path))?;
+        let text = junqi_core::read_text(path).map_err(TrainError::io(path))?;
         TrainConfig::from_toml(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
     }
 
@@ -228,9 +233,13 @@ impl TrainConfig {
         if m.in_channels == 0 || m.channels == 0 || m.value_planes == 0 || m.value_hidden == 0 {
             return bad("model: in_channels, channels, value_planes and value_hidden must be positive");
         }
-        if o.batch_size == 0 {
-            return bad("optim.batch_size must be positive");
-        }
+        m.check().map_err(|e| TrainError::Config(format!("model: {e}")))?;
+        let in_range = junqi_selfplay::limits::in_range;
+        in_range("optim.batch_size", o.batch_size, 1, MAX_BATCH).map_err(TrainError::Config)?;
+        in_range("data.shuffle_buffer", self.data.shuffle_buffer, 1, MAX_BUFFERED_SAMPLES)
+            .map_err(TrainError::Config)?;
+        in_range("data.validation_samples", self.data.validation_samples, 0, MAX_BUFFERED_SAMPLES)
+            .map_err(TrainError::Config)?;
         if !(o.lr.is_finite() && o.lr > 0.0) {
             return bad("optim.lr must be positive");
         }

@@ -116,6 +116,7 @@ pub fn train_window(
     config.check()?;
     keep_freed_memory();
     std::fs::create_dir_all(out_dir).map_err(TrainError::io(out_dir))?;
+    let _lock = junqi_selfplay::RunLock::acquire(out_dir).map_err(|e| TrainError::Config(e.to_string()))?;
     let config_path = out_dir.join("config.toml");
     std::fs::write(&config_path, config.to_toml()).map_err(TrainError::io(&config_path))?;
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);

@@ -47,7 +47,7 @@ pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
 pub use trainer::{StepMetrics, Trainer};
-pub use training_loop::{run_loop, sprt_gate, GateRecord, LoopConfig, LoopObserver, LoopState, SprtGate};
+pub use training_loop::{run_loop, sprt_gate, AnchorElo, GateRecord, LoopConfig, LoopObserver, LoopState, SprtGate};
 
 use std::path::PathBuf;
 

@@ -13,9 +13,13 @@
 //! gen-NNN/selfplay/       generation NNN's games and samples (junqi selfplay layout)
 //! gen-NNN/eval-best/      paired games of net NNN against the best net so far
 //! gen-NNN/eval-anchor/    paired games of net NNN against the anchor bot
+//! gen-NNN/eval-vs-SPEC/   … and against each of `evaluate.more_anchors`
 //! nets/net-NNN.safetensors  every generation's net (exported, with metadata)
 //! train/                  one continuing training run: checkpoints/, tb/
-//! elo.csv, elo.svg, summary.md   each generation's Elo against the anchor, over time
+//! elo.csv                 each generation's Elo against the anchor
+//! elo_anchors.csv         one row per generation and anchor rated
+//! elo.svg, summary.md     the Elo against every anchor over time, the table
+//! .lock                   held while a loop runs in the directory
 //! ```
 //!
 //! Generation 0's games come from the `bootstrap` bot (there is no net yet);
@@ -147,8 +151,13 @@ pub struct EvalSettings {
     pub promote_score: f64,
     /// The fixed opponent every net is rated against (Elo 0 on the chart).
     pub anchor: String,
-    /// Paired games against the anchor (even; 0 = none).
+    /// Paired games against each anchor (even; 0 = none).
     pub anchor_games: u64,
+    /// Further fixed opponents every generation is also rated against
+    /// (`anchor_games` each), e.g. `["mcts:3200"]`: each its own line on the
+    /// chart. Only rates, never gates, so a resumed run may change them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_anchors: Vec<String>,
     /// `[evaluate.sprt]`: the new net replaces the best only when a
     /// sequential test accepts that it is stronger (then `promote_score` is
     /// not used); absent = promote on the score of `games` games.
@@ -235,6 +244,7 @@ impl Default for EvalSettings {
             promote_score: 0.55,
             anchor: "greedy".into(),
             anchor_games: 40,
+            more_anchors: Vec::new(),
             sprt: None,
         }
     }
@@ -349,6 +359,9 @@ impl LoopConfig {
         }
         if e.anchor_games > 0 {
             junqi_bots::from_spec(&e.anchor).map_err(|err| TrainError::Config(format!("evaluate.anchor: {err}")))?;
+            for a in &e.more_anchors {
+                junqi_bots::from_spec(a).map_err(|err| TrainError::Config(format!("evaluate.more_anchors: {err}")))?;
+            }
         }
         Ok(())
     }
@@ -469,9 +482,52 @@ pub struct Generation {
     pub promoted: bool,
     /// Elo against the anchor with its 95% interval.
     pub elo_vs_anchor: Option<[f64; 3]>,
+    /// Elo against each of `evaluate.more_anchors` rated so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elo_vs_more: Vec<AnchorElo>,
     /// Minutes since the loop started (summed over resumes) when the generation finished.
     pub minutes: f64,
     pub done: bool,
+}
+
+/// A generation's Elo against one of the further anchors, with its 95% interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnchorElo {
+    pub anchor: String,
+    pub elo: [f64; 3],
+}
+
+impl Generation {
+    /// The Elo against `anchor` (the main one or a further one), if rated.
+    pub fn elo_against(&self, config: &LoopConfig, anchor: &str) -> Option<[f64; 3]> {
+        if anchor == config.evaluate.anchor {
+            return self.elo_vs_anchor;
+        }
+        self.elo_vs_more.iter().find(|a| a.anchor == anchor).map(|a| a.elo)
+    }
+}
+
+impl EvalSettings {
+    /// The anchor, then the further ones (each once).
+    pub fn anchors(&self) -> Vec<&str> {
+        let mut all = vec![self.anchor.as_str()];
+        for a in &self.more_anchors {
+            if !all.contains(&a.as_str()) {
+                all.push(a);
+            }
+        }
+        all
+    }
+}
+
+/// The directory of a generation's games against `anchor`: `eval-anchor`
+/// for the main one, `eval-vs-SPEC` (spec made a file name) for the others.
+fn anchor_dir(config: &LoopConfig, anchor: &str) -> String {
+    if anchor == config.evaluate.anchor {
+        return "eval-anchor".into();
+    }
+    let name: String = anchor.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
+    format!("eval-vs-{name}")
 }
 
 /// How a generation's SPRT gate ended.
@@ -532,14 +588,17 @@ pub fn run_loop(
         )));
     }
     std::fs::create_dir_all(out).map_err(TrainError::io(out))?;
+    let _lock = junqi_selfplay::RunLock::acquire(out).map_err(|e| TrainError::Config(e.to_string()))?;
     let config_path = out.join("loop.toml");
     let text = config.to_toml();
-    match std::fs::read_to_string(&config_path) {
+    match junqi_core::read_text(&config_path) {
         Ok(old) if old != text => {
             let old_cfg = LoopConfig::from_toml(&old)?;
-            // Only when to stop, and where the net runs, may change on a resume.
+            // Only when to stop, where the net runs, and the further anchors
+            // (ratings, not training) may change on a resume.
             let mut same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
             same.train.device = config.train.device;
+            same.evaluate.more_anchors = config.evaluate.more_anchors.clone();
             if &same != config {
                 return Err(TrainError::Config(format!(
                     "{} holds a loop with another config ({}); use a new --out",
@@ -553,7 +612,7 @@ pub fn run_loop(
         Err(_) => std::fs::write(&config_path, &text).map_err(TrainError::io(&config_path))?,
     }
     let state_path = out.join("state.json");
-    let mut state: LoopState = match std::fs::read_to_string(&state_path) {
+    let mut state: LoopState = match junqi_core::read_text(&state_path) {
         Ok(t) => serde_json::from_str(&t)
             .map_err(|e| TrainError::Corrupt { path: state_path.clone(), message: e.to_string() })?,
         Err(_) => LoopState::default(),
@@ -573,6 +632,21 @@ pub fn run_loop(
     // The generations, until a stopping rule or an error; `?` and `return`
     // inside leave this closure, not `run_loop`.
     let mut generations = || -> Result<()> {
+        // Anchors added on a resume: rate the finished generations first.
+        let mut backfilled = false;
+        for k in 0..state.generations.len() {
+            let (done, net) = (state.generations[k].done, state.generations[k].net.clone());
+            if let (true, Some(net)) = (done, net) {
+                let before = state.generations[k].elo_vs_more.len();
+                let net_path = out.join(net);
+                rate_against_anchors(config, &rules, out, &mut state, k, &net_path, options, observer, &save)?;
+                backfilled |= state.generations[k].elo_vs_more.len() > before;
+                release_shared_services();
+            }
+        }
+        if backfilled {
+            write_reports(config, out, &state)?;
+        }
         loop {
             let g = match state.generations.last() {
                 Some(last) if !last.done => last.index,
@@ -730,7 +804,7 @@ pub fn run_loop(
 
             // ---- 3. evaluate against the best, and against the anchor ----
             let candidate = config.eval_bot(&net_path);
-            let eval_seed = config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1));
+            let eval_seed = eval_seed(config, g);
             if !state.generations.last().expect("pushed").evaluated {
                 if let (Some(best), Some(gate)) = (state.best.clone(), config.evaluate.sprt) {
                     let best_bot = config.eval_bot(&out.join(&best));
@@ -789,23 +863,8 @@ pub fn run_loop(
                 state.generations.last_mut().expect("pushed").evaluated = true;
                 save(&mut state)?;
             }
-            if config.evaluate.anchor_games > 0 && state.generations.last().expect("pushed").elo_vs_anchor.is_none() {
-                let (_, elo) = matchup(
-                    &rules,
-                    [&candidate, &config.evaluate.anchor],
-                    config.evaluate.anchor_games,
-                    eval_seed ^ 0x5A5A,
-                    &dir.join("eval-anchor"),
-                    options,
-                    observer,
-                    &format!("gen {g}: net {g} vs {}", config.evaluate.anchor),
-                )?;
-                state.generations.last_mut().expect("pushed").elo_vs_anchor = Some(elo);
-                observer.line(&format!(
-                    "gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {}",
-                    elo[0], elo[1], elo[2], config.evaluate.anchor
-                ));
-            }
+            let last = state.generations.len() - 1;
+            rate_against_anchors(config, &rules, out, &mut state, last, &net_path, options, observer, &save)?;
             let rec = state.generations.last_mut().expect("pushed");
             if rec.promoted {
                 state.best = Some(net_rel.clone());
@@ -887,6 +946,58 @@ fn matchup(
     ))
 }
 
+/// The seed of generation `g`'s evaluation games (the anchors' games use
+/// it xor a constant, the same for every anchor: common deals).
+fn eval_seed(config: &LoopConfig, g: u32) -> u64 {
+    config.seed.wrapping_add(7_919u64.wrapping_mul(g as u64 + 1))
+}
+
+/// Rate generation `k` of `state` (its net at `net_path`) against every
+/// anchor it has no rating for, saving after each.
+#[allow(clippy::too_many_arguments)]
+fn rate_against_anchors(
+    config: &LoopConfig,
+    rules: &Rules,
+    out: &Path,
+    state: &mut LoopState,
+    k: usize,
+    net_path: &Path,
+    options: &RunOptions,
+    observer: &mut dyn LoopObserver,
+    save: &dyn Fn(&mut LoopState) -> Result<()>,
+) -> Result<()> {
+    if config.evaluate.anchor_games == 0 {
+        return Ok(());
+    }
+    let g = state.generations[k].index;
+    let candidate = config.eval_bot(net_path);
+    for anchor in config.evaluate.anchors() {
+        if state.generations[k].elo_against(config, anchor).is_some() {
+            continue;
+        }
+        // Every anchor plays the same deals (paired comparisons).
+        let (_, elo) = matchup(
+            rules,
+            [&candidate, anchor],
+            config.evaluate.anchor_games,
+            eval_seed(config, g) ^ 0x5A5A,
+            &gen_dir(out, g).join(anchor_dir(config, anchor)),
+            options,
+            observer,
+            &format!("gen {g}: net {g} vs {anchor}"),
+        )?;
+        let rec = &mut state.generations[k];
+        if anchor == config.evaluate.anchor {
+            rec.elo_vs_anchor = Some(elo);
+        } else {
+            rec.elo_vs_more.push(AnchorElo { anchor: anchor.to_string(), elo });
+        }
+        save(state)?;
+        observer.line(&format!("gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {anchor}", elo[0], elo[1], elo[2]));
+    }
+    Ok(())
+}
+
 /// An arena error of a loop stage playing in `dir`: a stop is resumable.
 fn arena_error(e: junqi_arena::ArenaError, dir: &Path) -> TrainError {
     match e {
@@ -940,20 +1051,31 @@ pub fn sprt_gate(
     Ok((record, [s.score.value, s.score.interval.low, s.score.interval.high]))
 }
 
-/// `elo.csv`, `elo.svg` and `summary.md` from the state.
+/// `elo.csv` (against the main anchor), `elo_anchors.csv` (one row per
+/// generation and anchor), `elo.svg` and `summary.md` from the state.
 fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<()> {
+    let done: Vec<&Generation> = state.generations.iter().filter(|g| g.done).collect();
+    // The configured anchors, then any a resumed run no longer rates.
+    let mut anchors: Vec<&str> = config.evaluate.anchors();
+    for a in done.iter().flat_map(|g| &g.elo_vs_more) {
+        if !anchors.contains(&a.anchor.as_str()) {
+            anchors.push(&a.anchor);
+        }
+    }
     let mut csv = String::from(
         "generation,minutes,net,promoted,score_vs_best,elo_vs_anchor,elo_low,elo_high,train_step,selfplay_games,resign_threshold,false_resign_rate\n",
     );
+    let mut long_csv = String::from("generation,minutes,anchor,elo,elo_low,elo_high\n");
+    let elo_columns: String = anchors.iter().map(|a| format!(" Elo vs `{a}` |")).collect();
     let mut md = format!(
-        "# junqi loop: {}\n\nElo against `{}` (0 = as strong as the anchor), 95% intervals from paired games.\n\n\
-         | gen | minutes | net | score vs best | promoted | Elo vs {} | step | self-play games | resign threshold, false resignations |\n|---|---|---|---|---|---|---|---|---|\n",
+        "# junqi loop: {}\n\nElo against each anchor (0 = as strong as that anchor), 95% intervals from paired games.\n\n\
+         | gen | minutes | net | score vs best | promoted |{elo_columns} step | self-play games | resign threshold, false resignations |\n\
+         |---|---|---|---|---|{}---|---|---|\n",
         out.display(),
-        config.evaluate.anchor,
-        config.evaluate.anchor
+        "---|".repeat(anchors.len()),
     );
-    let mut points = Vec::new();
-    for g in state.generations.iter().filter(|g| g.done) {
+    let mut series: Vec<(String, Vec<ChartPoint>)> = anchors.iter().map(|a| (a.to_string(), Vec::new())).collect();
+    for g in done {
         let mut score = match g.score_vs_best {
             Some(s) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
             _ => "(first net)".into(),
@@ -966,7 +1088,17 @@ fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<(
         if let Some(t) = &g.gate {
             score.push_str(&format!(", SPRT {} after {} games (LLR {:.2})", t.verdict, t.games, t.llr));
         }
-        let elo = g.elo_vs_anchor.map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2])).unwrap_or_default();
+        let mut elo = String::new();
+        for (anchor, points) in series.iter_mut() {
+            let rated = g.elo_against(config, anchor);
+            if let Some(e) = rated {
+                elo += &format!(" {:+.0} [{:+.0}, {:+.0}] |", e[0], e[1], e[2]);
+                long_csv += &format!("{},{:.2},\"{anchor}\",{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
+                points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index });
+            } else {
+                elo += " |";
+            }
+        }
         let e = g.elo_vs_anchor.map(|e| e.map(|x| format!("{x:.1}"))).unwrap_or_default();
         csv.push_str(&format!(
             "{},{:.2},{},{},{},{},{},{},{},{},{},{}\n",
@@ -984,7 +1116,7 @@ fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<(
             g.resign.false_rate().map(|r| format!("{r:.4}")).unwrap_or_default(),
         ));
         md.push_str(&format!(
-            "| {} | {:.1} | {} | {score} | {} | {elo} | {} | {} | {resign} |\n",
+            "| {} | {:.1} | {} | {score} | {} |{elo} {} | {} | {resign} |\n",
             g.index,
             g.minutes,
             g.net.clone().unwrap_or_default(),
@@ -992,9 +1124,6 @@ fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<(
             g.train_step,
             g.selfplay_games
         ));
-        if let Some(e) = g.elo_vs_anchor {
-            points.push((g.minutes, e[0], e[1], e[2], g.index));
-        }
     }
     if let Some(best) = &state.best {
         md.push_str(&format!("\nBest net: `{best}`.\n"));
@@ -1003,31 +1132,44 @@ fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<(
         junqi_arena::write_atomic(&out.join(name), text).map_err(|e| TrainError::Config(e.to_string()))
     };
     write("elo.csv", &csv)?;
+    write("elo_anchors.csv", &long_csv)?;
     write("summary.md", &md)?;
-    write("elo.svg", &elo_chart(&config.evaluate.anchor, &points))?;
+    write("elo.svg", &elo_chart(&series))?;
     Ok(())
 }
 
-/// Elo against the anchor (y, with 95% bars) over minutes of training (x).
-fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
+/// A generation's Elo against one anchor, as the chart draws it.
+struct ChartPoint {
+    minutes: f64,
+    /// Estimate, low, high.
+    elo: [f64; 3],
+    generation: u32,
+}
+
+/// Line colours of the chart's anchors, in order (then repeated).
+const CHART_COLOURS: [&str; 5] = ["#36c", "#d62", "#393", "#939", "#777"];
+
+/// Elo against each anchor (y, with 95% bars) over minutes of training
+/// (x): one coloured line per anchor, a legend at the top left.
+fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
     let (w, h, left, right, top, bottom) = (640.0, 360.0, 60.0, 20.0, 40.0, 50.0);
-    let x_max = points.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.05;
-    let y_lo = points.iter().map(|p| p.2).fold(0.0f64, f64::min).max(-1500.0);
-    let y_hi = points.iter().map(|p| p.3).fold(0.0f64, f64::max).min(1500.0);
+    let all = || series.iter().flat_map(|(_, p)| p);
+    let x_max = all().map(|p| p.minutes).fold(1.0f64, f64::max) * 1.05;
+    let y_lo = all().map(|p| p.elo[1]).fold(0.0f64, f64::min).max(-1500.0);
+    let y_hi = all().map(|p| p.elo[2]).fold(0.0f64, f64::max).min(1500.0);
     let pad = ((y_hi - y_lo) * 0.08).max(20.0);
-    let (y_lo, y_hi) = (y_lo - pad, y_hi + pad);
+    let (y_lo, y_hi) = (y_lo - pad, y_hi + pad + 14.0 * series.len() as f64);
     let x = |m: f64| left + (w - left - right) * m / x_max;
     let y = |e: f64| top + (h - top - bottom) * (1.0 - (e.clamp(y_lo, y_hi) - y_lo) / (y_hi - y_lo));
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">Elo of each generation's net against {} (95% intervals)</text>\n\
+         <text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">Elo of each generation's net against the anchors (95% intervals)</text>\n\
          <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n\
          <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n\
          <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
          <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">minutes of the loop</text>\n",
         w / 2.0,
-        junqi_arena::svg::escape(anchor),
         y(0.0),
         w - right,
         y(0.0),
@@ -1054,23 +1196,39 @@ fn elo_chart(anchor: &str, points: &[(f64, f64, f64, f64, u32)]) -> String {
             m
         ));
     }
-    let path: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
-    if !path.is_empty() {
-        s.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"#36c\"/>\n", path.join(" ")));
-    }
-    for p in points {
+    for (k, (anchor, points)) in series.iter().enumerate() {
+        let colour = CHART_COLOURS[k % CHART_COLOURS.len()];
+        // Each anchor's bars a few pixels apart, so equal minutes do not hide one another.
+        let dx = 4.0 * k as f64;
+        let legend_y = top + 14.0 * (k as f64 + 1.0);
         s.push_str(&format!(
-            "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"#36c\"/>\n\
-             <circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"4\" fill=\"#36c\"/>\n\
-             <text x=\"{4:.1}\" y=\"{5:.1}\" font-size=\"10\">g{6}</text>\n",
-            x(p.0),
-            y(p.2),
-            y(p.3),
-            y(p.1),
-            x(p.0) + 5.0,
-            y(p.1) - 5.0,
-            p.4
+            "<line x1=\"{0}\" y1=\"{1:.1}\" x2=\"{2}\" y2=\"{1:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/>\n\
+             <text x=\"{3}\" y=\"{4:.1}\">vs {5}</text>\n",
+            left + 10.0,
+            legend_y - 4.0,
+            left + 30.0,
+            left + 36.0,
+            legend_y,
+            junqi_arena::svg::escape(anchor)
         ));
+        let path: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x(p.minutes) + dx, y(p.elo[0]))).collect();
+        if !path.is_empty() {
+            s.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\"/>\n", path.join(" ")));
+        }
+        for p in points {
+            s.push_str(&format!(
+                "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{colour}\"/>\n\
+                 <circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"4\" fill=\"{colour}\"/>\n\
+                 <text x=\"{4:.1}\" y=\"{5:.1}\" font-size=\"10\">g{6}</text>\n",
+                x(p.minutes) + dx,
+                y(p.elo[1]),
+                y(p.elo[2]),
+                y(p.elo[0]),
+                x(p.minutes) + dx + 5.0,
+                y(p.elo[0]) - 5.0,
+                p.generation
+            ));
+        }
     }
     s.push_str("</svg>\n");
     s

@@ -40,6 +40,14 @@ impl LoopObserver for StopAt {
     }
 }
 
+/// One loop at a time: the nets' inference services and their counters
+/// are process-wide, and a loop releases them between generations, so two
+/// loops in parallel would count each other's positions (or none).
+fn one_loop_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOOPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOOPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn tiny() -> LoopConfig {
     let mut c =
         LoopConfig { generations: 2, threads: 4, window_generations: 2, steps_per_generation: 6, ..Default::default() };
@@ -68,6 +76,7 @@ fn tiny() -> LoopConfig {
 
 #[test]
 fn a_gumbel_loop_gates_by_sprt_and_records_its_resignation_threshold() {
+    let _serial = one_loop_at_a_time();
     register_net_bots();
     let out = temp_dir("gumbel-loop");
     let options = RunOptions { threads: 2, ..Default::default() };
@@ -96,6 +105,7 @@ fn a_gumbel_loop_gates_by_sprt_and_records_its_resignation_threshold() {
 
 #[test]
 fn the_loop_runs_resumes_and_refuses_another_config() {
+    let _serial = one_loop_at_a_time();
     register_net_bots();
     let out = temp_dir("loop");
     let options = RunOptions { threads: 2, ..Default::default() };
@@ -147,14 +157,34 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     assert_eq!(keys(&same), keys(&state));
     assert!(again.0.iter().all(|l| !l.starts_with("stage")), "{:?}", again.0);
 
-    // One generation more continues from the state.
+    // One generation more continues from the state, also rated against a
+    // second anchor (further anchors may change on a resume; the finished
+    // generations are rated against it first).
     let mut more = tiny();
     more.generations = 3;
+    more.evaluate.more_anchors = vec!["greedy".into()];
     let mut log3 = Lines(Vec::new());
     let longer = run_loop(&more, &out, &options, &mut log3).unwrap();
     assert_eq!(longer.generations.len(), 3);
     assert_eq!(keys(&longer)[..2], keys(&state)[..]);
     assert_eq!(longer.generations[2].train_step, 18);
+    for g in &longer.generations {
+        let second = &g.elo_vs_more;
+        assert_eq!(second.len(), 1, "{second:?}");
+        assert_eq!(second[0].anchor, "greedy");
+        assert!(second[0].elo[1] <= second[0].elo[0] && second[0].elo[0] <= second[0].elo[2], "{second:?}");
+        assert!(out.join(format!("gen-{:03}/eval-vs-greedy", g.index)).is_dir());
+    }
+    assert!(log3.0.iter().any(|l| l.starts_with("gen 0: Elo") && l.ends_with("against greedy")), "{:?}", log3.0);
+    // One row per generation and anchor: three against random, three against greedy.
+    let long = std::fs::read_to_string(out.join("elo_anchors.csv")).unwrap();
+    assert_eq!(long.lines().filter(|l| l.contains("\"random\"")).count(), 3, "{long}");
+    assert_eq!(long.lines().filter(|l| l.contains("\"greedy\"")).count(), 3, "{long}");
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Elo vs `random` | Elo vs `greedy`"), "{summary}");
+    let chart = std::fs::read_to_string(out.join("elo.svg")).unwrap();
+    assert!(chart.contains("vs random") && chart.contains("vs greedy"), "{chart}");
+    assert_eq!(chart.matches("<polyline").count(), 2, "{chart}");
 
     // Another config in the same directory is refused.
     let mut other = tiny();
@@ -202,6 +232,7 @@ fn bad_loop_configs_say_why() {
 
 #[test]
 fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
+    let _serial = one_loop_at_a_time();
     register_net_bots();
     let out = temp_dir("loop-stop");
     let saved_minutes = || -> f64 {
@@ -262,6 +293,7 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
 /// always the same way).
 #[test]
 fn an_anqi_loop_trains_the_belief_head_and_learns_deployments() {
+    let _serial = one_loop_at_a_time();
     register_net_bots();
     let out = temp_dir("anqi-loop");
     let options = RunOptions { threads: 2, ..Default::default() };

@@ -38,9 +38,8 @@ pub struct Args {
 
 /// Worker threads: the flag, or one per core.
 pub fn threads(flag: Option<usize>) -> Result<usize> {
-    let n = flag.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    anyhow::ensure!(n > 0, "--threads must be at least 1");
-    Ok(n)
+    let n = flag.unwrap_or_else(|| junqi_selfplay::workers(0));
+    junqi_selfplay::limits::in_range("--threads", n, 1, junqi_selfplay::limits::MAX_THREADS).map_err(anyhow::Error::msg)
 }
 
 /// Turn an interrupted run into exit 130 with how to resume.

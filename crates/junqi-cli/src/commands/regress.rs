@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<()> {
     let suite = Suite::from_file(&args.suite)?;
     let baseline: Option<SuiteResult> = match &args.baseline {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+            let text = junqi_core::read_text(path).with_context(|| format!("{}", path.display()))?;
             Some(serde_json::from_str(&text).with_context(|| format!("{}: not a regress result", path.display()))?)
         }
         None => None,

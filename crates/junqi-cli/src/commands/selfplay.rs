@@ -96,10 +96,9 @@ pub fn run(args: Args) -> Result<()> {
         [a, b] => [a, b],
         _ => bail!("--bots takes one or two bot specs (seat 1, seat 2), got {}", specs.len()),
     };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let threads = crate::commands::arena::threads(args.threads)?;
+    junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)
+        .map_err(anyhow::Error::msg)?;
     let mut config = Config::new(rules, args.games, bots, args.seed)?
         .with_samples(args.samples_per_game)
         .with_swap(args.swap)
@@ -130,9 +129,6 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
 
-    if args.in_flight > 100_000 {
-        bail!("--in-flight must be at most 100000");
-    }
     let mut live = Live::start(threads, total, plan.complete_games)?;
     live.options.in_flight = args.in_flight;
     let result = plan.run(&live.options);

@@ -1,0 +1,37 @@
+//! The shipped nets by name: `net:fanqi`, `net:anqi`, and `net:default`,
+//! which plays the shipped net of the mode being played (the 暗棋 net in
+//! 暗棋 and 明棋, the 翻棋 net in 翻棋), policy, search and deployment.
+
+use junqi_bots::{from_spec, Decision};
+use junqi_core::{rng_from_seed, Colour, Game, Mode, Position, Rules};
+use junqi_net::{default_net_for, register_net_bots};
+
+fn decide(spec: &str, game: &Game) -> Decision {
+    let mut bot = from_spec(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    bot.act(game, &mut rng_from_seed(1))
+}
+
+fn policy(d: &Decision) -> Vec<(String, f32)> {
+    d.policy.iter().map(|(m, p)| (m.to_string(), *p)).collect()
+}
+
+#[test]
+fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
+    register_net_bots();
+    for mode in [Mode::Fanqi, Mode::Anqi, Mode::Mingqi] {
+        let own = format!("net:{}", default_net_for(mode));
+        let other = if mode == Mode::Fanqi { "net:anqi" } else { "net:fanqi" };
+        let game = Game::new(Position::new_game(Rules::preset(mode), 7));
+        let default = policy(&decide("net:default", &game));
+        assert_eq!(default, policy(&decide(&own, &game)), "{mode}: net:default is {own}");
+        // The two nets disagree here, so the comparison above can fail.
+        assert_ne!(default, policy(&decide(other, &game)), "{mode}");
+        let search = |net: &str| policy(&decide(&format!("mcts:sims=8,c=4,eval={net}"), &game));
+        assert_eq!(search("net:default"), search(&own), "{mode}: the search with net:default");
+    }
+    // Deployments come from the 暗棋 net's learned model.
+    let rules = Rules::preset(Mode::Anqi);
+    let deploy = |spec: &str| from_spec(spec).unwrap().deploy(Colour::Red, &rules, &mut rng_from_seed(3));
+    assert_eq!(deploy("net:default"), deploy("net:anqi"));
+    assert_eq!(deploy("mcts:sims=8,eval=net:default"), deploy("net:anqi"));
+}
