@@ -230,9 +230,6 @@ impl TrainConfig {
     pub fn check(&self) -> Result<()> {
         let bad = |m: &str| Err(TrainError::Config(m.to_string()));
         let (m, o) = (&self.model, &self.optim);
-        if m.in_channels == 0 || m.channels == 0 || m.value_planes == 0 || m.value_hidden == 0 {
-            return bad("model: in_channels, channels, value_planes and value_hidden must be positive");
-        }
         m.check().map_err(|e| TrainError::Config(format!("model: {e}")))?;
         let in_range = junqi_selfplay::limits::in_range;
         in_range("optim.batch_size", o.batch_size, 1, MAX_BATCH).map_err(TrainError::Config)?;
@@ -248,9 +245,6 @@ impl TrainConfig {
         }
         if !(0.0..1.0).contains(&o.beta1) || !(0.0..1.0).contains(&o.beta2) || !(0.0..1.0).contains(&o.momentum) {
             return bad("optim: beta1, beta2 and momentum must be in [0, 1)");
-        }
-        if self.data.shuffle_buffer == 0 {
-            return bad("data.shuffle_buffer must be positive");
         }
         if !(self.data.policy_target_temp.is_finite() && self.data.policy_target_temp >= 0.0) {
             return bad("data.policy_target_temp must be ≥ 0");

@@ -637,11 +637,11 @@ pub fn run_loop(
         for k in 0..state.generations.len() {
             let (done, net) = (state.generations[k].done, state.generations[k].net.clone());
             if let (true, Some(net)) = (done, net) {
-                let before = state.generations[k].elo_vs_more.len();
                 let net_path = out.join(net);
-                rate_against_anchors(config, &rules, out, &mut state, k, &net_path, options, observer, &save)?;
-                backfilled |= state.generations[k].elo_vs_more.len() > before;
-                release_shared_services();
+                if rate_against_anchors(config, &rules, out, &mut state, k, &net_path, options, observer, &save)? {
+                    backfilled = true;
+                    release_shared_services();
+                }
             }
         }
         if backfilled {
@@ -953,7 +953,7 @@ fn eval_seed(config: &LoopConfig, g: u32) -> u64 {
 }
 
 /// Rate generation `k` of `state` (its net at `net_path`) against every
-/// anchor it has no rating for, saving after each.
+/// anchor it has no rating for, saving after each; whether it rated any.
 #[allow(clippy::too_many_arguments)]
 fn rate_against_anchors(
     config: &LoopConfig,
@@ -965,10 +965,11 @@ fn rate_against_anchors(
     options: &RunOptions,
     observer: &mut dyn LoopObserver,
     save: &dyn Fn(&mut LoopState) -> Result<()>,
-) -> Result<()> {
+) -> Result<bool> {
     if config.evaluate.anchor_games == 0 {
-        return Ok(());
+        return Ok(false);
     }
+    let mut rated = false;
     let g = state.generations[k].index;
     let candidate = config.eval_bot(net_path);
     for anchor in config.evaluate.anchors() {
@@ -993,9 +994,10 @@ fn rate_against_anchors(
             rec.elo_vs_more.push(AnchorElo { anchor: anchor.to_string(), elo });
         }
         save(state)?;
+        rated = true;
         observer.line(&format!("gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {anchor}", elo[0], elo[1], elo[2]));
     }
-    Ok(())
+    Ok(rated)
 }
 
 /// An arena error of a loop stage playing in `dir`: a stop is resumable.
