@@ -4,7 +4,7 @@ use crate::matchup::{matchup_config, play_matchup, GameResult};
 use crate::report::ArenaReport;
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_core::Rules;
-use junqi_selfplay::{RunOptions, Tally};
+use junqi_selfplay::{RunOptions, Tally, Thinking};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -81,7 +81,9 @@ impl ArenaConfig {
 
     /// Games in the whole arena.
     pub fn total_games(&self) -> u64 {
-        self.matchups().len() as u64 * self.games_per_pair
+        // Saturating: a count past the limit is refused when the games are
+        // prepared (with the allowed range), not by an overflow here.
+        (self.matchups().len() as u64).saturating_mul(self.games_per_pair)
     }
 
     /// The directory of matchup `k` inside `out`.
@@ -99,6 +101,8 @@ pub struct MatchupGames {
     pub results: Vec<GameResult>,
     /// Results and thinking time of the games played by this call (empty when resumed as done).
     pub tally: Tally,
+    /// Decisions and thinking time of every game on disk (the report's moves/s).
+    pub thinking: Thinking,
 }
 
 /// Play (or resume) an arena into `out`; `on_matchup` hears each matchup's
@@ -121,6 +125,7 @@ pub fn run_arena(
             bots: (i, j),
             results: m.results,
             tally: m.summary.map(|s| s.tally).unwrap_or_default(),
+            thinking: m.thinking,
         });
     }
     let mut report = ArenaReport::new(config, &games)?;

@@ -79,12 +79,12 @@ pub(crate) fn ensure_run_file<C>(
     name: &str,
     format: &str,
     config: &C,
-) -> Result<junqi_selfplay::RunLock, ArenaError>
+) -> Result<std::sync::Arc<junqi_selfplay::RunLock>, ArenaError>
 where
     C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
 {
     std::fs::create_dir_all(out).map_err(ArenaError::io(out))?;
-    let lock = junqi_selfplay::RunLock::acquire(out)?;
+    let lock = junqi_selfplay::RunLock::hold(out)?;
     let path = out.join(name);
     if path.exists() {
         let text = junqi_core::read_text(&path).map_err(ArenaError::io(&path))?;

@@ -3,7 +3,9 @@
 
 use crate::ArenaError;
 use junqi_core::Rules;
-use junqi_selfplay::{prepare, read_games_file, shard_files, Config, RunOptions, SamplesPerGame, Summary, GAMES_DIR};
+use junqi_selfplay::{
+    prepare, read_games_file, shard_files, Config, RunOptions, SamplesPerGame, Summary, Thinking, GAMES_DIR,
+};
 use std::path::Path;
 
 /// One finished game of a matchup, from the stored record.
@@ -53,6 +55,8 @@ pub struct Matchup {
     pub summary: Option<Summary>,
     /// Every game's result, in game-id order.
     pub results: Vec<GameResult>,
+    /// The thinking of every game on disk (footers, plus this call's games).
+    pub thinking: Thinking,
     /// Things found while resuming (games from another code version,
     /// unreadable shards played again), each naming the directory.
     pub notes: Vec<String>,
@@ -68,7 +72,11 @@ pub fn play_matchup(config: Config, dir: &Path, options: &RunOptions) -> Result<
         return Err(ArenaError::Interrupted);
     }
     let results = read_results(&plan.config, dir)?;
-    Ok(Matchup { summary, results, notes })
+    let mut thinking = plan.complete_thinking;
+    if let Some(s) = &summary {
+        thinking.add(&Thinking::of(&s.tally));
+    }
+    Ok(Matchup { summary, results, thinking, notes })
 }
 
 /// Read a matchup's games back: every game exactly once, with the bots the

@@ -141,8 +141,8 @@ impl ArenaReport {
                 },
             });
             for (player, bot) in [(0, a), (1, b)] {
-                decisions[bot] += m.tally.decisions[player];
-                think[bot] += m.tally.think_secs[player];
+                decisions[bot] = u64::saturating_add(decisions[bot], m.thinking.decisions[player]);
+                think[bot] += m.thinking.secs[player];
             }
         }
         let fit = fit_bradley_terry(n, &bt_games, anchor, &BtOptions::default())?;

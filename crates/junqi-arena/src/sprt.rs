@@ -35,7 +35,8 @@ impl SprtConfig {
     pub fn sprt(&self) -> Result<Sprt, ArenaError> {
         Ok(Sprt::new(self.elo0, self.elo1, self.alpha, self.beta)?)
     }
-    fn check(&self) -> Result<(), ArenaError> {
+    /// Everything [`run_sprt`] checks before it writes anything.
+    pub fn check(&self) -> Result<(), ArenaError> {
         self.sprt()?;
         if self.candidate == self.baseline {
             return Err(ArenaError::Config("the candidate and the baseline are the same bot".into()));

@@ -92,17 +92,24 @@ pub struct StudyResult {
 }
 
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
+impl StudyConfig {
+    /// Everything [`run_study`] checks before it writes anything.
+    pub fn check(&self) -> Result<(), ArenaError> {
+        let Some(first) = self.variants.first() else {
+            return Err(ArenaError::Config("the study has no variants".into()));
+        };
+        matchup_config(first.rules, [&self.bot, &self.bot], self.games, self.seed).map(|_| ())
+    }
+}
+
 pub fn run_study(
     config: &StudyConfig,
     out: &Path,
     options: &RunOptions,
     mut on_variant: impl FnMut(&str),
 ) -> Result<StudyResult, ArenaError> {
-    let Some(first) = config.variants.first() else {
-        return Err(ArenaError::Config("the study has no variants".into()));
-    };
-    // Check the games before anything is written, so a bad count leaves no directory behind.
-    matchup_config(first.rules, [&config.bot, &config.bot], config.games, config.seed)?;
+    // Checked before anything is written, so a bad count leaves no directory behind.
+    config.check()?;
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
     let (mut lines, mut notes) = (Vec::new(), Vec::new());

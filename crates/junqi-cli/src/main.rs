@@ -66,6 +66,8 @@ enum Command {
     Study(commands::study::Study),
     /// The strength regression suite, compared with a stored baseline (exit 1 on a regression).
     Regress(commands::regress::Args),
+    /// Add the metadata checksum to net files or checkpoints written by older versions.
+    SignNet(commands::sign_net::Args),
     /// Train the policy/value net on a self-play dataset (TensorBoard logs, resumable checkpoints).
     #[cfg(feature = "torch")]
     Train(commands::train::Args),
@@ -146,6 +148,7 @@ fn main() -> ExitCode {
         Command::Moves(a) => commands::moves::run(a),
         Command::Apply(a) => commands::apply::run(a),
         Command::Show(a) => commands::show::run(a),
+        Command::SignNet(a) => commands::sign_net::run(a),
         Command::Play(a) => commands::play::run(a),
         Command::RandomGame(a) => commands::random_game::run(a),
         Command::Perft(a) => commands::perft::run(a),

@@ -71,12 +71,29 @@ fn absurd_counts_are_refused_with_the_allowed_range() {
         (vec!["model.blocks=200", "model.channels=512"], "weights, at most 150000000"),
         (vec!["optim.batch_size=100000000"], "optim.batch_size must be between 1 and 65536"),
         (vec!["data.shuffle_buffer=100000000000"], "data.shuffle_buffer must be between 1 and 10000000"),
+        (vec!["optim.steps=9223372036854775807"], "optim.steps must be between 0 and 1000000000000"),
+        (vec!["log_every=9223372036854775807"], "log_every must be between 0 and 1000000000000"),
+        (vec!["keep_checkpoints=9223372036854775807"], "keep_checkpoints must be between 0 and 1000000"),
+        (vec!["data.window_games=9223372036854775807"], "data.window_games must be between 0 and 10000000000"),
+        (vec!["optim.grad_clip=inf"], "optim.grad_clip must be a finite number"),
+        (vec!["optim.value_weight=nan"], "optim.value_weight must be a finite number"),
+        (vec!["optim.eps=-1"], "optim.eps must be a finite number between 0 and 1, not -1"),
     ] {
         let mut args = vec!["train", "--data", out, "--out", out];
         for set in sets {
             args.extend(["--set", set]);
         }
         assert_clean_error(&junqi_within(20, &args), mentions);
+    }
+    // The loop's own counts and its time budget.
+    for (set, mentions) in [
+        ("selfplay.games=9223372036854775807", "selfplay.games must be between 1 and 10000000000"),
+        ("bootstrap.steps=9223372036854775807", "bootstrap.steps must be between 0 and 1000000000000"),
+        ("steps_per_generation=9223372036854775807", "steps_per_generation must be between 1 and 1000000"),
+        ("minutes=nan", "minutes must be a finite number"),
+        ("minutes=-5", "minutes must be a finite number between 0 and"),
+    ] {
+        assert_clean_error(&junqi_within(20, &["loop", "--out", out, "--set", set]), mentions);
     }
 }
 
@@ -182,4 +199,45 @@ fn a_second_writer_on_a_run_directory_is_refused() {
         again.wait().unwrap();
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A net file from before the metadata checksum: used with a warning that
+/// says how to re-sign it; `junqi sign-net` re-signs it (tensors unchanged)
+/// and the warning is gone; a damaged file is refused, not signed.
+#[test]
+fn sign_net_re_signs_an_older_net() {
+    let dir = temp_dir("sign-net");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/default.safetensors");
+    let bytes = std::fs::read(shipped).unwrap();
+    // The same file without `checksum_fnv1a64` in its header, as older versions wrote it.
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    assert!(header["__metadata__"].as_object_mut().unwrap().remove("checksum_fnv1a64").is_some());
+    let mut text = serde_json::to_vec(&header).unwrap();
+    while text.len() % 8 != 0 {
+        text.push(b' ');
+    }
+    let old = dir.join("old.safetensors");
+    let mut file = (text.len() as u64).to_le_bytes().to_vec();
+    file.extend(&text);
+    file.extend(&bytes[8 + n..]);
+    std::fs::write(&old, &file).unwrap();
+    let bots = format!("net:{},random", old.display());
+    let play = ["selfplay", "--games", "1", "--bots", &bots, "--no-write", "--set", "max_plies=10"];
+    let o = junqi_within(60, &play);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("re-sign it with `junqi sign-net {}`", old.display())), "{}", stderr(&o));
+    let o = junqi_within(60, &["sign-net", old.to_str().unwrap()]);
+    assert!(o.status.success() && common::stdout(&o).contains("signed"), "{}", stderr(&o));
+    let o = junqi_within(60, &play);
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+    // A damaged file is an error, and is left as it was.
+    let mut damaged = std::fs::read(&old).unwrap();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    std::fs::write(&old, &damaged).unwrap();
+    assert_clean_error(&junqi_within(60, &["sign-net", old.to_str().unwrap()]), "checksum");
+    assert_eq!(std::fs::read(&old).unwrap(), damaged);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -161,3 +161,69 @@ fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A file-size limit (`RLIMIT_FSIZE`, with `SIGXFSZ` ignored so writes fail
+/// with `EFBIG` as on a full disk) that the TensorBoard event file outgrows
+/// while checkpoints still fit: `train` ends with one error line naming the
+/// event file, the newest checkpoint stays readable, and once the limit is
+/// gone the same command resumes from it and finishes.
+#[test]
+fn train_on_a_full_disk_stops_with_an_error_and_keeps_its_checkpoint() {
+    let dir = temp_dir("full");
+    let data = dir.join("data");
+    let o = junqi(&["selfplay", "--games", "4", "--bots", "greedy,random", "--out", data.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = dir.join("run");
+    let train = |steps: &str, limit_kib: Option<u64>| {
+        let mut args = vec!["train", "--data", data.to_str().unwrap(), "--out", run.to_str().unwrap()];
+        args.extend(["--steps", steps, "--batch-size", "8", "--device", "cpu"]);
+        args.extend(["--set", "log_every=1", "--set", "checkpoint_every=10", "--set", "keep_checkpoints=2"]);
+        args.extend(TINY_NET);
+        let mut command = match limit_kib {
+            // The ignored signal stays ignored across `exec`.
+            Some(kib) => {
+                let mut c = Command::new("bash");
+                c.arg("-c")
+                    .arg(format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""))
+                    .arg(env!("CARGO_BIN_EXE_junqi"));
+                c
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_junqi")),
+        };
+        command.args(&args).output().unwrap()
+    };
+    let o = train("10", None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ckpt_dir = run.join("checkpoints");
+    let newest = |d: &PathBuf| {
+        let mut names: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
+        names.retain(|p| p.extension().is_some_and(|e| e == "safetensors"));
+        names.sort();
+        names.pop().unwrap()
+    };
+    let checkpoint_bytes = std::fs::metadata(newest(&ckpt_dir)).unwrap().len();
+    // Room for a checkpoint, not for the events of thousands of steps (each
+    // step logs a dozen scalars of about 40 bytes).
+    let limit_kib = checkpoint_bytes / 1024 + 16;
+    let o = train("3000", Some(limit_kib));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // (without a terminal, progress lines come first)
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: ") && last.contains("tfevents") && last.contains("too large"), "{err}");
+    assert_eq!(err.lines().filter(|l| l.starts_with("error")).count(), 1, "{err}");
+    let kept = newest(&ckpt_dir);
+    let step: u64 = kept.file_stem().unwrap().to_str().unwrap().trim_start_matches("ckpt-").parse().unwrap();
+    assert!(step > 10 && step < 3000, "{}", kept.display());
+    // The checkpoint is whole: a net bot reads it (checksum checked) and plays.
+    let bots = format!("net:{},random", kept.display());
+    let o = junqi(&["selfplay", "--games", "1", "--bots", &bots, "--no-write", "--set", "max_plies=20"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Space is back: the same command resumes from that checkpoint.
+    let o = train(&(step + 20).to_string(), None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("resumed from") && out.contains(&format!("trained steps {step}..{}", step + 20)), "{out}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -70,8 +70,14 @@ fn selfplay_writes_both_datasets_and_replay_agrees() {
     assert!(text.contains("samples/ 150 rows"), "{text}");
     assert_eq!(files(&dir), [".lock", "games", "run.json", "samples"]);
     let shards = ["shard-000000.parquet", "shard-000001.parquet", "shard-000002.parquet", "shard-000003.parquet"];
-    assert_eq!(files(&dir.join("games")), shards);
-    assert_eq!(files(&dir.join("samples")), shards);
+    for sub in ["games", "samples"] {
+        let visible: Vec<String> = files(&dir.join(sub)).into_iter().filter(|f| !f.starts_with('.')).collect();
+        assert_eq!(visible, shards);
+        // Beside each shard file, its hidden checksum record.
+        for s in shards {
+            assert!(dir.join(sub).join(format!(".{s}.crc32c")).exists(), "{sub}/{s} has no checksum record");
+        }
+    }
     let run: String = std::fs::read_to_string(dir.join("run.json")).unwrap();
     assert!(run.contains("\"mine_rule\": \"trade\"") && run.contains("\"seed\": 9"), "{run}");
 
@@ -120,6 +126,14 @@ fn replay_reports_a_tampered_result_and_a_corrupt_shard() {
     assert!(o.status.success(), "{}", stderr(&o));
     let shard = dir.join("games").join("shard-000001.parquet");
     tamper_result(&shard, 13);
+    // The rewritten file no longer matches its checksum record.
+    assert_clean_error(&junqi(&["replay", "--games", out]), "shard-000001.parquet: damaged: ");
+    // Without the record (a shard of a run from before records), replay finds the changed result.
+    std::fs::remove_file(dir.join("games").join(".shard-000001.parquet.crc32c")).unwrap();
+    let run_file = dir.join("run.json");
+    let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run_file).unwrap()).unwrap();
+    run.as_object_mut().unwrap().remove("checksums");
+    std::fs::write(&run_file, run.to_string()).unwrap();
     let o = junqi(&["replay", "--games", out]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let text = stdout(&o);
@@ -158,10 +172,12 @@ fn ctrl_c_stops_cleanly_and_the_same_command_finishes_the_run() {
     assert!(err.contains("interrupted: ") && err.contains("run the same command again to resume"), "{err}");
     for sub in ["games", "samples"] {
         for f in files(&dir.join(sub)) {
-            assert!(f.starts_with("shard-") && f.ends_with(".parquet"), "{f} left behind");
+            // A shard file, or its checksum record `.shard-000003.parquet.crc32c`.
+            let shard = f.strip_prefix('.').and_then(|f| f.strip_suffix(".crc32c")).unwrap_or(&f);
+            assert!(shard.starts_with("shard-") && shard.ends_with(".parquet"), "{f} left behind");
         }
     }
-    let done = files(&dir.join("games")).len();
+    let done = files(&dir.join("games")).iter().filter(|f| !f.starts_with('.')).count();
     assert!(done < 40, "{done} shards: the run was not interrupted");
 
     // The same command with fewer games would be another config; the same one resumes.

@@ -3,17 +3,22 @@
 //!
 //! Metadata keys: `format` (`junqi-net/1` or `junqi-train-checkpoint/1`),
 //! `architecture` (the [`ModelConfig`] as JSON), `step`, `code_version`,
-//! `data_fnv1a64` (FNV-1a of the tensor data in name order, to detect
-//! corruption); checkpoints add the training config and optimiser state.
-//! Tensor names are the net's variable names (`stem.conv.weight`, …); a
-//! checkpoint prefixes them with `net.`. See `docs/training.md`.
+//! `checksum_fnv1a64` (FNV-1a over every other metadata entry and every
+//! tensor's name, shape and data, as `checksums` says) and `data_fnv1a64`
+//! (FNV-1a of the tensor data alone, all older versions check);
+//! checkpoints add the training config and optimiser state. Tensor names
+//! are the net's variable names (`stem.conv.weight`, …), exactly those its
+//! architecture has ([`NetFile::expected_tensors`]) plus optionally a
+//! deployment model (`deploy.*`); a checkpoint prefixes them with `net.`
+//! and adds `optim.<slot>.<name>`. See `docs/training.md`.
 
 use crate::model::ModelConfig;
 use crate::NetError;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
 pub const NET_FORMAT: &str = "junqi-net/1";
@@ -30,6 +35,50 @@ pub fn fnv1a(hash: &mut u64, bytes: &[u8]) {
 }
 /// FNV-1a's starting value.
 pub const FNV_START: u64 = 0xcbf29ce484222325;
+
+/// The metadata key of the checksum over metadata and tensors ([`checksums`]).
+const CHECKSUM_KEY: &str = "checksum_fnv1a64";
+/// The metadata key of the checksum over the tensor data alone (the only
+/// one files written before `checksum_fnv1a64` have).
+const DATA_CHECKSUM_KEY: &str = "data_fnv1a64";
+
+/// The two checksums of a net file, as stored (16 hex digits): FNV-1a over
+/// the data of `tensors` (name, shape, little-endian f32 bytes) in name
+/// order (`data_fnv1a64`), and FNV-1a over everything (`checksum_fnv1a64`):
+/// the number of metadata entries, then each entry but `checksum_fnv1a64`
+/// in key order as key and value, then the number of tensors, then each
+/// tensor in name order as name, rank, each dimension and data. Numbers
+/// are u64 little-endian; a string or data is its length then its bytes.
+fn checksums<'a>(
+    meta: &BTreeMap<&str, &str>,
+    tensors: impl ExactSizeIterator<Item = (&'a str, &'a [usize], &'a [u8])>,
+) -> (String, String) {
+    let (mut data, mut all) = (FNV_START, FNV_START);
+    let n = |hash: &mut u64, n: usize| fnv1a(hash, &(n as u64).to_le_bytes());
+    let bytes = |hash: &mut u64, b: &[u8]| {
+        n(hash, b.len());
+        fnv1a(hash, b);
+    };
+    n(&mut all, meta.len());
+    for (k, v) in meta {
+        bytes(&mut all, k.as_bytes());
+        bytes(&mut all, v.as_bytes());
+    }
+    n(&mut all, tensors.len());
+    for (name, shape, values) in tensors {
+        bytes(&mut all, name.as_bytes());
+        n(&mut all, shape.len());
+        for &d in shape {
+            n(&mut all, d);
+        }
+        bytes(&mut all, values);
+        fnv1a(&mut data, values);
+    }
+    (format!("{data:016x}"), format!("{all:016x}"))
+}
+
+/// Paths already warned about as unsigned (the warning comes once per path).
+static WARNED_UNSIGNED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
 /// A net file, read and checked: its metadata and its weights.
 #[derive(Clone, Debug)]
@@ -61,7 +110,27 @@ impl NetFile {
     }
 
     /// [`NetFile::read`] on the file's bytes (`path` names it in errors).
+    /// A file from before `checksum_fnv1a64` (only `data_fnv1a64`) is read
+    /// with a warning on stderr, once per path: its metadata is unchecked.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<NetFile, NetError> {
+        let (file, signed) = NetFile::parse_checked(path, bytes)?;
+        if !signed {
+            let mut warned = WARNED_UNSIGNED.lock().unwrap_or_else(|e| e.into_inner());
+            if warned.get_or_insert_with(HashSet::new).insert(path.to_path_buf()) {
+                eprintln!(
+                    "warning: {}: written by an older version: only its tensor data is checksummed, its metadata \
+                     (architecture, step, ...) is unchecked; re-sign it with `junqi sign-net {}`",
+                    path.display(),
+                    path.display()
+                );
+            }
+        }
+        Ok(file)
+    }
+
+    /// [`NetFile::parse`] without the warning, and whether the file has a
+    /// `checksum_fnv1a64` (else only the tensor data was checked).
+    fn parse_checked(path: &Path, bytes: &[u8]) -> Result<(NetFile, bool), NetError> {
         let bad = |message: String| NetError::File { path: path.to_path_buf(), message };
         let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("not a valid safetensors file ({e:?})")))?;
         let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("bad header ({e:?})")))?;
@@ -73,16 +142,32 @@ impl NetFile {
         }
         let mut views = st.tensors();
         views.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut hash = FNV_START;
-        for (_, v) in &views {
-            if v.dtype() != Dtype::F32 {
-                return Err(bad(format!("a tensor of type {:?}, expected F32", v.dtype())));
+        if let Some((name, v)) = views.iter().find(|(_, v)| v.dtype() != Dtype::F32) {
+            return Err(bad(format!("tensor `{name}` is of type {:?}, expected F32", v.dtype())));
+        }
+        let signed_meta = metadata.iter().filter(|(k, _)| *k != CHECKSUM_KEY).map(|(k, v)| (k.as_str(), v.as_str()));
+        let (data_sum, sum) =
+            checksums(&signed_meta.collect(), views.iter().map(|(n, v)| (n.as_str(), v.shape(), v.data())));
+        let signed = match (metadata.get(CHECKSUM_KEY), metadata.get(DATA_CHECKSUM_KEY)) {
+            (None, None) => return Err(bad(format!("no `{CHECKSUM_KEY}` in the metadata"))),
+            (Some(stored), _) if *stored != sum => {
+                return Err(bad(format!(
+                    "the metadata or tensors do not match the checksum `{CHECKSUM_KEY}` (the file is corrupted or was edited)"
+                )))
             }
-            fnv1a(&mut hash, v.data());
-        }
-        if get("data_fnv1a64")? != &format!("{hash:016x}") {
-            return Err(bad("the tensor data does not match its checksum (the file is corrupted)".into()));
-        }
+            (_, Some(stored)) if *stored != data_sum => {
+                return Err(bad("the tensor data does not match its checksum (the file is corrupted)".into()))
+            }
+            // Unsigned: only the keys older versions wrote, so a damaged
+            // `checksum_fnv1a64` key name cannot pass as an older file.
+            (None, _) if metadata.keys().any(|k| !UNSIGNED_KEYS.contains(&k.as_str())) => {
+                let key = metadata.keys().find(|k| !UNSIGNED_KEYS.contains(&k.as_str())).expect("found");
+                return Err(bad(format!(
+                    "no `{CHECKSUM_KEY}`, and a metadata key `{key}` no version without it wrote (the file is corrupted)"
+                )));
+            }
+            (signed, _) => signed.is_some(),
+        };
         let model: ModelConfig =
             serde_json::from_str(get("architecture")?).map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
         model.check().map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
@@ -90,7 +175,9 @@ impl NetFile {
             None => 0,
             Some(v) => v.parse().map_err(|_| bad(format!("metadata `step` is `{v}`, not a number")))?,
         };
-        let prefix = if format == CHECKPOINT_FORMAT { "net." } else { "" };
+        let checkpoint = format == CHECKPOINT_FORMAT;
+        check_tensor_set(&model, checkpoint, views.iter().map(|(n, v)| (n.as_str(), v.shape()))).map_err(bad)?;
+        let prefix = if checkpoint { "net." } else { "" };
         let tensors = views
             .into_iter()
             .filter_map(|(name, v)| {
@@ -99,7 +186,26 @@ impl NetFile {
                 Some((name, (v.shape().to_vec(), values.collect())))
             })
             .collect();
-        Ok(NetFile { path: path.to_path_buf(), format, model, step, metadata, tensors })
+        Ok((NetFile { path: path.to_path_buf(), format, model, step, metadata, tensors }, signed))
+    }
+
+    /// The tensors a net of shape `model` has, by name, with their shapes
+    /// (`junqi-train`'s `Net` creates the same variables; a deployment
+    /// model, `deploy.*`, may come on top).
+    pub fn expected_tensors(model: &ModelConfig) -> BTreeMap<String, Vec<usize>> {
+        layout(model).into_iter().map(|(name, shape, _)| (name, shape)).collect()
+    }
+
+    /// Re-sign the net file (or checkpoint) at `path` written before
+    /// `checksum_fnv1a64`: after the usual checks, write it again with the
+    /// same tensors and metadata plus the checksum over both.
+    pub fn resign(path: &Path) -> Result<(), NetError> {
+        let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
+        let file = NetFile::parse_checked(path, &bytes)?.0;
+        let bad = |e| NetError::File { path: path.to_path_buf(), message: format!("{e:?}") };
+        let st = SafeTensors::deserialize(&bytes).map_err(bad)?;
+        let tensors = st.tensors().into_iter().map(|(n, v)| (n, v.shape().to_vec(), v.data().to_vec())).collect();
+        write_safetensors(path, tensors, file.metadata)
     }
 
     /// A net of shape `model` with random weights (scaled like a fresh
@@ -107,38 +213,14 @@ impl NetFile {
     /// for timing shapes nobody has trained yet. Not written anywhere.
     pub fn random(model: &ModelConfig, seed: u64) -> NetFile {
         let mut t = RandomTensors { state: seed ^ 0x9E37_79B9_7F4A_7C15, tensors: HashMap::new() };
-        let (c, ci) = (model.channels, model.in_channels);
-        t.weight("stem.conv.weight", vec![c, ci, 3, 3], ci * 9);
-        t.batch_norm("stem.bn", c);
-        for b in 0..model.blocks {
-            for half in ["a", "b"] {
-                t.weight(&format!("blocks.{b}.{half}.conv.weight"), vec![c, c, 3, 3], c * 9);
-                t.batch_norm(&format!("blocks.{b}.{half}.bn"), c);
+        for (name, shape, fill) in layout(model) {
+            match fill {
+                Fill::Weight(fan_in) => t.weight(&name, shape, fan_in),
+                Fill::BnWeight => t.put(&name, shape, |x| 1.0 + 0.2 * x),
+                Fill::BnBias | Fill::BnMean => t.put(&name, shape, |x| 0.1 * x),
+                Fill::BnVar => t.put(&name, shape, |x| 1.0 + 0.5 * x.abs()),
             }
         }
-        match model.policy_head {
-            crate::PolicyHead::Conv => {
-                t.weight("policy.weight", vec![60, c, 1, 1], c);
-                t.weight("policy.bias", vec![60], c);
-            }
-            crate::PolicyHead::Bilinear => {
-                for name in ["policy", "policy_to"] {
-                    t.weight(&format!("{name}.weight"), vec![c, c, 1, 1], c);
-                    t.weight(&format!("{name}.bias"), vec![c], c);
-                }
-            }
-        }
-        if model.belief {
-            t.weight("belief.weight", vec![crate::model::BELIEF_KINDS, c, 1, 1], c);
-            t.weight("belief.bias", vec![crate::model::BELIEF_KINDS], c);
-        }
-        let (vp, vh) = (model.value_planes, model.value_hidden);
-        t.weight("value.conv.weight", vec![vp, c, 1, 1], c);
-        t.batch_norm("value.bn", vp);
-        t.weight("value_fc.weight", vec![vh, vp * 60], vp * 60);
-        t.weight("value_fc.bias", vec![vh], vp * 60);
-        t.weight("value_out.weight", vec![3, vh], vh);
-        t.weight("value_out.bias", vec![3], vh);
         NetFile {
             path: PathBuf::from(format!("random:{}x{}", model.blocks, model.channels)),
             format: NET_FORMAT.into(),
@@ -159,6 +241,21 @@ impl NetFile {
         Ok(v)
     }
 }
+
+/// The metadata keys of files written before `checksum_fnv1a64`.
+const UNSIGNED_KEYS: &[&str] = &[
+    "format",
+    "architecture",
+    "step",
+    "code_version",
+    "data_fnv1a64",
+    "value",
+    "actions",
+    "input",
+    "config",
+    "optimizer_updates",
+    "data_window",
+];
 
 /// The tensors of a learned deployment model in a net file (暗棋/明棋).
 const DEPLOY_WEIGHT: &str = "deploy.weight";
@@ -188,23 +285,71 @@ impl NetFile {
     }
 }
 
+/// Check that `tensors` (name, shape) are exactly those of a net of shape
+/// `model` ([`layout`]), with their shapes: with a checkpoint's `net.`
+/// prefix when `checkpoint`, where optimiser state (`optim.<slot>.<name>`,
+/// shaped like the net's `<name>`) may come too. A deployment model
+/// (`deploy.*`, all three tensors) is allowed. The error names the first
+/// tensor (by name) that is extra, misshapen or missing.
+fn check_tensor_set<'a>(
+    model: &ModelConfig,
+    checkpoint: bool,
+    tensors: impl Iterator<Item = (&'a str, &'a [usize])>,
+) -> Result<(), String> {
+    let prefix = if checkpoint { "net." } else { "" };
+    let mut expected = NetFile::expected_tensors(model);
+    let tensors: Vec<(&str, &[usize])> = tensors.collect();
+    if tensors.iter().any(|(n, _)| n.strip_prefix(prefix).is_some_and(|n| n.starts_with("deploy."))) {
+        let deploy = [(DEPLOY_WEIGHT, junqi_bots::DEPLOY_FEATURES), (DEPLOY_BIAS, 1), (DEPLOY_TEMPERATURE, 1)];
+        expected.extend(deploy.map(|(n, len)| (n.to_string(), vec![len])));
+    }
+    let architecture = || serde_json::to_string(model).expect("model serialises");
+    let mut seen = HashSet::new();
+    for &(name, shape) in &tensors {
+        let net_name = match name.strip_prefix(prefix) {
+            Some(n) => {
+                seen.insert(n);
+                Some(n)
+            }
+            None => name
+                .strip_prefix("optim.")
+                .and_then(|r| r.split_once('.'))
+                .filter(|(slot, _)| ["m", "v", "momentum"].contains(slot))
+                .map(|(_, n)| n),
+        };
+        let want = net_name
+            .and_then(|n| expected.get(n))
+            .ok_or_else(|| format!("tensor `{name}` is not part of a net of its architecture {}", architecture()))?;
+        if shape != want.as_slice() {
+            return Err(format!("tensor `{name}` has shape {shape:?}, its architecture needs {want:?}"));
+        }
+    }
+    match expected.keys().find(|n| !seen.contains(n.as_str())) {
+        Some(n) => Err(format!("no tensor `{prefix}{n}`, which a net of its architecture {} has", architecture())),
+        None => Ok(()),
+    }
+}
+
 /// Write `f32` tensors (name, shape, little-endian bytes) and `meta` as a
 /// safetensors file, atomically: to a hidden temporary file in the same
-/// folder, synced, then renamed over `path`. Adds the `data_fnv1a64`
-/// checksum [`NetFile::read`] checks.
+/// folder, synced, then renamed over `path`. Adds the checksums
+/// [`NetFile::read`] checks: `data_fnv1a64` and `checksum_fnv1a64` (which
+/// covers the metadata too, `data_fnv1a64` included).
 pub fn write_safetensors(
     path: &Path,
     mut tensors: Vec<(String, Vec<usize>, Vec<u8>)>,
     mut meta: HashMap<String, String>,
 ) -> Result<(), NetError> {
-    // The checksum covers the data in the order safetensors stores it (all
-    // f32, so by name), which is also the order of the header's offsets.
+    // The checksums cover the tensors by name: the order safetensors stores
+    // them in (all f32), which is also the order of the header's offsets.
     tensors.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut hash = FNV_START;
-    for (_, _, bytes) in &tensors {
-        fnv1a(&mut hash, bytes);
-    }
-    meta.insert("data_fnv1a64".into(), format!("{hash:016x}"));
+    meta.remove(CHECKSUM_KEY);
+    let in_order = || tensors.iter().map(|(n, s, b)| (n.as_str(), s.as_slice(), b.as_slice()));
+    let data_sum = checksums(&BTreeMap::new(), in_order()).0;
+    meta.insert(DATA_CHECKSUM_KEY.into(), data_sum);
+    let signed: BTreeMap<&str, &str> = meta.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let sum = checksums(&signed, in_order()).1;
+    meta.insert(CHECKSUM_KEY.into(), sum);
     let views = tensors
         .iter()
         .map(|(n, s, b)| {
@@ -275,11 +420,62 @@ impl RandomTensors {
         let scale = (3.0 / fan_in.max(1) as f32).sqrt();
         self.put(name, shape, |x| x * scale);
     }
+}
 
-    fn batch_norm(&mut self, prefix: &str, n: usize) {
-        self.put(&format!("{prefix}.weight"), vec![n], |x| 1.0 + 0.2 * x);
-        self.put(&format!("{prefix}.bias"), vec![n], |x| 0.1 * x);
-        self.put(&format!("{prefix}.running_mean"), vec![n], |x| 0.1 * x);
-        self.put(&format!("{prefix}.running_var"), vec![n], |x| 1.0 + 0.5 * x.abs());
+/// How [`NetFile::random`] fills a tensor.
+enum Fill {
+    /// Uniform in ±√(3 / fan-in), the fan-in given.
+    Weight(usize),
+    BnWeight,
+    BnBias,
+    BnMean,
+    BnVar,
+}
+
+/// Every tensor of a net of shape `model`, in the order [`NetFile::random`]
+/// draws them: the one list of names and shapes ([`NetFile::expected_tensors`]).
+fn layout(model: &ModelConfig) -> Vec<(String, Vec<usize>, Fill)> {
+    type Layout = Vec<(String, Vec<usize>, Fill)>;
+    /// A convolution without bias (`[out, in, k, k]`) and its batch norm.
+    fn conv_bn(out: &mut Layout, prefix: &str, shape: Vec<usize>) {
+        let (n, fan_in) = (shape[0], shape[1..].iter().product());
+        out.push((format!("{prefix}.conv.weight"), shape, Fill::Weight(fan_in)));
+        for (part, fill) in [
+            ("weight", Fill::BnWeight),
+            ("bias", Fill::BnBias),
+            ("running_mean", Fill::BnMean),
+            ("running_var", Fill::BnVar),
+        ] {
+            out.push((format!("{prefix}.bn.{part}"), vec![n], fill));
+        }
     }
+    /// A convolution or linear layer with bias (`[out, …]`).
+    fn with_bias(out: &mut Layout, name: &str, shape: Vec<usize>) {
+        let (n, fan_in) = (shape[0], shape[1..].iter().product());
+        out.push((format!("{name}.weight"), shape, Fill::Weight(fan_in)));
+        out.push((format!("{name}.bias"), vec![n], Fill::Weight(fan_in)));
+    }
+    let mut out = Vec::new();
+    let (c, ci) = (model.channels, model.in_channels);
+    conv_bn(&mut out, "stem", vec![c, ci, 3, 3]);
+    for b in 0..model.blocks {
+        for half in ["a", "b"] {
+            conv_bn(&mut out, &format!("blocks.{b}.{half}"), vec![c, c, 3, 3]);
+        }
+    }
+    match model.policy_head {
+        crate::PolicyHead::Conv => with_bias(&mut out, "policy", vec![60, c, 1, 1]),
+        crate::PolicyHead::Bilinear => {
+            with_bias(&mut out, "policy", vec![c, c, 1, 1]);
+            with_bias(&mut out, "policy_to", vec![c, c, 1, 1]);
+        }
+    }
+    if model.belief {
+        with_bias(&mut out, "belief", vec![crate::model::BELIEF_KINDS, c, 1, 1]);
+    }
+    let (vp, vh) = (model.value_planes, model.value_hidden);
+    conv_bn(&mut out, "value", vec![vp, c, 1, 1]);
+    with_bias(&mut out, "value_fc", vec![vh, vp * 60]);
+    with_bias(&mut out, "value_out", vec![3, vh]);
+    out
 }

@@ -121,7 +121,12 @@ impl ModelConfig {
         if positive.contains(&0) {
             return Err("in_channels, channels, value_planes and value_hidden must be positive".into());
         }
-        if self.channels > 4096 || self.blocks > 512 || self.value_planes > 4096 || self.value_hidden > 1 << 16 {
+        if self.in_channels > 4096
+            || self.channels > 4096
+            || self.blocks > 512
+            || self.value_planes > 4096
+            || self.value_hidden > 1 << 16
+        {
             return Err(format!("implausible model size {self:?}"));
         }
         let weights = self.weights();

@@ -16,6 +16,10 @@
 //!   complete. Re-running the same run resumes: finished shards are kept,
 //!   the rest are played again, so a run always holds exactly the requested
 //!   games, each once.
+//! * Each shard file has a content checksum (CRC-32C and length) recorded
+//!   beside it before it is renamed into place ([`checksum_path`]);
+//!   resuming re-plays a shard whose bytes no longer match, and the readers
+//!   ([`read_games_file`], [`read_samples_file`]) refuse one ([`verify_shard`]).
 //! * `DIR/run.json` holds the run's config, seed and code version; a run
 //!   refuses to resume into a directory whose config differs.
 //!
@@ -30,6 +34,7 @@
 //! ```
 
 mod atomic;
+mod checksum;
 mod guard;
 pub mod limits;
 mod obs;
@@ -41,6 +46,7 @@ mod run_lock;
 mod writer;
 
 pub use atomic::write_atomic_via;
+pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
 pub use guard::catch_library_panic;
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
 pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
@@ -50,8 +56,8 @@ pub use replay::{
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
-    dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, BATCHED_IN_FLIGHT,
-    DEFAULT_IN_FLIGHT, RUN_FILE,
+    dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, Thinking,
+    BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, RUN_FILE, THINKING_KEY,
 };
 pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION};

@@ -37,10 +37,13 @@ fn batches(path: &Path) -> Result<Vec<RecordBatch>, SelfplayError> {
     Ok(batches_and_metadata(path)?.0)
 }
 
-/// The file's rows, and its key-value metadata. A panic inside the Parquet
-/// or Arrow code (damaged bytes can trigger one) is reported as a corrupt
-/// file; panics in our own code below are not caught.
+/// The file's rows, and its key-value metadata. A shard with a checksum
+/// record is verified first ([`crate::verify_shard`]): a damaged one is an
+/// error naming it, and its bytes never reach the decoder. A panic inside
+/// the Parquet or Arrow code (damaged bytes can trigger one) is reported as
+/// a corrupt file; panics in our own code below are not caught.
 fn batches_and_metadata(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
+    crate::verify_shard(path)?;
     crate::catch_library_panic(|| decode(path)).unwrap_or_else(|message| {
         Err(SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("damaged Parquet data ({message})") })
     })
@@ -90,7 +93,8 @@ impl<'a> Columns<'a> {
     }
 }
 
-/// Read every game of one `games/` shard.
+/// Read every game of one `games/` shard (verified against its checksum
+/// record when it has one).
 pub fn read_games_file(path: &Path) -> Result<Vec<StoredGame>, SelfplayError> {
     let mut out = Vec::new();
     for batch in batches(path)? {
@@ -145,7 +149,8 @@ fn schema_version(path: &Path, metadata: &[(String, String)]) -> Result<u32, Sel
 /// Read every sample of one `samples/` shard, of schema version 3 (what
 /// this build writes), 2 (the same without `hidden_kinds`) or 1 (converted: the `planes-v1` observation to its
 /// compact code, the legal mask to ids, the sparse policy aligned with
-/// them; no value). Any other version is refused, naming it.
+/// them; no value). Any other version is refused, naming it. A shard with
+/// a checksum record is verified against it first.
 pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
     let (batches, metadata) = batches_and_metadata(path)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };

@@ -28,6 +28,11 @@ struct RunFile {
     config: serde_json::Value,
     seed: u64,
     code_version: String,
+    /// The checksum every shard file of the run has a record of
+    /// ([`crate::CHECKSUM_EXT`]); absent in runs started before records
+    /// existed, whose shards without one are checked by their footers only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checksums: Option<String>,
 }
 
 /// Live counters of a run, for a progress display (updated after every game).
@@ -170,6 +175,43 @@ impl Tally {
     }
 }
 
+/// Per player (the first and second `--bots` spec): decisions made and
+/// seconds spent making them, over some games. Each shard stores its own in
+/// its games file's footer (`junqi.thinking`), so speeds cover every game on
+/// disk, not only those of the last call of a resumed run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Thinking {
+    pub decisions: [u64; 2],
+    pub secs: [f64; 2],
+}
+
+/// The footer key of a games shard's [`Thinking`].
+pub const THINKING_KEY: &str = "junqi.thinking";
+
+impl Thinking {
+    pub fn of(tally: &Tally) -> Thinking {
+        Thinking { decisions: tally.decisions, secs: tally.think_secs }
+    }
+    pub fn add(&mut self, other: &Thinking) {
+        for i in 0..2 {
+            self.decisions[i] = self.decisions[i].saturating_add(other.decisions[i]);
+            self.secs[i] += other.secs[i];
+        }
+    }
+    /// `decisions0 secs0 decisions1 secs1` (seconds to full precision).
+    pub fn to_footer(&self) -> String {
+        format!("{} {} {} {}", self.decisions[0], self.secs[0], self.decisions[1], self.secs[1])
+    }
+    pub fn from_footer(text: &str) -> Option<Thinking> {
+        let parts: Vec<&str> = text.split(' ').collect();
+        let [d0, s0, d1, s1] = parts.as_slice() else { return None };
+        let secs = [s0.parse::<f64>().ok()?, s1.parse::<f64>().ok()?];
+        secs.iter()
+            .all(|s| s.is_finite() && *s >= 0.0)
+            .then_some(Thinking { decisions: [d0.parse().ok()?, d1.parse().ok()?], secs })
+    }
+}
+
 /// A run ready to go: which shards are done and which are still to play.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -180,6 +222,9 @@ pub struct Plan {
     pub pending: Vec<u64>,
     /// Games in shards already complete on disk.
     pub complete_games: u64,
+    /// The thinking of those games, as their footers recorded it (shards
+    /// written before footers held it add nothing).
+    pub complete_thinking: Thinking,
     /// Things worth telling the user (unreadable shards to redo, another code version).
     pub notes: Vec<String>,
     /// The lock on `out`, held as long as the plan (or a clone) lives.
@@ -188,8 +233,11 @@ pub struct Plan {
 
 /// Check `config`, and with `out`: create the directory and its `run.json`,
 /// or check that the one there has the same config, remove temporary files
-/// of an interrupted run, and find the shards already complete (a shard
-/// file that cannot be read back, or holds the wrong games, is played again).
+/// of an interrupted run, and find the shards already complete. A shard is
+/// played again (its files and their checksum records removed first, with a
+/// note) when a file's bytes do not match its checksum record, a record is
+/// missing (in runs whose `run.json` says every shard has one), or a file
+/// cannot be read back or holds the wrong games.
 pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError> {
     config.check()?;
     let Some(dir) = out else {
@@ -198,15 +246,17 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             config,
             out: None,
             complete_games: 0,
+            complete_thinking: Thinking::default(),
             notes: vec![],
             lock: None,
         });
     };
     let mut notes = Vec::new();
     std::fs::create_dir_all(dir).map_err(SelfplayError::io(dir))?;
-    let lock = Arc::new(RunLock::acquire(dir)?);
+    let lock = RunLock::hold(dir)?;
     let run_path = dir.join(RUN_FILE);
     let config_json = serde_json::to_value(&config).expect("configs serialize");
+    let records_required;
     if run_path.exists() {
         let text = junqi_core::read_text(&run_path).map_err(SelfplayError::io(&run_path))?;
         let stored: RunFile = serde_json::from_str(&text)
@@ -227,6 +277,16 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         if !diffs.is_empty() {
             return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
         }
+        records_required = match stored.checksums.as_deref() {
+            None => false,
+            Some(crate::CHECKSUM_EXT) => true,
+            Some(other) => {
+                return Err(SelfplayError::Corrupt {
+                    path: run_path,
+                    message: format!("shard checksums `{other}`; this program reads `{}`", crate::CHECKSUM_EXT),
+                })
+            }
+        };
         if stored.code_version != code_version() {
             notes.push(format!(
                 "resuming a run started by code version {}; new games record {}",
@@ -251,7 +311,9 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             config: config_json.clone(),
             seed: config.seed,
             code_version: code_version(),
+            checksums: Some(crate::CHECKSUM_EXT.into()),
         };
+        records_required = true;
         let text = serde_json::to_string_pretty(&file).expect("run file serializes") + "\n";
         let tmp = dir.join(format!(".{RUN_FILE}.tmp"));
         crate::write_atomic_via(&tmp, &run_path, text.as_bytes()).map_err(SelfplayError::io(&run_path))?;
@@ -267,32 +329,63 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             }
         }
     }
+    // Every complete shard is read once, in parallel: its checksums, then its footers.
+    let shard_files = |s: u64| [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)));
+    let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = (0..config.shards())
+        .into_par_iter()
+        .map(|s| {
+            let [games, samples] = shard_files(s);
+            // A shard counts as done once its games file exists (renamed last).
+            games.exists().then(|| {
+                let range = config.shard_range(s);
+                check_complete_shard(&games, &samples, s, &config_json, range.end - range.start, records_required)
+            })
+        })
+        .collect();
     let mut pending = Vec::new();
     let mut complete_games = 0;
-    for s in 0..config.shards() {
-        let games = dir.join(GAMES_DIR).join(crate::shard_name(s));
-        let samples = dir.join(SAMPLES_DIR).join(crate::shard_name(s));
-        if !games.exists() {
-            pending.push(s);
-            continue;
-        }
+    let mut complete_thinking = Thinking::default();
+    let mut unrecorded = 0;
+    for (s, check) in (0..config.shards()).zip(checked) {
         let range = config.shard_range(s);
-        let check = check_shard(&games, s, &config_json, Some(range.end - range.start))
-            .and_then(|_| check_shard(&samples, s, &config_json, None));
         match check {
-            Ok(()) => complete_games += range.end - range.start,
-            Err(e) => {
-                notes.push(format!("{e}; shard {s} will be played again"));
-                for p in [&games, &samples] {
-                    if p.exists() {
-                        std::fs::remove_file(p).map_err(SelfplayError::io(p))?;
-                    }
+            None => pending.push(s),
+            Some(Ok((files_without_record, thinking))) => {
+                complete_games += range.end - range.start;
+                complete_thinking.add(&thinking);
+                unrecorded += files_without_record;
+            }
+            Some(Err(e)) => {
+                notes.push(format!(
+                    "shard {s} damaged, re-playing games {} to {}: {}",
+                    range.start,
+                    range.end - 1,
+                    relative_error(&e, dir)
+                ));
+                // The games file first: without it the shard is pending even
+                // if this is interrupted.
+                for path in shard_files(s) {
+                    crate::checksum::remove_shard(&path)?;
                 }
                 pending.push(s);
             }
         }
     }
-    Ok(Plan { config, out: Some(dir.to_path_buf()), pending, complete_games, notes, lock: Some(lock) })
+    if unrecorded > 0 {
+        notes.push(format!(
+            "this run was started before shards had checksum records: {unrecorded} shard file(s) without one \
+             were checked by their Parquet footers only (shards written from now on get records)"
+        ));
+    }
+    Ok(Plan {
+        config,
+        out: Some(dir.to_path_buf()),
+        pending,
+        complete_games,
+        complete_thinking,
+        notes,
+        lock: Some(lock),
+    })
 }
 
 /// Differences between two JSON configs, as `key: stored → new`.
@@ -315,9 +408,49 @@ fn differences(prefix: &str, stored: &serde_json::Value, new: &serde_json::Value
     }
 }
 
+/// Check a complete shard's two files: their checksum records (a missing
+/// one is an error when `records_required`), then their footers
+/// ([`check_shard`]). `Ok`: how many of the two files have no record, and
+/// the games' thinking from the games footer.
+fn check_complete_shard(
+    games: &Path,
+    samples: &Path,
+    s: u64,
+    config: &serde_json::Value,
+    games_rows: u64,
+    records_required: bool,
+) -> Result<(u64, Thinking), SelfplayError> {
+    let mut unrecorded = 0;
+    for path in [games, samples] {
+        match crate::verify_shard(path)? {
+            crate::Verified::Matches => {}
+            crate::Verified::NoRecord if records_required => {
+                return Err(SelfplayError::Corrupt {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "no checksum record ({} is missing)",
+                        crate::checksum_path(path).file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                })
+            }
+            crate::Verified::NoRecord => unrecorded += 1,
+        }
+    }
+    let thinking = check_shard(games, s, config, Some(games_rows))?;
+    check_shard(samples, s, config, None)?;
+    Ok((unrecorded, thinking))
+}
+
+/// An error with its file's path shown relative to the run directory.
+fn relative_error(e: &SelfplayError, dir: &Path) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR);
+    text.strip_prefix(&prefix).map(str::to_string).unwrap_or(text)
+}
+
 /// Read a shard's footer: readable, shard `s` of a run of `config`, with
-/// `rows` rows when given.
-fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64>) -> Result<(), SelfplayError> {
+/// `rows` rows when given. Returns the thinking it records (none: zero).
+fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64>) -> Result<Thinking, SelfplayError> {
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     let file = File::open(path).map_err(SelfplayError::io(path))?;
     let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
@@ -337,7 +470,10 @@ fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64
             return Err(corrupt(format!("{} rows, expected {rows}", meta.num_rows())));
         }
     }
-    Ok(())
+    match get(THINKING_KEY) {
+        None => Ok(Thinking::default()),
+        Some(text) => Thinking::from_footer(text).ok_or_else(|| corrupt(format!("bad `{THINKING_KEY}`: {text}"))),
+    }
 }
 
 enum ShardOutcome {
@@ -466,7 +602,7 @@ impl Plan {
         match self.play_shard(shard, options, in_flight, &stop, &mut writer) {
             Ok(Some(tally)) => {
                 if let Some(w) = writer {
-                    w.finish()?;
+                    w.finish(&Thinking::of(&tally))?;
                 }
                 let range = c.shard_range(shard);
                 Ok(ShardOutcome::Written(range.end - range.start, tally))

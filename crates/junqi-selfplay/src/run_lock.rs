@@ -8,7 +8,8 @@
 use crate::SelfplayError;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 
 /// The lock file in a run directory.
 pub const LOCK_FILE: &str = ".lock";
@@ -20,7 +21,31 @@ pub struct RunLock {
     _file: File,
 }
 
+/// The locks held through [`RunLock::hold`], by directory and thread.
+type Held = Vec<(PathBuf, std::thread::ThreadId, Weak<RunLock>)>;
+static HELD: Mutex<Held> = Mutex::new(Vec::new());
+
 impl RunLock {
+    /// The lock on `dir` (which must exist) for this command: the one this
+    /// thread already holds through `hold` if any, else a new one. A
+    /// command takes it first and keeps it to its end, so the library
+    /// functions it calls on its thread (which hold it too) and the results
+    /// it writes afterwards are all under one lock; another thread, like
+    /// another process, is refused.
+    pub fn hold(dir: &Path) -> Result<Arc<RunLock>, SelfplayError> {
+        let key = dir.canonicalize().map_err(SelfplayError::io(dir))?;
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        held.retain(|(_, _, lock)| lock.strong_count() > 0);
+        let thread = std::thread::current().id();
+        let mine = held.iter().find(|(d, t, _)| *d == key && *t == thread);
+        if let Some(lock) = mine.and_then(|(_, _, lock)| lock.upgrade()) {
+            return Ok(lock);
+        }
+        let lock = Arc::new(RunLock::acquire(dir)?);
+        held.push((key, thread, Arc::downgrade(&lock)));
+        Ok(lock)
+    }
+
     /// Lock `dir` (which must exist) for this process, or say who holds it.
     pub fn acquire(dir: &Path) -> Result<RunLock, SelfplayError> {
         let path = dir.join(LOCK_FILE);
@@ -70,6 +95,23 @@ mod tests {
         drop(first);
         let again = RunLock::acquire(&dir).unwrap();
         drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_command_holds_its_lock_once_for_all_its_parts() {
+        let dir = std::env::temp_dir().join(format!("junqi-run-hold-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let command = RunLock::hold(&dir).unwrap();
+        let part = RunLock::hold(&dir.join(".")).unwrap();
+        assert!(Arc::ptr_eq(&command, &part));
+        // Held: another writer (a plain `acquire`, another thread) is refused.
+        assert!(RunLock::acquire(&dir).is_err());
+        let other = std::thread::scope(|s| s.spawn(|| RunLock::hold(&dir).map(|_| ())).join().unwrap());
+        assert!(other.is_err());
+        drop((command, part));
+        let next = RunLock::hold(&dir).unwrap();
+        drop(next);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! Arrow schemas of the two datasets and the per-shard Parquet writer.
 
+use crate::checksum::Hashing;
 use crate::{GameRecord, Sample, SelfplayError};
 use arrow_array::builder::{
     ArrayBuilder, BinaryBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
@@ -296,8 +297,8 @@ fn properties(row_group: usize, plain: &[&str], no_stats: &[&str], metadata: &[(
 pub(crate) struct ShardWriter {
     dir: PathBuf,
     shard: u64,
-    games: ArrowWriter<File>,
-    samples: ArrowWriter<File>,
+    games: ArrowWriter<Hashing<File>>,
+    samples: ArrowWriter<Hashing<File>>,
     gb: GamesBuilder,
     sb: SamplesBuilder,
     rules_json: String,
@@ -316,7 +317,7 @@ impl ShardWriter {
         let open = |sub: &str, schema: SchemaRef, props: WriterProperties| {
             let path = dir.join(sub).join(tmp_name(shard));
             let file = File::create(&path).map_err(SelfplayError::io(&path))?;
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(SelfplayError::parquet(&path))
+            ArrowWriter::try_new(Hashing::new(file), schema, Some(props)).map_err(SelfplayError::parquet(&path))
         };
         let games = open(
             GAMES_DIR,
@@ -368,22 +369,27 @@ impl ShardWriter {
         self.samples.write(&batch).map_err(SelfplayError::parquet(self.tmp(SAMPLES_DIR)))
     }
 
-    /// Write the footers, sync, and rename both files to their final names:
-    /// samples first, then games (a shard counts as done once its games file exists).
-    pub(crate) fn finish(mut self) -> Result<(), SelfplayError> {
+    /// Write the footers, sync, record each file's checksum (durably, see
+    /// [`crate::checksum`]) and then rename it to its final name: samples
+    /// first, then games (a shard counts as done once its games file exists).
+    /// The games footer also records the shard's `thinking`.
+    pub(crate) fn finish(mut self, thinking: &crate::Thinking) -> Result<(), SelfplayError> {
         if self.gb.rows > 0 {
             self.flush_games()?;
         }
         if self.sb.rows > 0 {
             self.flush_samples()?;
         }
+        self.games.append_key_value_metadata(KeyValue::new(crate::THINKING_KEY.to_string(), thinking.to_footer()));
         let ShardWriter { dir, shard, games, samples, .. } = self;
         for (sub, writer) in [(SAMPLES_DIR, samples), (GAMES_DIR, games)] {
             let tmp = dir.join(sub).join(tmp_name(shard));
-            let file = writer.into_inner().map_err(SelfplayError::parquet(&tmp))?;
+            let (file, sum) = writer.into_inner().map_err(SelfplayError::parquet(&tmp))?.into_parts();
             file.sync_all().map_err(SelfplayError::io(&tmp))?;
+            debug_assert_eq!(file.metadata().map(|m| m.len()).ok(), Some(sum.len), "every byte was hashed");
             drop(file);
             let done = dir.join(sub).join(shard_name(shard));
+            crate::checksum::write_checksum(&done, sum)?;
             std::fs::rename(&tmp, &done).map_err(SelfplayError::io(&done))?;
         }
         Ok(())

@@ -181,7 +181,12 @@ fn a_killed_run_resumes_to_exactly_the_requested_games() {
     assert_eq!(plan.pending, vec![1, 2, 3]);
     assert_eq!(plan.complete_games, 20);
     assert_eq!(plan.notes.len(), 2, "{:?}", plan.notes);
-    assert!(plan.notes[0].contains("shard 2 will be played again"), "{:?}", plan.notes);
+    assert!(plan.notes[0].starts_with("shard 2 damaged, re-playing games 20 to 29: "), "{:?}", plan.notes);
+    assert!(plan.notes[0].contains("games/shard-000002.parquet: damaged: "), "{:?}", plan.notes);
+    assert!(plan.notes[1].starts_with("shard 3 damaged, re-playing games 30 to 39: "), "{:?}", plan.notes);
+    // The damaged shard went, with its records; the lost one's stale record stays until it is rewritten.
+    assert!(!truncated.exists() && !checksum_path(&truncated).exists());
+    assert!(checksum_path(&games.join(shard_name(1))).exists());
     let summary = plan.run(&RunOptions::default()).unwrap();
     assert_eq!((summary.games_played, summary.games_complete), (30, 50));
     assert!(!std::fs::read_dir(&games).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
@@ -222,7 +227,10 @@ fn a_stopped_run_leaves_only_complete_shards_and_resumes() {
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         for e in std::fs::read_dir(dir.join(sub)).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().to_string();
-            assert!(name.starts_with("shard-") && name.ends_with(".parquet"), "{name} left behind");
+            // Each shard file and its checksum record (`.shard-000003.parquet.crc32c`).
+            let shard = name.strip_prefix('.').and_then(|n| n.strip_suffix(".crc32c")).unwrap_or(&name);
+            assert!(shard.starts_with("shard-") && shard.ends_with(".parquet"), "{name} left behind");
+            assert!(dir.join(sub).join(shard).exists(), "{name} without its shard");
         }
     }
     drop(plan);
@@ -274,6 +282,15 @@ fn tamper_result(path: &Path, game_id: u64, result: &str) {
     w.close().unwrap();
 }
 
+/// Make `dir` look like a run from before checksum records: its run.json
+/// without `checksums` (so shards without a record are read unverified).
+fn as_run_from_before_records(dir: &Path) {
+    let path = dir.join(RUN_FILE);
+    let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    run.as_object_mut().unwrap().remove("checksums");
+    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
+}
+
 #[test]
 fn replay_finds_a_tampered_result() {
     let dir = temp_dir("tamper");
@@ -285,6 +302,12 @@ fn replay_finds_a_tampered_result() {
     let g7 = read_games_file(&path).unwrap().into_iter().find(|g| g.game_id == 7).unwrap();
     let fake = if g7.result == "1-0" { "0-1" } else { "1-0" };
     tamper_result(&path, 7, fake);
+    // The rewritten file no longer matches its checksum record: refused.
+    let err = replay_dir(&dir, None).unwrap_err().to_string();
+    assert!(err.contains("shard-000001.parquet: damaged: "), "{err}");
+    // Without the record (as a shard of an older run), replay finds the changed result.
+    std::fs::remove_file(checksum_path(&path)).unwrap();
+    as_run_from_before_records(&dir);
     let report = replay_dir(&dir.join(GAMES_DIR), None).unwrap();
     assert_eq!(report.games, 12);
     assert_eq!(report.mismatches.len(), 1);
@@ -384,8 +407,9 @@ fn bots_resign_and_played_through_games_count_false_resignations() {
 }
 
 /// Damaged shards (zeroed blocks, flipped bits, truncation anywhere in the
-/// file) read back as a value or an error, never a panic: the Parquet and
-/// Arrow code's panics on malformed input are caught at the reader.
+/// file) are errors naming the shard when it has its checksum record; without
+/// one (older runs) they read back as a value or an error, never a panic: the
+/// Parquet and Arrow code's panics on malformed input are caught at the reader.
 #[test]
 fn damaged_shards_read_as_errors_never_panics() {
     let dir = temp_dir("damaged");
@@ -395,15 +419,27 @@ fn damaged_shards_read_as_errors_never_panics() {
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         let shard = dir.join(sub).join(shard_name(0));
         let pristine = std::fs::read(&shard).unwrap();
+        let record = std::fs::read(checksum_path(&shard)).unwrap();
         let len = pristine.len();
-        let mut errors = 0;
-        for k in 0..60 {
+        let run_file = std::fs::read(dir.join(RUN_FILE)).unwrap();
+        let (mut errors, mut unchanged) = (0, 0);
+        for k in 0..120 {
+            // The first 60 with the shard's checksum record, the next 60
+            // without (as in a run from before records).
+            if k == 60 {
+                std::fs::remove_file(checksum_path(&shard)).unwrap();
+                as_run_from_before_records(&dir);
+            }
             let mut bytes = pristine.clone();
-            let at = k * len / 60;
+            let at = (k % 60) * len / 60;
             match k % 3 {
                 0 => bytes[at..(at + 4096).min(len)].fill(0),
                 1 => bytes[at] ^= 1 << (k % 8),
                 _ => bytes.truncate(at.max(1)),
+            }
+            if bytes == pristine {
+                unchanged += 1; // zeros over zeros: not damage
+                continue;
             }
             std::fs::write(&shard, &bytes).unwrap();
             let read = std::panic::catch_unwind(|| {
@@ -414,15 +450,20 @@ fn damaged_shards_read_as_errors_never_panics() {
                 }
             });
             match read.unwrap_or_else(|_| panic!("{sub}: damage {k} at byte {at} panicked")) {
+                Ok(_) if k < 60 => panic!("{sub}: damage {k} at byte {at} was read despite its checksum record"),
                 Ok(_) => {}
                 Err(e) => {
                     errors += 1;
                     assert!(e.to_string().contains(&shard_name(0)), "{e}");
+                    assert!(k >= 60 || e.to_string().contains(": damaged: "), "{e}");
                 }
             }
         }
-        // Every truncation at least is an error.
-        assert!(errors >= 20, "{sub}: only {errors} of 60 damaged files were errors");
+        // Every damage with a record, and every truncation without, is an error.
+        assert!(errors >= 80 - unchanged, "{sub}: only {errors} of {} damaged files were errors", 120 - unchanged);
+        std::fs::write(&shard, &pristine).unwrap();
+        std::fs::write(checksum_path(&shard), &record).unwrap();
+        std::fs::write(dir.join(RUN_FILE), &run_file).unwrap();
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -10,7 +10,8 @@
 //! | `input`, `actions`, `value` | `[C,12,5]` planes-v1, `3600 from*60+to`, `win,draw,loss` |
 //! | `step` | training steps done |
 //! | `code_version` | the junqi version and git commit |
-//! | `data_fnv1a64` | FNV-1a (64-bit, hex) of the tensor data in file order, to detect corruption |
+//! | `checksum_fnv1a64` | FNV-1a (64-bit, hex) over the other metadata entries and the tensors' names, shapes and data: a damaged or edited file is refused |
+//! | `data_fnv1a64` | FNV-1a (64-bit, hex) of the tensor data in file order (what older versions check) |
 //! | `config`, `optimizer_updates`, `data_window` | checkpoints only |
 //!
 //! Tensor names are the net's variable names (`stem.conv.weight`, …); a
@@ -49,40 +50,26 @@ pub(crate) fn checkpoint_name(step: u64) -> String {
     format!("{CHECKPOINT_PREFIX}{step:09}{CHECKPOINT_SUFFIX}")
 }
 
-/// The checkpoint with the highest step in `dir` (temporary files, whose
-/// names start with a dot, are ignored); `None` when there is none.
-pub fn latest_checkpoint(dir: &Path) -> Result<Option<PathBuf>> {
-    if !dir.is_dir() {
-        return Ok(None);
-    }
-    let mut best: Option<(u64, PathBuf)> = None;
-    for e in std::fs::read_dir(dir).map_err(TrainError::io(dir))?.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(step) = name
-            .strip_prefix(CHECKPOINT_PREFIX)
-            .and_then(|s| s.strip_suffix(CHECKPOINT_SUFFIX))
-            .and_then(|s| s.parse::<u64>().ok())
-        else {
-            continue;
-        };
-        if best.as_ref().is_none_or(|(b, _)| step > *b) {
-            best = Some((step, e.path()));
-        }
-    }
-    Ok(best.map(|(_, p)| p))
+/// The step in a checkpoint's file name (`ckpt-<step>.safetensors`), if it
+/// is one.
+pub(crate) fn step_in_name(name: &str) -> Option<u64> {
+    name.strip_prefix(CHECKPOINT_PREFIX)?.strip_suffix(CHECKPOINT_SUFFIX)?.parse().ok()
 }
 
-/// The checkpoints in `dir` by step, oldest first.
+/// The checkpoint with the highest step in `dir` (temporary files, whose
+/// names start with a dot, and checkpoints set aside as `.corrupt` are
+/// ignored); `None` when there is none. Found by name, not read (the
+/// training driver resumes from the newest that reads and checks).
+pub fn latest_checkpoint(dir: &Path) -> Result<Option<PathBuf>> {
+    Ok(checkpoints(dir)?.pop().map(|(_, p)| p))
+}
+
+/// The checkpoints in `dir` by step (from their names), oldest first.
 pub(crate) fn checkpoints(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     let mut out = Vec::new();
     if dir.is_dir() {
         for e in std::fs::read_dir(dir).map_err(TrainError::io(dir))?.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(step) = name
-                .strip_prefix(CHECKPOINT_PREFIX)
-                .and_then(|s| s.strip_suffix(CHECKPOINT_SUFFIX))
-                .and_then(|s| s.parse::<u64>().ok())
-            {
+            if let Some(step) = step_in_name(&e.file_name().to_string_lossy()) {
                 out.push((step, e.path()));
             }
         }
@@ -123,7 +110,8 @@ pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, meta: HashMap<S
 }
 
 /// The file's bytes, its metadata and the parsed info. Any defect (short,
-/// bad header, missing keys, checksum mismatch) is a [`TrainError::Checkpoint`].
+/// bad header, missing keys, checksum mismatch, tensors that are not
+/// exactly the architecture's) is a [`TrainError::Checkpoint`].
 pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
     let bytes = junqi_core::read_bounded(path, junqi_net::MAX_NET_BYTES).map_err(TrainError::io(path))?;
     let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };

@@ -237,11 +237,38 @@ impl TrainConfig {
             .map_err(TrainError::Config)?;
         in_range("data.validation_samples", self.data.validation_samples, 0, MAX_BUFFERED_SAMPLES)
             .map_err(TrainError::Config)?;
+        // Every count and interval, and every float: bounded and finite.
+        use junqi_selfplay::limits::{finite_in_range, in_range as count_in_range, MAX_GAMES, MAX_STEPS};
+        for (what, value) in [
+            ("optim.steps", o.steps),
+            ("optim.warmup_steps", o.warmup_steps),
+            ("log_every", self.log_every),
+            ("checkpoint_every", self.checkpoint_every),
+            ("validate_every", self.validate_every),
+        ] {
+            count_in_range(what, value, 0, MAX_STEPS).map_err(TrainError::Config)?;
+        }
+        in_range("keep_checkpoints", self.keep_checkpoints, 0, 1_000_000).map_err(TrainError::Config)?;
+        count_in_range("data.window_games", self.data.window_games, 0, MAX_GAMES).map_err(TrainError::Config)?;
+        count_in_range("data.validation_every", self.data.validation_every, 0, MAX_GAMES)
+            .map_err(TrainError::Config)?;
+        for (what, value, high) in [
+            ("optim.weight_decay", o.weight_decay, 1e6),
+            ("optim.grad_clip", o.grad_clip, 1e12),
+            ("optim.eps", o.eps, 1.0),
+            ("optim.value_weight", o.value_weight, 1e6),
+            ("optim.belief_weight", o.belief_weight, 1e6),
+        ] {
+            finite_in_range(what, value, 0.0, high).map_err(TrainError::Config)?;
+        }
         if !(o.lr.is_finite() && o.lr > 0.0) {
             return bad("optim.lr must be positive");
         }
-        if o.weight_decay < 0.0 || o.grad_clip < 0.0 || !(0.0..=1.0).contains(&o.final_lr_ratio) {
-            return bad("optim: weight_decay and grad_clip must be ≥ 0, final_lr_ratio in [0, 1]");
+        if o.eps <= 0.0 {
+            return bad("optim.eps must be positive");
+        }
+        if !(0.0..=1.0).contains(&o.final_lr_ratio) {
+            return bad("optim.final_lr_ratio must be in [0, 1]");
         }
         if !(0.0..1.0).contains(&o.beta1) || !(0.0..1.0).contains(&o.beta2) || !(0.0..1.0).contains(&o.momentum) {
             return bad("optim: beta1, beta2 and momentum must be in [0, 1)");

@@ -450,6 +450,15 @@ impl Loader {
         Ok(self.buffer.swap_remove(i))
     }
 
+    /// Draw and drop `n` examples: where a resumed run's data order
+    /// continues (the same draws as the batches it skips, without building them).
+    pub fn skip(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            self.next_example()?;
+        }
+        Ok(())
+    }
+
     pub fn next_examples(&mut self, n: usize) -> Result<Vec<Example>> {
         (0..n).map(|_| self.next_example()).collect()
     }

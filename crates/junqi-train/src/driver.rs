@@ -1,6 +1,6 @@
 //! The training loop: resume, stream batches, log, checkpoint.
 
-use crate::checkpoint::{checkpoint_name, checkpoints, latest_checkpoint};
+use crate::checkpoint::{checkpoint_name, checkpoints};
 use crate::config::TrainConfig;
 use crate::data::{Batch, DataWindow, Example, Loader};
 use crate::metrics::Metrics;
@@ -24,6 +24,12 @@ pub trait TrainObserver {
     /// After each validation: the metrics on the held-out positions.
     fn validation(&mut self, step: u64, metrics: &StepMetrics, positions: usize) {
         let _ = (step, metrics, positions);
+    }
+    /// Something the user should know that does not stop training (e.g. a
+    /// damaged checkpoint skipped on resume): one line, printed to stderr
+    /// unless overridden.
+    fn warning(&mut self, message: &str) {
+        eprintln!("warning: {message}");
     }
 }
 
@@ -60,8 +66,9 @@ pub struct TrainSummary {
 /// `<out>/config.toml`, scalars to `metrics` every `log_every` steps, and
 /// checkpoints to `<out>/checkpoints/` every `checkpoint_every` steps and at
 /// the end. When `<out>/checkpoints/` has a checkpoint, training resumes
-/// from the newest (same model required; e.g. a larger `steps` continues a
-/// finished run).
+/// from the newest intact one (same model required; e.g. a larger `steps`
+/// continues a finished run); a newer checkpoint that is damaged is
+/// renamed aside to `<name>.corrupt`, with a warning to the observer.
 pub fn train(config: &TrainConfig, data_dir: &Path, out_dir: &Path, metrics: &mut dyn Metrics) -> Result<TrainSummary> {
     train_until(config, data_dir, out_dir, metrics, &mut (), &AtomicBool::new(false))
 }
@@ -78,7 +85,7 @@ pub fn train_until(
 ) -> Result<TrainSummary> {
     config.check()?;
     let window = DataWindow::open(data_dir, config.data.window_games)?;
-    train_window(config, window, out_dir, metrics, observer, stop)
+    train_window(config, window, 0, out_dir, metrics, observer, stop)
 }
 
 /// Keep freed memory in the process (glibc): a training step allocates and
@@ -104,10 +111,16 @@ pub(crate) fn keep_freed_memory() {
 }
 
 /// [`train_until`] on a window already chosen (e.g. the training loop's
-/// newest generations, [`DataWindow::of_runs`]).
+/// newest generations, [`DataWindow::of_runs`]). `data_start_step` is the
+/// step at which training on this window began (0 for `train`; the
+/// generation's first step in the loop): the data order is drawn from the
+/// seed and that step, and a resume at a later step skips the examples the
+/// steps before it used, so a run stopped and resumed sees the same batches
+/// as one that was not.
 pub fn train_window(
     config: &TrainConfig,
     window: DataWindow,
+    data_start_step: u64,
     out_dir: &Path,
     metrics: &mut dyn Metrics,
     observer: &mut dyn TrainObserver,
@@ -116,15 +129,11 @@ pub fn train_window(
     config.check()?;
     keep_freed_memory();
     std::fs::create_dir_all(out_dir).map_err(TrainError::io(out_dir))?;
-    let _lock = junqi_selfplay::RunLock::acquire(out_dir).map_err(|e| TrainError::Config(e.to_string()))?;
+    let _lock = junqi_selfplay::RunLock::hold(out_dir).map_err(|e| TrainError::Config(e.to_string()))?;
     let config_path = out_dir.join("config.toml");
     std::fs::write(&config_path, config.to_toml()).map_err(TrainError::io(&config_path))?;
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);
-    let resumed_from = latest_checkpoint(&ckpt_dir)?;
-    let mut trainer = match &resumed_from {
-        Some(path) => Trainer::resume(path, config)?.0,
-        None => Trainer::initial(config)?,
-    };
+    let (mut trainer, resumed_from) = resume_point(config, &ckpt_dir, observer)?;
     if window.channels != config.model.in_channels {
         return Err(TrainError::Config(format!(
             "the data has {} observation planes, the model takes {}",
@@ -132,14 +141,20 @@ pub fn train_window(
         )));
     }
     let start_step = trainer.step();
-    // A resumed run draws a different order than the first pass did.
+    // Libtorch's thread count is process-wide and the net bots set it to 1
+    // for inference; results depend on it, so training always sets its own.
+    tch::set_num_threads(training_threads());
     let mut loader = Loader::new(
         window.clone(),
         config.data.shuffle_buffer,
-        config.seed ^ start_step.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        config.seed ^ data_start_step.wrapping_mul(0x9E37_79B9_7F4A_7C15),
     )
     .with_policy_target_temp(config.data.policy_target_temp)
     .holding_out(config.data.validation_every);
+    if start_step < config.optim.steps {
+        let used = start_step.saturating_sub(data_start_step).saturating_mul(config.optim.batch_size as u64);
+        loader.skip(used)?;
+    }
     // The held-out positions, fixed for the whole run (the same seed every time).
     let validation_set = if config.validate_every > 0 && config.data.validation_every > 1 {
         let mut set =
@@ -162,7 +177,7 @@ pub fn train_window(
         let m = validate(trainer, &validation_set, config.optim.batch_size, window.channels)?;
         let step = trainer.step();
         for (tag, value) in m.scalars().iter().take(6) {
-            metrics.scalar(&format!("val/{}", tag.replace('/', "_")), step, *value);
+            metrics.scalar(&format!("val/{}", tag.replace('/', "_")), step, *value)?;
         }
         observer.validation(step, &m, validation_set.len());
         Ok(Some(m))
@@ -174,7 +189,7 @@ pub fn train_window(
     let save = |trainer: &Trainer, metrics: &mut dyn Metrics| -> Result<PathBuf> {
         let path = ckpt_dir.join(checkpoint_name(trainer.step()));
         trainer.save_checkpoint(&path, Some(&window))?;
-        metrics.flush();
+        metrics.flush()?;
         if config.keep_checkpoints > 0 {
             let all = checkpoints(&ckpt_dir)?;
             for (_, old) in all.iter().take(all.len().saturating_sub(config.keep_checkpoints)) {
@@ -194,7 +209,7 @@ pub fn train_window(
         samples += batch.len as u64;
         let step = trainer.step();
         if config.log_every > 0 && (step % config.log_every == 0 || step == config.optim.steps) {
-            m.log(metrics, step);
+            m.log(metrics, step)?;
         }
         observer.step(step, config.optim.steps, &m);
         if config.validate_every > 0 && step % config.validate_every == 0 && step < config.optim.steps {
@@ -209,7 +224,7 @@ pub fn train_window(
         validation = run_validation(&trainer, metrics, observer)?.or(validation);
         checkpoint = Some(save(&trainer, metrics)?);
     }
-    metrics.flush();
+    metrics.flush()?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(TrainSummary {
         resumed_from,
@@ -225,6 +240,59 @@ pub fn train_window(
         validation,
         validation_positions: validation_set.len(),
     })
+}
+
+/// Libtorch threads for training: every core (the same count on every run
+/// of one machine, which bit-identical resumes need).
+pub fn training_threads() -> i32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(i32::MAX as usize) as i32
+}
+
+/// The trainer to continue with: resumed from the newest checkpoint in
+/// `dir` that reads and checks (checksums, tensors, the step in its name
+/// equal to the step in its metadata), else fresh ([`Trainer::initial`])
+/// when `dir` has none. Newer damaged checkpoints are renamed aside to
+/// `<name>.corrupt`, each with a warning to `observer`. When there are
+/// checkpoints but none is intact, an error (nothing renamed). Other
+/// errors (another model, an unreadable file) stop the resume as they are.
+fn resume_point(
+    config: &TrainConfig,
+    dir: &Path,
+    observer: &mut dyn TrainObserver,
+) -> Result<(Trainer, Option<PathBuf>)> {
+    let mut damaged: Vec<(PathBuf, String)> = Vec::new();
+    for (step, path) in checkpoints(dir)?.into_iter().rev() {
+        let reason = match Trainer::resume(&path, config) {
+            Ok((trainer, _)) if trainer.step() == step => {
+                for (bad, reason) in damaged {
+                    let aside = PathBuf::from(format!("{}.corrupt", bad.display()));
+                    let done = match std::fs::rename(&bad, &aside) {
+                        Ok(()) => format!("renamed to {}", aside.display()),
+                        Err(e) => format!("could not rename it to {} ({e})", aside.display()),
+                    };
+                    observer.warning(&format!(
+                        "{}: not a usable checkpoint: {reason}; {done}; resuming from {} instead",
+                        bad.display(),
+                        path.display()
+                    ));
+                }
+                return Ok((trainer, Some(path)));
+            }
+            Ok((trainer, _)) => format!("its metadata says step {}, its name step {step}", trainer.step()),
+            Err(TrainError::Checkpoint { message, .. }) => message,
+            Err(other) => return Err(other),
+        };
+        damaged.push((path, reason));
+    }
+    if damaged.is_empty() {
+        return Ok((Trainer::initial(config)?, None));
+    }
+    let list: Vec<String> = damaged.iter().map(|(p, reason)| format!("{}: {reason}", p.display())).collect();
+    Err(TrainError::Config(format!(
+        "{}: no intact checkpoint to resume from ({}); move the checkpoints away to start afresh",
+        dir.display(),
+        list.join("; ")
+    )))
 }
 
 /// The mean metrics of `trainer`'s net on `set` (evaluation mode), in

@@ -32,6 +32,7 @@ pub mod inference;
 mod metrics;
 mod net;
 mod optim;
+mod tb_events;
 mod trainer;
 pub mod training_loop;
 

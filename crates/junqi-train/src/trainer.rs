@@ -54,10 +54,11 @@ impl StepMetrics {
         ]
     }
 
-    pub fn log(&self, metrics: &mut dyn Metrics, step: u64) {
+    pub fn log(&self, metrics: &mut dyn Metrics, step: u64) -> crate::Result<()> {
         for (tag, value) in self.scalars() {
-            metrics.scalar(tag, step, value);
+            metrics.scalar(tag, step, value)?;
         }
+        Ok(())
     }
 }
 

@@ -296,11 +296,26 @@ impl LoopConfig {
         if self.threads > 1024 {
             return bad(format!("threads must be at most 1024, not {}", self.threads));
         }
-        if self.bootstrap.games == 0 || self.selfplay.games == 0 {
-            return bad("bootstrap.games and selfplay.games must be positive".into());
-        }
-        if self.window_generations == 0 || self.steps_per_generation == 0 {
-            return bad("window_generations and steps_per_generation must be positive".into());
+        use junqi_selfplay::limits::{finite_in_range, in_range, MAX_GAMES, MAX_STEPS};
+        let range = |r: Result<u64, String>| r.map(|_| ()).map_err(TrainError::Config);
+        range(in_range("bootstrap.games", self.bootstrap.games, 1, MAX_GAMES))?;
+        range(in_range("selfplay.games", self.selfplay.games, 1, MAX_GAMES))?;
+        range(in_range("evaluate.games", self.evaluate.games, 2, MAX_GAMES))?;
+        range(in_range("evaluate.anchor_games", self.evaluate.anchor_games, 0, MAX_GAMES))?;
+        range(in_range("bootstrap.steps", self.bootstrap.steps, 0, MAX_STEPS))?;
+        // Generations × steps stays a count of steps training can reach.
+        range(in_range("steps_per_generation", self.steps_per_generation, 1, MAX_STEPS / 1_000_000))?;
+        in_range("window_generations", self.window_generations, 1, 1_000_000).map_err(TrainError::Config)?;
+        in_range("generations", self.generations, 0, 1_000_000).map_err(TrainError::Config)?;
+        finite_in_range("minutes", self.minutes, 0.0, 1e9).map_err(TrainError::Config)?;
+        // The training steps the last generation reaches must stay a valid `optim.steps`.
+        let generations = if self.generations == 0 { 1_000_000 } else { self.generations as u64 };
+        let last = self.bootstrap.steps.max(self.steps_per_generation) + self.steps_per_generation * generations;
+        if last > MAX_STEPS {
+            return bad(format!(
+                "bootstrap.steps + steps_per_generation × generations would reach {last} training steps, \
+                 more than {MAX_STEPS}"
+            ));
         }
         let e = &self.evaluate;
         if e.games < 2 || e.games % 2 == 1 || e.anchor_games % 2 == 1 {
@@ -588,7 +603,7 @@ pub fn run_loop(
         )));
     }
     std::fs::create_dir_all(out).map_err(TrainError::io(out))?;
-    let _lock = junqi_selfplay::RunLock::acquire(out).map_err(|e| TrainError::Config(e.to_string()))?;
+    let _lock = junqi_selfplay::RunLock::hold(out).map_err(|e| TrainError::Config(e.to_string()))?;
     let config_path = out.join("loop.toml");
     let text = config.to_toml();
     match junqi_core::read_text(&config_path) {
@@ -763,7 +778,9 @@ pub fn run_loop(
                 observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
                 let train_dir = out.join("train");
                 let mut metrics = TensorBoardMetrics::for_run(&train_dir)?;
-                let summary = train_window(&tc, window, &train_dir, &mut metrics, &mut (), &options.stop)?;
+                let generation_start = if g == 0 { 0 } else { tc.optim.steps - config.steps_per_generation };
+                let summary =
+                    train_window(&tc, window, generation_start, &train_dir, &mut metrics, &mut (), &options.stop)?;
                 if summary.interrupted {
                     return Err(interrupted());
                 }

@@ -70,6 +70,9 @@ fn a_shard_of_another_schema_is_refused_with_a_clear_error() {
     prepare(config, Some(&dir)).unwrap().run(&RunOptions { threads: 1, ..Default::default() }).unwrap();
     // A games shard put where a samples shard belongs.
     std::fs::copy(dir.join("games/shard-000001.parquet"), dir.join("samples/shard-000001.parquet")).unwrap();
+    // With its checksum record, so the file passes that check and is read.
+    std::fs::copy(dir.join("games/.shard-000001.parquet.crc32c"), dir.join("samples/.shard-000001.parquet.crc32c"))
+        .unwrap();
     let window = DataWindow::open(&dir, 0).unwrap();
     let err = Loader::new(window, 1_000_000, 0).next_batch(8, Device::Cpu).unwrap_err().to_string();
     assert!(err.contains("samples/shard-000001.parquet") && err.contains("not a samples shard"), "{err}");

@@ -3,7 +3,7 @@
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use junqi_arena::arena::{run_arena, ArenaConfig, Schedule};
 use junqi_arena::{write_atomic, ArenaError};
 use junqi_core::Mode;
@@ -59,7 +59,12 @@ pub fn run(args: Args) -> Result<()> {
     let rules = args.rules.resolve(mode)?;
     let bots = junqi_bots::split_bot_list(&args.bots);
     let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?;
-    let live = Live::start(threads(args.threads)?, config.total_games(), 0)?;
+    let threads = threads(args.threads)?;
+    // The run directory's lock, held to the end: the results below are
+    // written under the same lock as the games.
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", &args.out.display()))?;
+    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let live = Live::start(threads, config.total_games(), 0)?;
     let report = run_arena(&config, &args.out, &live.options, |a, b| live.set_label(&format!("{a} vs {b}")));
     live.finish();
     let report = report.map_err(|e| interrupted(e, &args.out))?;

@@ -10,6 +10,7 @@ pub mod regress;
 pub mod replay;
 pub mod selfplay;
 pub mod show;
+pub mod sign_net;
 pub mod sprt;
 pub mod study;
 #[cfg(feature = "torch")]

@@ -35,8 +35,12 @@ pub fn run(args: Args) -> Result<()> {
         }
         None => None,
     };
-    let total: u64 = suite.arena_configs()?.iter().map(|c| c.total_games()).sum();
-    let live = Live::start(threads(args.threads)?, total, 0)?;
+    let total: u64 = suite.arena_configs()?.iter().map(|c| c.total_games()).fold(0, u64::saturating_add);
+    let threads = threads(args.threads)?;
+    // The suite directory's lock, held to the end (each arena in it has its own).
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let live = Live::start(threads, total, 0)?;
     let result = run_suite(&suite, &args.out, &live.options, |a, b| live.set_label(&format!("{a} vs {b}")));
     live.finish();
     let result = result.map_err(|e| interrupted(e, &args.out))?;

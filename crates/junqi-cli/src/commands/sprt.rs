@@ -88,7 +88,13 @@ pub fn run(args: Args) -> Result<()> {
         max_games: args.max_games,
         seed: args.seed,
     };
-    let live = Live::start(threads(args.threads)?, config.max_games, 0)?;
+    config.check()?;
+    let threads = threads(args.threads)?;
+    // The run directory's lock, held to the end: the results below are
+    // written under the same lock as the games.
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let _lock = junqi_selfplay::RunLock::hold(dir)?;
+    let live = Live::start(threads, config.max_games, 0)?;
     let outcome = run_sprt(&config, dir, &live.options, |s, games| {
         live.set_label(&format!("LLR {:.3} [{:.3}, {:.3}]", s.llr, s.bounds.lower, s.bounds.upper));
         live.println(&format!(

@@ -67,8 +67,14 @@ pub fn run(study: Study) -> Result<()> {
     }
     let config =
         StudyConfig { variants, bot: junqi_bots::from_spec(&args.bot)?.name(), games: args.games, seed: args.seed };
+    config.check()?;
     let total = config.games * config.variants.len() as u64;
-    let live = Live::start(threads(args.threads)?, total, 0)?;
+    let threads = threads(args.threads)?;
+    // The run directory's lock, held to the end: the results below are
+    // written under the same lock as the games.
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", &args.out.display()))?;
+    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let live = Live::start(threads, total, 0)?;
     let result = run_study(&config, &args.out, &live.options, |name| live.set_label(name));
     live.finish();
     let result = result.map_err(|e| interrupted(e, &args.out))?;

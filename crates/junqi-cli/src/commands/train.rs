@@ -82,7 +82,7 @@ impl Progress {
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        Progress { bar, every: (config.log_every * 10).max(1), rate: 0.0, terminal }
+        Progress { bar, every: config.log_every.saturating_mul(10).max(1), rate: 0.0, terminal }
     }
 
     fn say(&self, line: String) {
@@ -107,6 +107,10 @@ impl junqi_train::TrainObserver for Progress {
             eprintln!("step {step}/{steps}: {msg}");
         }
     }
+    fn warning(&mut self, message: &str) {
+        self.say(format!("warning: {message}"));
+    }
+
     fn validation(&mut self, step: u64, m: &junqi_train::StepMetrics, positions: usize) {
         self.say(format!(
             "step {step}: validation loss {:.3} (policy {:.3}, value {:.3}), policy accuracy {:.1}%, value accuracy {:.1}% on {positions} held-out positions",
@@ -122,6 +126,10 @@ impl junqi_train::TrainObserver for Progress {
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
     let stop = crate::live::ctrl_c_flag()?;
+    // The run directory's lock, held to the end: the results below are
+    // written under the same lock as the games.
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
     let mut metrics = TensorBoardMetrics::for_run(&args.out)?;
     let mut progress = Progress::new(&config);
     let result = junqi_train::train_until(&config, &args.data, &args.out, &mut metrics, &mut progress, &stop);
