@@ -157,8 +157,9 @@ fn damaged_shards_are_errors_never_panics() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Two writers on one directory: the second is refused at once, naming
-/// the first; once the first is gone, the same command resumes.
+/// Two writers on one directory (`selfplay`, `arena`, `sprt`, `study`): the
+/// second is refused at once, naming the first; once the first is gone, the
+/// same command resumes.
 #[test]
 fn a_second_writer_on_a_run_directory_is_refused() {
     let dir = temp_dir("lock");
@@ -178,6 +179,8 @@ fn a_second_writer_on_a_run_directory_is_refused() {
             &out,
         ],
         vec!["arena", "--bots", "mcts:200,mcts:300", "--games-per-pair", "2000", "--out", &out],
+        vec!["sprt", "--candidate", "mcts:200", "--baseline", "mcts:300", "--max-games", "2000", "--out", &out],
+        vec!["study", "first-move", "--variant", "fanqi", "--bot", "mcts:200", "--games", "2000", "--out", &out],
     ] {
         let _ = std::fs::remove_dir_all(&dir);
         let mut first = spawn(&args);
@@ -230,6 +233,7 @@ fn sign_net_re_signs_an_older_net() {
     assert!(stderr(&o).contains(&format!("re-sign it with `junqi sign-net {}`", old.display())), "{}", stderr(&o));
     let o = junqi_within(60, &["sign-net", old.to_str().unwrap()]);
     assert!(o.status.success() && common::stdout(&o).contains("signed"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "signing warns about what it signs: {}", stderr(&o));
     let o = junqi_within(60, &play);
     assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
     // A damaged file is an error, and is left as it was.

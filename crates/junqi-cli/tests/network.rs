@@ -123,6 +123,7 @@ fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
         "evaluate.sims=2",
         "evaluate.anchor=random",
         "evaluate.anchor_games=4",
+        "evaluate.more_anchors=[\"greedy\"]",
         "train.model.blocks=1",
         "train.model.channels=8",
         "train.optim.batch_size=16",
@@ -155,7 +156,10 @@ fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
     assert!(!text.contains("gen 0: self-play") && !text.contains("gen 0: trained"), "{text}");
     assert!(text.contains("generation  minutes"), "{text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("2 ")), "{text}");
-    assert!(text.contains("Elo vs random"), "{text}");
+    assert!(text.contains("Elo vs random") && text.contains("Elo vs greedy"), "{text}");
+    // Every generation's row has a rating against both anchors.
+    let rows: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert!(rows.len() >= 3 && rows.iter().all(|r| r.matches(" [").count() >= 2), "{text}");
     for f in ["elo.svg", "elo.csv", "summary.md", "nets/net-002.safetensors"] {
         assert!(dir.join(f).exists(), "{f}");
     }

@@ -199,13 +199,16 @@ impl NetFile {
     /// Re-sign the net file (or checkpoint) at `path` written before
     /// `checksum_fnv1a64`: after the usual checks, write it again with the
     /// same tensors and metadata plus the checksum over both.
-    pub fn resign(path: &Path) -> Result<(), NetError> {
+    /// Returns the file as it was read (without the warning that reading an
+    /// unsigned file gives).
+    pub fn resign(path: &Path) -> Result<NetFile, NetError> {
         let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
         let file = NetFile::parse_checked(path, &bytes)?.0;
         let bad = |e| NetError::File { path: path.to_path_buf(), message: format!("{e:?}") };
         let st = SafeTensors::deserialize(&bytes).map_err(bad)?;
         let tensors = st.tensors().into_iter().map(|(n, v)| (n, v.shape().to_vec(), v.data().to_vec())).collect();
-        write_safetensors(path, tensors, file.metadata)
+        write_safetensors(path, tensors, file.metadata.clone())?;
+        Ok(file)
     }
 
     /// A net of shape `model` with random weights (scaled like a fresh

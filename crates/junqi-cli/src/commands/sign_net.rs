@@ -17,8 +17,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::stdout().lock();
     for path in &args.files {
-        let before = NetFile::read(path)?;
-        NetFile::resign(path)?;
+        let before = NetFile::resign(path)?;
         let after = NetFile::read(path)?;
         // Same tensors, bit for bit (the rewrite is atomic, so on a
         // mismatch the signed file is what is on disk: say so loudly).

@@ -134,18 +134,28 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         }
         Err(e) => return Err(e.into()),
     };
-    println!("generation  minutes  score vs best        promoted  Elo vs {}", config.evaluate.anchor);
+    // One Elo column per anchor: the main one, then `more_anchors`.
+    let anchors = config.evaluate.anchors();
+    let header: String = anchors.iter().map(|a| format!("  {:<22}", format!("Elo vs {a}"))).collect();
+    println!("generation  minutes  score vs best        promoted{}", header.trim_end());
     for g in state.generations.iter().filter(|g| g.done) {
         let score = match g.score_vs_best {
             Some(s) => format!("{:5.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
             _ => "first net".to_string(),
         };
-        let elo = g.elo_vs_anchor.map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2])).unwrap_or_default();
+        let elos: String = anchors
+            .iter()
+            .map(|a| {
+                let elo = g.elo_against(&config, a).map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2]));
+                format!("  {:<22}", elo.unwrap_or_else(|| "–".into()))
+            })
+            .collect();
         println!(
-            "{:>10}  {:>7.1}  {score:<20} {:<8}  {elo}",
+            "{:>10}  {:>7.1}  {score:<20} {:<8}{}",
             g.index,
             g.minutes,
-            if g.promoted { "yes" } else { "no" }
+            if g.promoted { "yes" } else { "no" },
+            elos.trim_end()
         );
     }
     if let Some(best) = &state.best {
