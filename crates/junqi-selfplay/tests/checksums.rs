@@ -3,9 +3,11 @@
 //! the run re-plays exactly its games, so the run ends equal to one never
 //! damaged; runs from before the records resume by their footers.
 
+mod common;
+
+use common::read_all;
 use junqi_core::{Mode, Rules};
 use junqi_selfplay::*;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -39,23 +41,6 @@ fn copy_run(from: &Path, to: &Path) {
             std::fs::copy(e.path(), to.join(sub).join(e.file_name())).unwrap();
         }
     }
-}
-
-/// Every game and sample of a run, by game id.
-fn read_all(dir: &Path) -> (BTreeMap<u64, StoredGame>, BTreeMap<u64, Vec<Sample>>) {
-    let mut games = BTreeMap::new();
-    for f in shard_files(&dir.join(GAMES_DIR)).unwrap() {
-        for g in read_games_file(&f).unwrap() {
-            assert!(games.insert(g.game_id, g).is_none(), "a game is stored twice");
-        }
-    }
-    let mut samples: BTreeMap<u64, Vec<Sample>> = BTreeMap::new();
-    for f in shard_files(&dir.join(SAMPLES_DIR)).unwrap() {
-        for s in read_samples_file(&f).unwrap() {
-            samples.entry(s.game_id).or_default().push(s.sample);
-        }
-    }
-    (games, samples)
 }
 
 /// Every shard file of the run has its record, and matches it.

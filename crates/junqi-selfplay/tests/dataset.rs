@@ -3,13 +3,15 @@
 //! requested games, each once; the thread count changes nothing; a directory
 //! of another config is refused; replay finds a tampered record.
 
+mod common;
+
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use common::read_all;
 use junqi_bots::from_spec;
 use junqi_core::{Mode, Rules};
 use junqi_selfplay::*;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -31,23 +33,6 @@ fn config(mode: Mode, games: u64, shard: u64, samples: SamplesPerGame) -> Config
 fn run(config: &Config, dir: &Path, threads: usize) -> Summary {
     let plan = prepare(config.clone(), Some(dir)).unwrap();
     plan.run(&RunOptions { threads, ..Default::default() }).unwrap()
-}
-
-/// Every game and sample on disk, by game id.
-fn read_all(dir: &Path) -> (BTreeMap<u64, StoredGame>, BTreeMap<u64, Vec<Sample>>) {
-    let mut games = BTreeMap::new();
-    for f in shard_files(&dir.join(GAMES_DIR)).unwrap() {
-        for g in read_games_file(&f).unwrap() {
-            assert!(games.insert(g.game_id, g).is_none(), "a game is stored twice");
-        }
-    }
-    let mut samples: BTreeMap<u64, Vec<Sample>> = BTreeMap::new();
-    for f in shard_files(&dir.join(SAMPLES_DIR)).unwrap() {
-        for s in read_samples_file(&f).unwrap() {
-            samples.entry(s.game_id).or_default().push(s.sample);
-        }
-    }
-    (games, samples)
 }
 
 /// The game as the library plays it, compared field by field with what was read back.
