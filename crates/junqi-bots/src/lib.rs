@@ -93,6 +93,14 @@ pub trait Agent: Send {
         let _ = rules;
         Deployment::random(colour, rng)
     }
+    /// Why the agent's last decision (or deployment) forfeits the game, if
+    /// it does: an external engine that crashed, hung or answered with an
+    /// illegal move. The runner asks right after each decision and ends the
+    /// game as a loss for this seat; the decision itself is then ignored.
+    /// Built-in bots never forfeit.
+    fn take_forfeit(&mut self) -> Option<String> {
+        None
+    }
 }
 
 impl<A: Agent + ?Sized> Agent for Box<A> {
@@ -113,6 +121,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         (**self).deploy(colour, rules, rng)
+    }
+    fn take_forfeit(&mut self) -> Option<String> {
+        (**self).take_forfeit()
     }
 }
 

@@ -94,6 +94,13 @@ impl Player {
     pub fn batches(&self) -> bool {
         matches!(self, Player::Fair(a) if a.batches())
     }
+    /// Why the last decision or deployment forfeits the game (see [`Agent::take_forfeit`]).
+    pub fn take_forfeit(&mut self) -> Option<String> {
+        match self {
+            Player::Fair(a) => a.take_forfeit(),
+            Player::Cheating(_) => None,
+        }
+    }
     /// Choose a 暗棋/明棋 deployment for `colour`.
     pub fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         match self {

@@ -57,6 +57,10 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Re-play stored games through the rules engine and report any that disagree.
     Replay(commands::replay::Args),
+    /// Write stored games as text game records (JGN, PGN-like; docs/records.md).
+    Export(commands::export::Args),
+    /// Read text game records (JGN) into a games/ Parquet dataset.
+    Import(commands::import::Args),
     /// Paired games among bots: crosstable and Bradley–Terry Elo with 95% intervals.
     Arena(commands::arena::Args),
     /// Sequential probability ratio test of a candidate bot against a baseline (or of given pair counts).
@@ -68,6 +72,8 @@ enum Command {
     Regress(commands::regress::Args),
     /// Add the metadata checksum to net files or checkpoints written by older versions.
     SignNet(commands::sign_net::Args),
+    /// Serve a bot over the engine protocol on stdin/stdout (docs/protocol.md).
+    Engine(commands::engine::Args),
     /// Train the policy/value net on a self-play dataset (TensorBoard logs, resumable checkpoints).
     #[cfg(feature = "torch")]
     Train(commands::train::Args),
@@ -149,12 +155,15 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply::run(a),
         Command::Show(a) => commands::show::run(a),
         Command::SignNet(a) => commands::sign_net::run(a),
+        Command::Engine(a) => commands::engine::run(a),
         Command::Play(a) => commands::play::run(a),
         Command::RandomGame(a) => commands::random_game::run(a),
         Command::Perft(a) => commands::perft::run(a),
         Command::Bench(a) => commands::bench::run(a, device),
         Command::Selfplay(a) => commands::selfplay::run(a),
         Command::Replay(a) => commands::replay::run(a),
+        Command::Export(a) => commands::export::run(a),
+        Command::Import(a) => commands::import::run(a),
         Command::Arena(a) => commands::arena::run(a),
         Command::Sprt(a) => commands::sprt::run(a),
         Command::Study(s) => commands::study::run(s),
@@ -203,6 +212,7 @@ fn setup_nets(device: Option<&str>, args: &InferenceArgs) -> anyhow::Result<()> 
     };
     junqi_net::set_inference_settings(settings);
     junqi_net::register_net_bots();
+    junqi_engine::register_engine_bot();
     Ok(())
 }
 

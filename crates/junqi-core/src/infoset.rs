@@ -125,6 +125,39 @@ impl InfoSet {
         info
     }
 
+    /// 暗棋: the information set of `seat` rebuilt from what the seat knows,
+    /// without the truth. `stand_in` agrees with the seat's view (its own
+    /// pieces, where the enemy pieces stand, counters and turn) and may give
+    /// the enemy pieces any kinds: they are never read. `possible` gives the
+    /// kinds each enemy piece may be (a node left out: any kind), `removed`
+    /// the kinds each removed enemy piece may have been. An engine behind the
+    /// text protocol, which is told exactly these sets, recovers the
+    /// information set the referee keeps for its seat. In 翻棋 and 明棋 the
+    /// plain [`InfoSet::new`] does it: a stand-in with the public face-down
+    /// pool placed face-down in any order gives the same set.
+    pub fn from_kind_sets(
+        stand_in: &Position,
+        seat: Seat,
+        possible: &[(Square, KindSet)],
+        removed: Vec<KindSet>,
+    ) -> InfoSet {
+        let mut info = InfoSet { seat, view: stand_in.clone(), possible: [0; NODES], removed, unseen: [[0; KINDS]; 2] };
+        if stand_in.mode() == Mode::Anqi {
+            if let Some(enemy) = stand_in.colour_of(seat.other()) {
+                for sq in squares(stand_in.colour_bb(enemy)) {
+                    info.possible[sq.index()] = ALL_KINDS;
+                }
+                for &(sq, set) in possible {
+                    if stand_in.colour_bb(enemy) & sq.bit() != 0 {
+                        info.possible[sq.index()] = set;
+                    }
+                }
+            }
+        }
+        info.rebuild_view(stand_in);
+        info
+    }
+
     /// Update after an action, from the referee's truth and this seat's observation.
     pub fn update(&mut self, truth_after: &Position, obs: &Observation) {
         if self.view.mode() == Mode::Anqi {

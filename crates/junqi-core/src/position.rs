@@ -82,6 +82,10 @@ pub enum Termination {
     /// none): self-play ends games its bots judge lost, and the record keeps
     /// the moves up to the resignation, so the position after them is not over.
     Resignation,
+    /// The side to move lost by forfeit: an external engine crashed, hung
+    /// past its time or answered with an illegal or malformed move. Not a
+    /// board rule either; the record keeps the moves before the forfeit.
+    Forfeit,
 }
 
 impl Termination {
@@ -93,6 +97,7 @@ impl Termination {
             Termination::QuietPlies => "quiet_plies",
             Termination::MaxPlies => "max_plies",
             Termination::Resignation => "resignation",
+            Termination::Forfeit => "forfeit",
         }
     }
 }
@@ -109,6 +114,10 @@ impl Outcome {
     /// `seat` resigned: the other seat wins.
     pub fn resignation(seat: Seat) -> Outcome {
         Outcome { winner: Some(seat.other()), termination: Termination::Resignation }
+    }
+    /// `seat` forfeited: the other seat wins.
+    pub fn forfeit(seat: Seat) -> Outcome {
+        Outcome { winner: Some(seat.other()), termination: Termination::Forfeit }
     }
     /// `1-0`, `0-1` or `1/2-1/2`, from seat 1's side.
     pub fn result_str(&self) -> &'static str {

@@ -20,6 +20,9 @@
 //!   beside it before it is renamed into place ([`checksum_path`]);
 //!   resuming re-plays a shard whose bytes no longer match, and the readers
 //!   ([`read_games_file`], [`read_samples_file`]) refuse one ([`verify_shard`]).
+//! * Every row of `games/` can be written as a text record (JGN, PGN-like,
+//!   `docs/records.md`) and read back exactly ([`write_record`],
+//!   [`RecordReader`]); [`write_games_shard`] writes rows as a shard.
 //! * `DIR/run.json` holds the run's config, seed and code version; a run
 //!   refuses to resume into a directory whose config differs.
 //!
@@ -39,6 +42,7 @@ mod guard;
 pub mod limits;
 mod obs;
 mod play;
+mod records;
 mod replay;
 mod resign;
 mod run;
@@ -50,6 +54,10 @@ pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Ve
 pub use guard::catch_library_panic;
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
 pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
+pub use records::{
+    parse_records, record_text, tag, write_record, Record, RecordError, RecordReader, MAX_LINE_BYTES, RESULTS,
+    WRAP_COLUMNS,
+};
 pub use replay::{
     games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
     StoredSample,
@@ -60,7 +68,9 @@ pub use run::{
     BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, RUN_FILE, THINKING_KEY,
 };
 pub use run_lock::{RunLock, LOCK_FILE};
-pub use writer::{games_schema, samples_schema, shard_name, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION};
+pub use writer::{
+    games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,
+};
 
 use junqi_core::Rules;
 use serde::{Deserialize, Serialize};

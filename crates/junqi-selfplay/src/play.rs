@@ -4,7 +4,8 @@ use crate::resign::ResignWatch;
 use crate::{Resign, SamplesPerGame, SelfplayError};
 use junqi_bots::{Decision, Player};
 use junqi_core::{
-    rng_from_seed, Colour, Game, GameRng, InfoSet, Mode, Move, MoveList, Outcome, Position, Rules, Seat, Square,
+    rng_from_seed, Colour, Deployment, Game, GameRng, InfoSet, Mode, Move, MoveList, Outcome, Position, Rules, Seat,
+    Square,
 };
 use junqi_env::{action_to_frame, square_to_frame, ObsCode};
 use rand::Rng;
@@ -246,6 +247,7 @@ impl GameInFlight {
         let mut rng = rng_from_seed(seed);
         let sample_rng = rng_from_seed(sample_seed(seed));
         let names = [agents[0].name(), agents[1].name()];
+        let mut forfeited: Option<Seat> = None;
         let start = match rules.mode {
             junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
             _ => {
@@ -256,7 +258,13 @@ impl GameInFlight {
                     // Each seat deploys from its own stream of the seed, so the two
                     // games of a pair give each seat the same draws whatever the bots.
                     let mut deploy_rng = rng_from_seed(deployment_seed(seed, seat));
-                    let d = agents[i].deploy(colour, rules, &mut deploy_rng);
+                    let mut d = agents[i].deploy(colour, rules, &mut deploy_rng);
+                    if agents[i].take_forfeit().is_some() {
+                        // The game is lost before its first move; a random legal
+                        // deployment stands in so the record has a start position.
+                        forfeited = forfeited.or(Some(seat));
+                        d = Deployment::random(colour, &mut deploy_rng);
+                    }
                     let bad =
                         |message: String| SelfplayError::BadDeployment { bot: names[i].clone(), game_id, message };
                     if d.colour != colour {
@@ -293,6 +301,9 @@ impl GameInFlight {
             resign: None,
         };
         g.list_moves();
+        if let Some(seat) = forfeited {
+            g.outcome = Some(Outcome::forfeit(seat));
+        }
         Ok(g)
     }
 
@@ -361,6 +372,11 @@ impl GameInFlight {
         buf.think[seat.index()] += thinking.elapsed();
         let Poll::Ready(decision) = polled else { return Poll::Pending };
         buf.decisions[seat.index()] += 1;
+        if mover.take_forfeit().is_some() {
+            // An external engine failed; the record ends before this ply.
+            self.outcome = Some(Outcome::forfeit(seat));
+            return Poll::Ready(Ok(true));
+        }
         if let Some(watch) = self.resign.as_mut() {
             let resigned = watch.observe(seat, ply, decision.value);
             if resigned.is_some() {

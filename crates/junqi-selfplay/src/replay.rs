@@ -4,7 +4,7 @@ use crate::{Sample, SelfplayError, SAMPLES_SCHEMA_VERSION};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
-use junqi_core::{Move, MoveList, Outcome, Position, Rules, Termination};
+use junqi_core::{Move, MoveList, Outcome, Position, Rules, Seat, Termination};
 use junqi_env::ObsCode;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::fs::File;
@@ -338,6 +338,13 @@ pub fn replay_game(g: &StoredGame) -> Result<(), String> {
         Some(o) => o,
         // A resignation ends a game the rules have not ended: the side to move gave up.
         None if g.termination == Termination::Resignation.name() => Outcome::resignation(pos.turn()),
+        // So does a forfeit: the side to move's engine failed, or, before the
+        // first move, either side's engine failed to deploy.
+        None if g.termination == Termination::Forfeit.name() => match (g.moves.is_empty(), g.result.as_str()) {
+            (true, "1-0") => Outcome::forfeit(Seat::Second),
+            (true, "0-1") => Outcome::forfeit(Seat::First),
+            _ => Outcome::forfeit(pos.turn()),
+        },
         None => return Err(format!("the game is not over after the {} stored moves", g.moves.len())),
     };
     let (result, termination, plies) = (o.result_str(), o.termination.name(), g.moves.len() as u32);

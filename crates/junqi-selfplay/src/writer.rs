@@ -1,7 +1,7 @@
 //! Arrow schemas of the two datasets and the per-shard Parquet writer.
 
 use crate::checksum::Hashing;
-use crate::{GameRecord, Sample, SelfplayError};
+use crate::{GameRecord, Sample, SelfplayError, StoredGame};
 use arrow_array::builder::{
     ArrayBuilder, BinaryBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
     UInt64Builder, UInt8Builder,
@@ -164,6 +164,25 @@ impl GamesBuilder {
         self.rows += 1;
     }
 
+    /// Add a row read back from a dataset (or a text record), every column as it is.
+    fn push_stored(&mut self, g: &StoredGame) {
+        self.game_id.append_value(g.game_id);
+        self.rules.append_value(&g.rules);
+        self.seed.append_value(g.seed);
+        self.start_jfen.append_value(&g.start_jfen);
+        for m in &g.moves {
+            self.moves.values().append_value(m);
+        }
+        self.moves.append(true);
+        self.result.append_value(&g.result);
+        self.termination.append_value(&g.termination);
+        self.plies.append_value(g.plies);
+        self.bot1.append_value(&g.bots[0]);
+        self.bot2.append_value(&g.bots[1]);
+        self.code_version.append_value(&g.code_version);
+        self.rows += 1;
+    }
+
     fn finish(&mut self) -> RecordBatch {
         self.rows = 0;
         let columns: Vec<ArrayRef> = vec![
@@ -293,6 +312,55 @@ fn properties(row_group: usize, plain: &[&str], no_stats: &[&str], metadata: &[(
     b.build()
 }
 
+/// The games file's writer properties (one place, so every games shard is written alike).
+fn games_properties(metadata: &[(String, String)]) -> WriterProperties {
+    properties(GAMES_ROW_GROUP, &["start_jfen", "seed"], &["moves.list.item"], metadata)
+}
+
+/// Finish a shard file written under `tmp`: its footer, a sync, its
+/// checksum record (durably, see [`crate::checksum`]), then the rename to `done`.
+fn seal(writer: ArrowWriter<Hashing<File>>, tmp: &Path, done: &Path) -> Result<(), SelfplayError> {
+    let (file, sum) = writer.into_inner().map_err(SelfplayError::parquet(tmp))?.into_parts();
+    file.sync_all().map_err(SelfplayError::io(tmp))?;
+    debug_assert_eq!(file.metadata().map(|m| m.len()).ok(), Some(sum.len), "every byte was hashed");
+    drop(file);
+    crate::checksum::write_checksum(done, sum)?;
+    std::fs::rename(tmp, done).map_err(SelfplayError::io(done))
+}
+
+/// Write `games` (rows as read back, or as imported from text records:
+/// every column kept as it is, in this order) as the complete shard
+/// `shard` of the `games/` dataset in the folder `games_dir`, exactly as a
+/// self-play shard is written: under its hidden temporary name, then its
+/// checksum record, then the rename. `metadata` goes to the footer. On an
+/// error the temporary file is removed. Returns the shard's path.
+pub fn write_games_shard(
+    games_dir: &Path,
+    shard: u64,
+    games: &[StoredGame],
+    metadata: &[(String, String)],
+) -> Result<PathBuf, SelfplayError> {
+    let tmp = games_dir.join(tmp_name(shard));
+    let done = games_dir.join(shard_name(shard));
+    let written = (|| {
+        let file = File::create(&tmp).map_err(SelfplayError::io(&tmp))?;
+        let mut writer = ArrowWriter::try_new(Hashing::new(file), games_schema(), Some(games_properties(metadata)))
+            .map_err(SelfplayError::parquet(&tmp))?;
+        for chunk in games.chunks(GAMES_BATCH) {
+            let mut b = GamesBuilder::new();
+            for g in chunk {
+                b.push_stored(g);
+            }
+            writer.write(&b.finish()).map_err(SelfplayError::parquet(&tmp))?;
+        }
+        seal(writer, &tmp, &done)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map(|()| done)
+}
+
 /// The two files of one shard being written under temporary names.
 pub(crate) struct ShardWriter {
     dir: PathBuf,
@@ -319,11 +387,7 @@ impl ShardWriter {
             let file = File::create(&path).map_err(SelfplayError::io(&path))?;
             ArrowWriter::try_new(Hashing::new(file), schema, Some(props)).map_err(SelfplayError::parquet(&path))
         };
-        let games = open(
-            GAMES_DIR,
-            games_schema(),
-            properties(GAMES_ROW_GROUP, &["start_jfen", "seed"], &["moves.list.item"], metadata),
-        )?;
+        let games = open(GAMES_DIR, games_schema(), games_properties(metadata))?;
         let samples = open(
             SAMPLES_DIR,
             samples_schema(),
@@ -384,13 +448,7 @@ impl ShardWriter {
         let ShardWriter { dir, shard, games, samples, .. } = self;
         for (sub, writer) in [(SAMPLES_DIR, samples), (GAMES_DIR, games)] {
             let tmp = dir.join(sub).join(tmp_name(shard));
-            let (file, sum) = writer.into_inner().map_err(SelfplayError::parquet(&tmp))?.into_parts();
-            file.sync_all().map_err(SelfplayError::io(&tmp))?;
-            debug_assert_eq!(file.metadata().map(|m| m.len()).ok(), Some(sum.len), "every byte was hashed");
-            drop(file);
-            let done = dir.join(sub).join(shard_name(shard));
-            crate::checksum::write_checksum(&done, sum)?;
-            std::fs::rename(&tmp, &done).map_err(SelfplayError::io(&done))?;
+            seal(writer, &tmp, &dir.join(sub).join(shard_name(shard)))?;
         }
         Ok(())
     }

@@ -32,6 +32,11 @@ pub struct Args {
     /// Re-running the same command resumes.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Also write every game as a text record (JGN, docs/records.md) to
+    /// FILE, in matchup then game order; rewritten (atomically) as each
+    /// matchup finishes.
+    #[arg(long, value_name = "FILE")]
+    pgnout: Option<PathBuf>,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -40,6 +45,55 @@ pub struct Args {
 pub fn threads(flag: Option<usize>) -> Result<usize> {
     let n = flag.unwrap_or_else(|| junqi_selfplay::workers(0));
     junqi_selfplay::limits::in_range("--threads", n, 1, junqi_selfplay::limits::MAX_THREADS).map_err(anyhow::Error::msg)
+}
+
+/// `--pgnout FILE`: the records of the finished matchups, in matchup then
+/// game order, written again (atomically) whenever more matchups are finished.
+struct PgnOut {
+    file: PathBuf,
+    /// The records of matchups `0..matchups`.
+    text: Vec<u8>,
+    matchups: usize,
+    /// The first error; the arena is then stopped and the command fails with it.
+    failed: Option<anyhow::Error>,
+}
+
+impl PgnOut {
+    fn new(file: &Path) -> Result<PgnOut> {
+        let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !dir.is_dir() || file.file_name().is_none() {
+            anyhow::bail!("--pgnout {}: no such directory to write it in", file.display());
+        }
+        Ok(PgnOut { file: file.to_path_buf(), text: Vec::new(), matchups: 0, failed: None })
+    }
+
+    /// Add the records of matchups `self.matchups..finished` (each game's
+    /// `Event` tag names its matchup directory) and write the file. False
+    /// after an error (kept in `failed`).
+    fn catch_up(&mut self, config: &ArenaConfig, out: &Path, finished: usize) -> bool {
+        if self.failed.is_some() || finished <= self.matchups {
+            return self.failed.is_none();
+        }
+        let written = (|| {
+            for k in self.matchups..finished {
+                let dir = config.matchup_dir(out, k);
+                let event = format!("arena {}", dir.file_name().unwrap_or_default().to_string_lossy());
+                super::export::write_records(&dir, Some(&event), None, &mut self.text)?;
+                self.matchups = k + 1;
+            }
+            super::export::write_atomically(&self.file, |w| {
+                w.write_all(&self.text)?;
+                Ok(0)
+            })
+        })();
+        match written {
+            Ok(_) => true,
+            Err(e) => {
+                self.failed = Some(e.context(format!("--pgnout {}", self.file.display())));
+                false
+            }
+        }
+    }
 }
 
 /// Turn an interrupted run into exit 130 with how to resume.
@@ -64,9 +118,28 @@ pub fn run(args: Args) -> Result<()> {
     // written under the same lock as the games.
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", &args.out.display()))?;
     let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let mut pgn = args.pgnout.as_deref().map(PgnOut::new).transpose()?;
     let live = Live::start(threads, config.total_games(), 0)?;
-    let report = run_arena(&config, &args.out, &live.options, |a, b| live.set_label(&format!("{a} vs {b}")));
+    let mut started = 0;
+    let report = run_arena(&config, &args.out, &live.options, |a, b| {
+        live.set_label(&format!("{a} vs {b}"));
+        // Matchups `0..started` are finished.
+        if let Some(p) = pgn.as_mut() {
+            if !p.catch_up(&config, &args.out, started) {
+                live.options.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        started += 1;
+    });
     live.finish();
+    if let Some(p) = pgn.as_mut() {
+        if report.is_ok() {
+            p.catch_up(&config, &args.out, config.matchups().len());
+        }
+        if let Some(e) = p.failed.take() {
+            return Err(e);
+        }
+    }
     let report = report.map_err(|e| interrupted(e, &args.out))?;
     let markdown = report.to_markdown();
     write_atomic(&args.out.join("results.json"), &serde_json::to_string_pretty(&report)?)?;

@@ -127,6 +127,9 @@ fn new_start(rules: &Rules, human: Seat, bot: &mut Player, rng: &mut GameRng) ->
             Deployment::random(colour, rng)
         } else {
             let d = bot.deploy(colour, rules, rng);
+            if let Some(reason) = bot.take_forfeit() {
+                bail!("bot `{}` could not deploy: {reason}", bot.name());
+            }
             if d.colour != colour {
                 bail!("bot `{}` deployed {:?} pieces when asked for {:?}", bot.name(), d.colour, colour);
             }
@@ -163,6 +166,10 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
         }
         if s.game.truth().turn() != s.human {
             let mv = s.bot.act(&s.game, &mut s.rng).action;
+            if let Some(reason) = s.bot.take_forfeit() {
+                writeln!(out, "the bot forfeits: {reason}")?;
+                break End::Over(Outcome::forfeit(s.game.truth().turn()));
+            }
             if !list.contains(mv) {
                 bail!("bot `{}` chose the illegal action {mv} at ply {}", s.bot.name(), s.game.truth().ply());
             }

@@ -1,0 +1,114 @@
+//! `junqi export`: the games of a `games/` dataset as text game records
+//! (JGN, PGN-like; see docs/records.md).
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The text formats `export` writes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    /// PGN-like game records (docs/records.md).
+    Jgn,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The text format.
+    #[arg(long, value_enum, default_value = "jgn")]
+    format: Format,
+    /// A directory holding games/ (a self-play run, an arena's matchup, an
+    /// import), or the games/ folder itself.
+    #[arg(long, value_name = "DIR")]
+    games: PathBuf,
+    /// Only this game id.
+    #[arg(long, value_name = "ID")]
+    game: Option<u64>,
+    /// Write to FILE (atomically: the whole text or nothing) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let Format::Jgn = args.format;
+    match &args.out {
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            write_records(&args.games, None, args.game, &mut out)?;
+            out.flush()?;
+        }
+        Some(path) => {
+            let n = write_atomically(path, |w| write_records(&args.games, None, args.game, w))?;
+            eprintln!("exported {n} game(s) to {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Write the record of every game of the dataset in `dir` (shard by shard,
+/// rows in order; only game `only` when given) to `out`, each with `event`
+/// as its `Event` tag. Returns the number of games written.
+pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &mut dyn Write) -> Result<u64> {
+    let games = junqi_selfplay::games_dir(dir);
+    let files = junqi_selfplay::shard_files(&games)?;
+    if files.is_empty() {
+        bail!("{} holds no games shards (shard-*.parquet)", games.display());
+    }
+    let (mut n, mut text) = (0, String::new());
+    for path in &files {
+        for g in junqi_selfplay::read_games_file(path)? {
+            if only.is_some_and(|id| id != g.game_id) {
+                continue;
+            }
+            text.clear();
+            junqi_selfplay::write_record(&mut text, &g, event).map_err(|why| {
+                anyhow!("{}: game {}: {why}, so it cannot be written as a record", path.display(), g.game_id)
+            })?;
+            out.write_all(text.as_bytes())?;
+            n += 1;
+        }
+    }
+    if let (Some(id), 0) = (only, n) {
+        bail!("game {id} is not in {}", games.display());
+    }
+    Ok(n)
+}
+
+/// Errors writing it name the file.
+struct Named<'a, W> {
+    inner: W,
+    path: &'a Path,
+}
+
+impl<W: Write> Write for Named<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let path = self.path;
+        self.inner.write(buf).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let path = self.path;
+        self.inner.flush().map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    }
+}
+
+/// Write `path` through a hidden temporary file beside it (`.NAME.tmp`),
+/// synced and then renamed over it, so that a reader only ever finds the
+/// old file or the whole new one; on an error the temporary file is removed.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<u64>) -> Result<u64> {
+    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file name", path.display()))?;
+    let tmp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
+    let written = (|| {
+        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        let mut out = BufWriter::new(Named { inner: file, path });
+        let n = write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?.inner;
+        file.sync_all().with_context(|| format!("{}", path.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+        Ok(n)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}

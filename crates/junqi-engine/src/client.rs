@@ -1,0 +1,396 @@
+//! `engine:cmd=PROGRAM ARGS,…`: any program speaking the protocol, as a bot.
+//!
+//! The bot starts its program on its first move (one process per game in
+//! flight, so engines run on all cores; a finished game's process waits for
+//! the next game of the same spec), hands it only its seat's information set
+//! as a `position` line,
+//! and waits for `bestmove` at most `timeout` milliseconds. A program that
+//! crashes, hangs past the timeout, reports an `error`, or answers with a
+//! malformed or illegal move forfeits the game (see
+//! [`junqi_bots::Agent::take_forfeit`]): the runner records a loss with
+//! termination `forfeit`, the reason goes to stderr, the process is killed,
+//! and a fresh one is started for the next game.
+
+use crate::knowledge::{decode_deployment, encode_position, encode_rules};
+use junqi_bots::{register_bot, Agent, BotSpec, BotSpecError, Decision, Player};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Rules, Seat};
+use rand::Rng;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The parameters of an `engine:` spec (besides `option.<name>`).
+pub const ENGINE_KEYS: [&str; 6] = ["cmd", "name", "timeout", "movetime", "sims", "tc"];
+
+/// Default time an engine gets for one answer (the handshake, a move, a deployment).
+const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// Make `engine:` specs buildable by [`junqi_bots::from_spec`].
+pub fn register_engine_bot() {
+    register_bot("engine", build_engine_bot);
+}
+
+fn build_engine_bot(spec: &BotSpec) -> Result<Player, BotSpecError> {
+    Ok(Player::Fair(Box::new(EngineBot::new(spec)?)))
+}
+
+/// How to run and drive one external engine.
+#[derive(Clone, Debug)]
+struct EngineConfig {
+    /// The spec as given, recorded with games.
+    spec: String,
+    program: String,
+    args: Vec<String>,
+    timeout: Duration,
+    movetime: Option<u64>,
+    sims: Option<u64>,
+    /// A clock per game: the starting time and the increment per move.
+    clock: Option<(Duration, Duration)>,
+    options: Vec<(String, String)>,
+}
+
+/// A running engine: its process, its stdin, and its stdout lines (read by a
+/// thread, so that waiting for an answer can time out).
+struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl EngineProcess {
+    fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
+        let mut child = Command::new(&config.program)
+            .args(&config.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", config.program))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut process = EngineProcess { child, stdin, lines };
+        process.send("junqi")?;
+        process.answer("junqiok", config.timeout)?;
+        for (name, value) in &config.options {
+            process.send(&format!("setoption name {name} value {value}"))?;
+        }
+        process.send("isready")?;
+        process.answer("readyok", config.timeout)?;
+        Ok(process)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(|e| self.died(&e.to_string()))
+    }
+
+    /// Why the engine stopped answering: its exit status when it has one.
+    fn died(&mut self, what: &str) -> String {
+        std::thread::sleep(Duration::from_millis(20));
+        match self.child.try_wait() {
+            Ok(Some(status)) => format!("the engine exited ({status})"),
+            _ => format!("the engine stopped talking ({what})"),
+        }
+    }
+
+    /// Lines up to the first that starts with `keyword` (returned last),
+    /// within `timeout`. An `error` line from the engine is a failure.
+    fn answer(&mut self, keyword: &str, timeout: Duration) -> Result<Vec<String>, String> {
+        let deadline = Instant::now() + timeout;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let first = line.split_whitespace().next().unwrap_or("");
+                    if first == "error" {
+                        return Err(format!("the engine answered `{line}`"));
+                    }
+                    let done = first == keyword;
+                    lines.push(line);
+                    if done {
+                        return Ok(lines);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("no `{keyword}` within {} ms", timeout.as_millis()))
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.died("end of output")),
+            }
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An external engine as a bot (see the module docs).
+pub struct EngineBot {
+    config: EngineConfig,
+    process: Option<EngineProcess>,
+    forfeit: Option<String>,
+    /// The seat and ply of the last position sent, to tell a new game.
+    last: Option<(Seat, u32)>,
+    /// Set by a deployment: the next move of this seat is in the game just started.
+    deployed: Option<Seat>,
+    /// Time left on this game's clock (with `tc`).
+    remaining: Duration,
+}
+
+/// `60+0.5`: a clock of 60 s plus 0.5 s a move.
+fn parse_clock(text: &str) -> Option<(Duration, Duration)> {
+    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+    let seconds =
+        |t: &str| t.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e7).map(Duration::from_secs_f64);
+    let base = seconds(base).filter(|b| !b.is_zero())?;
+    Some((base, seconds(inc)?))
+}
+
+/// Whether `program` can be started: a path that exists, or a name on `PATH`.
+fn findable(program: &str) -> bool {
+    if program.contains('/') {
+        return Path::new(program).is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+impl EngineBot {
+    /// Check an `engine:` spec; the program starts on the bot's first move.
+    pub fn new(spec: &BotSpec) -> Result<EngineBot, BotSpecError> {
+        let mut options = Vec::new();
+        for (k, v) in &spec.params {
+            if let Some(name) = k.strip_prefix("option.") {
+                if name.is_empty() {
+                    return Err(spec.bad(k, "an option needs a name: option.<name>=<value>"));
+                }
+                options.push((name.to_string(), v.clone()));
+            } else if !ENGINE_KEYS.contains(&k.as_str()) {
+                return Err(BotSpecError::UnknownParam {
+                    bot: spec.name.clone(),
+                    key: k.clone(),
+                    known: format!("{}, option.<name>", ENGINE_KEYS.join(", ")),
+                });
+            }
+        }
+        let cmd = spec.get("cmd").ok_or_else(|| spec.bad("cmd", "an engine needs cmd=<program> [arguments]"))?;
+        let mut words = cmd.split_whitespace().map(str::to_string);
+        let program = words.next().ok_or_else(|| spec.bad("cmd", "empty command"))?;
+        if !findable(&program) {
+            return Err(spec.bad("cmd", &format!("`{program}` is not a file, nor a program on PATH")));
+        }
+        let millis = |key: &str| -> Result<Option<u64>, BotSpecError> {
+            spec.get(key)
+                .map(|v| {
+                    v.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| spec.bad(key, "must be a positive integer"))
+                })
+                .transpose()
+        };
+        let timeout = Duration::from_millis(millis("timeout")?.unwrap_or(DEFAULT_TIMEOUT_MS));
+        let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let config = EngineConfig {
+            spec: format!("{}:{}", spec.name, params.join(",")),
+            program,
+            args: words.collect(),
+            timeout,
+            movetime: millis("movetime")?,
+            sims: millis("sims")?,
+            clock: spec
+                .get("tc")
+                .map(|tc| {
+                    parse_clock(tc).ok_or_else(|| spec.bad("tc", "expected <seconds>+<increment seconds>, e.g. 60+0.5"))
+                })
+                .transpose()?,
+            options,
+        };
+        let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
+        Ok(EngineBot { config, process: None, forfeit: None, last: None, deployed: None, remaining })
+    }
+
+    fn process(&mut self) -> Result<&mut EngineProcess, String> {
+        if self.process.is_none() {
+            self.process = Some(match take_idle(&self.config.spec) {
+                Some(process) => process,
+                None => EngineProcess::start(&self.config)?,
+            });
+        }
+        Ok(self.process.as_mut().expect("started above"))
+    }
+
+    fn newgame(&mut self, rules: &Rules, seat: Seat, rng: &mut GameRng) -> Result<(), String> {
+        let seed: u64 = rng.random();
+        if let Some((base, _)) = self.config.clock {
+            self.remaining = base;
+        }
+        let line = format!("newgame {} seat {} seed {seed}", encode_rules(rules), seat.number());
+        self.process()?.send(&line)
+    }
+
+    fn try_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Result<Decision, String> {
+        let (seat, ply) = (info.seat(), info.view().ply());
+        let continues = self.last.is_some_and(|(s, p)| s == seat && ply > p);
+        let just_deployed = self.deployed.take() == Some(seat);
+        if !continues && !just_deployed {
+            self.newgame(info.view().rules(), seat, rng)?;
+        }
+        self.last = Some((seat, ply));
+        let mut legal = MoveList::new();
+        info.legal_moves(&mut legal);
+        let legal_text: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
+        let mut go = String::from("go");
+        if let Some(n) = self.config.sims {
+            go.push_str(&format!(" sims {n}"));
+        }
+        if let Some(ms) = self.config.movetime {
+            go.push_str(&format!(" movetime {ms}"));
+        }
+        let mut timeout = self.config.timeout;
+        if let Some((_, inc)) = self.config.clock {
+            go.push_str(&format!(" time {} inc {}", self.remaining.as_millis(), inc.as_millis()));
+            timeout = timeout.min(self.remaining);
+        }
+        let process = self.process()?;
+        process.send(&format!("position {}", encode_position(info)))?;
+        process.send(&format!("legal {}", legal_text.join(" ")))?;
+        let started = Instant::now();
+        process.send(&go)?;
+        let lines = match process.answer("bestmove", timeout) {
+            Err(_) if self.config.clock.is_some() && started.elapsed() >= self.remaining => {
+                return Err(format!("lost on time at ply {ply}"));
+            }
+            other => other?,
+        };
+        if let Some((_, inc)) = self.config.clock {
+            self.remaining = self.remaining.saturating_sub(started.elapsed()) + inc;
+        }
+        let best = lines.last().expect("answer ends with its keyword");
+        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
+        let action: Move = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a move"))?;
+        if !legal.contains(action) {
+            return Err(format!("illegal move {action} at ply {ply}"));
+        }
+        // The last `info … value v` before the move, if any.
+        let value = lines.iter().rev().find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some("info"))
+                .then(|| words.skip_while(|&w| w != "value").nth(1).and_then(|v| v.parse::<f32>().ok()))
+                .flatten()
+        });
+        Ok(Decision { action, policy: vec![(action, 1.0)], value: value.map(|v| v.clamp(-1.0, 1.0)) })
+    }
+
+    fn try_deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Result<Deployment, String> {
+        let seat = if colour == rules.first_player.colour() { Seat::First } else { Seat::Second };
+        self.newgame(rules, seat, rng)?;
+        let timeout = self.config.timeout;
+        let process = self.process()?;
+        process.send("deploy")?;
+        let lines = process.answer("deployment", timeout)?;
+        let tokens: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
+        let d = decode_deployment(&tokens, colour).map_err(|e| format!("bad deployment: {e}"))?;
+        self.deployed = Some(seat);
+        self.last = None;
+        Ok(d)
+    }
+
+    /// Record why this game is lost and drop the process (a fresh one starts
+    /// for the next game).
+    fn fail(&mut self, reason: String) {
+        eprintln!("warning: {} forfeits the game: {reason}", self.config.spec);
+        self.forfeit = Some(reason);
+        self.process = None;
+        self.last = None;
+        self.deployed = None;
+    }
+}
+
+/// Engines between games: the runners build fresh bots for every game, and
+/// starting a process per game would cost more than the game (a `junqi`
+/// binary loads libtorch). A bot hands its healthy process back here when it
+/// is dropped, and the next bot of the same spec takes it; every game still
+/// begins with `newgame`. Idle processes end when `junqi` exits (their input
+/// closes).
+static IDLE: std::sync::Mutex<Vec<(String, EngineProcess)>> = std::sync::Mutex::new(Vec::new());
+
+/// At most this many idle engines are kept (more than any machine's cores).
+const MAX_IDLE: usize = 256;
+
+fn take_idle(spec: &str) -> Option<EngineProcess> {
+    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+    while let Some(i) = idle.iter().position(|(s, _)| s == spec) {
+        let (_, mut process) = idle.swap_remove(i);
+        if matches!(process.child.try_wait(), Ok(None)) {
+            return Some(process);
+        }
+    }
+    None
+}
+
+impl Drop for EngineBot {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.take() {
+            let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.len() < MAX_IDLE {
+                idle.push((self.config.spec.clone(), process));
+            }
+        }
+    }
+}
+
+impl Agent for EngineBot {
+    fn name(&self) -> String {
+        self.config.spec.clone()
+    }
+
+    fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
+        self.forfeit = None;
+        match self.try_act(info, rng) {
+            Ok(d) => d,
+            Err(reason) => {
+                self.fail(reason);
+                // Ignored by the runner, which ends the game on the forfeit.
+                let mut legal = MoveList::new();
+                info.legal_moves(&mut legal);
+                let action = legal.iter().next().copied().unwrap_or_else(|| "a1a1".parse().expect("a flip"));
+                Decision { action, policy: vec![(action, 1.0)], value: None }
+            }
+        }
+    }
+
+    fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
+        self.forfeit = None;
+        match self.try_deploy(colour, rules, rng) {
+            Ok(d) => d,
+            Err(reason) => {
+                self.fail(reason);
+                Deployment::random(colour, rng)
+            }
+        }
+    }
+
+    fn take_forfeit(&mut self) -> Option<String> {
+        self.forfeit.take()
+    }
+}

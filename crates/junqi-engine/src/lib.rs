@@ -1,0 +1,24 @@
+//! The junqi engine protocol (docs/protocol.md): a line-based text protocol
+//! on stdin/stdout, in the spirit of UCI but for a game of hidden
+//! information.
+//!
+//! * [`knowledge`]: what a seat knows, written as one `position` line and
+//!   read back into the same [`junqi_core::InfoSet`]; deployments and rules
+//!   as text.
+//! * [`server`]: `junqi engine --bot SPEC`, one of our bots behind the protocol.
+//! * [`client`]: the `engine:cmd=…` bot, any program speaking the protocol
+//!   as a seat in our matches; it forfeits the game when the program
+//!   crashes, hangs or answers with an illegal move.
+
+pub mod client;
+pub mod knowledge;
+pub mod server;
+
+pub use client::{register_engine_bot, EngineBot, ENGINE_KEYS};
+pub use knowledge::{
+    decode_deployment, decode_position, decode_rules, encode_deployment, encode_position, encode_rules, ProtocolError,
+};
+pub use server::serve;
+
+/// The protocol's version, sent in the handshake (`id protocol 1`).
+pub const PROTOCOL_VERSION: u32 = 1;

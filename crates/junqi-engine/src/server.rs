@@ -1,0 +1,288 @@
+//! `junqi engine --bot SPEC`: one of our bots behind the text protocol.
+//!
+//! Commands are read one line at a time and answered in order; a `go` is
+//! answered (with `bestmove`) before the next line is read, so `stop` has
+//! nothing to interrupt and is accepted silently. Every malformed or
+//! out-of-place command gets one `error …` line and changes nothing.
+
+use crate::knowledge::{decode_position, decode_rules, encode_deployment};
+use crate::PROTOCOL_VERSION;
+use junqi_bots::{from_spec, BotSpec, Player};
+use junqi_core::{rng_from_seed, GameRng, InfoSet, MoveList, Rules, Seat};
+use std::io::{BufRead, Read, Write};
+
+/// The engine's state between commands.
+struct Engine {
+    /// The bot spec, with `setoption` and `go sims` applied.
+    spec: BotSpec,
+    /// The player built from `spec` (rebuilt when the spec changes).
+    player: Option<Player>,
+    game: Option<GameState>,
+}
+
+struct GameState {
+    rules: Rules,
+    seat: Seat,
+    rng: GameRng,
+    info: Option<InfoSet>,
+}
+
+fn spec_text(spec: &BotSpec) -> String {
+    if spec.params.is_empty() {
+        return spec.name.clone();
+    }
+    let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{}:{}", spec.name, params.join(","))
+}
+
+/// Build the player for `spec`, refusing bots that read hidden information.
+fn build(spec: &BotSpec) -> Result<Player, String> {
+    let player = from_spec(&spec_text(spec)).map_err(|e| e.to_string())?;
+    if player.cheats() {
+        return Err(format!(
+            "bot `{}` reads hidden information, which an engine is never told; choose a fair bot",
+            player.name()
+        ));
+    }
+    Ok(player)
+}
+
+impl Engine {
+    fn player(&mut self) -> Result<&mut Player, String> {
+        if self.player.is_none() {
+            self.player = Some(build(&self.spec)?);
+        }
+        Ok(self.player.as_mut().expect("built above"))
+    }
+
+    /// Set one parameter of the bot spec, keeping the old spec if the bot
+    /// rejects the new one.
+    fn set_param(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut spec = self.spec.clone();
+        match spec.params.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value.to_string(),
+            None => spec.params.push((key.to_string(), value.to_string())),
+        }
+        if spec != self.spec {
+            let player = build(&spec)?;
+            self.spec = spec;
+            self.player = Some(player);
+        }
+        Ok(())
+    }
+
+    /// Answer one command line; `Ok(false)` after `quit`.
+    fn handle(&mut self, line: &str, out: &mut impl Write) -> std::io::Result<bool> {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, args)) = tokens.split_first() else { return Ok(true) };
+        let answer = match command {
+            "junqi" => Ok(self.handshake()),
+            "isready" => Ok(vec!["readyok".to_string()]),
+            "setoption" => self.setoption(args).map(|()| Vec::new()),
+            "newgame" => self.newgame(args).map(|()| Vec::new()),
+            "position" => self.position(line.trim_start()["position".len()..].trim()).map(|()| Vec::new()),
+            "go" => self.go(args),
+            "deploy" => self.deploy(),
+            // The host may list the legal moves for engines without a move
+            // generator; ours has one, so the list is only checked for form.
+            "legal" => args
+                .iter()
+                .try_for_each(|m| m.parse::<junqi_core::Move>().map(drop).map_err(|_| format!("legal: `{m}` is not a move")))
+                .map(|()| Vec::new()),
+            "stop" => Ok(Vec::new()),
+            "quit" => return Ok(false),
+            other => Err(format!(
+                "unknown command `{other}`; commands are junqi, isready, setoption, newgame, position, legal, go, deploy, stop, quit"
+            )),
+        };
+        match answer {
+            Ok(lines) => {
+                for l in lines {
+                    writeln!(out, "{l}")?;
+                }
+            }
+            Err(message) => writeln!(out, "error {}", message.replace('\n', " "))?,
+        }
+        out.flush()?;
+        Ok(true)
+    }
+
+    fn handshake(&mut self) -> Vec<String> {
+        let mut lines = vec![
+            format!("id name junqi {}", spec_text(&self.spec)),
+            "id author the junqi project".to_string(),
+            format!("id protocol {PROTOCOL_VERSION}"),
+            "option name spec type string".to_string(),
+        ];
+        for (k, v) in &self.spec.params {
+            lines.push(format!("option name {k} type string default {v}"));
+        }
+        lines.push("junqiok".to_string());
+        lines
+    }
+
+    /// `setoption name <key> value <value>`: `spec` replaces the whole bot
+    /// spec, any other key sets that parameter of the bot.
+    fn setoption(&mut self, args: &[&str]) -> Result<(), String> {
+        let usage = "usage: setoption name <key> value <value>";
+        let (["name", key], rest) = args.split_at(args.len().min(2)) else { return Err(usage.into()) };
+        let value = match rest {
+            ["value", value @ ..] if !value.is_empty() => value.join(" "),
+            _ => return Err(usage.into()),
+        };
+        if *key == "spec" {
+            let spec = BotSpec::parse(&value).map_err(|e| e.to_string())?;
+            let player = build(&spec)?;
+            self.spec = spec;
+            self.player = Some(player);
+            return Ok(());
+        }
+        self.set_param(key, &value)
+    }
+
+    /// `newgame <mode> seat <1|2> [seed <n>] [<option>=<value> …]`.
+    fn newgame(&mut self, args: &[&str]) -> Result<(), String> {
+        let usage = "usage: newgame <mode> seat <1|2> [seed <n>] [<option>=<value> ...]";
+        let mut seat = None;
+        let mut seed = 0u64;
+        let mut rules_tokens = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            match (args[i], args.get(i + 1)) {
+                ("seat", Some(&"1")) => seat = Some(Seat::First),
+                ("seat", Some(&"2")) => seat = Some(Seat::Second),
+                ("seat", _) => return Err(format!("seat must be 1 or 2; {usage}")),
+                ("seed", Some(n)) => seed = n.parse().map_err(|_| format!("seed `{n}` is not a number; {usage}"))?,
+                ("seed", None) => return Err(usage.into()),
+                (token, _) => {
+                    rules_tokens.push(token);
+                    i += 1;
+                    continue;
+                }
+            }
+            i += 2;
+        }
+        let seat = seat.ok_or_else(|| usage.to_string())?;
+        let rules = decode_rules(&rules_tokens).map_err(|e| format!("{e}; {usage}"))?;
+        // A fresh bot per game: nothing of the last game carries over.
+        self.player = Some(build(&self.spec)?);
+        self.game = Some(GameState { rules, seat, rng: rng_from_seed(seed), info: None });
+        Ok(())
+    }
+
+    fn position(&mut self, args: &str) -> Result<(), String> {
+        let game = self.game.as_mut().ok_or("position before newgame")?;
+        game.info = Some(decode_position(args, game.rules, game.seat).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    /// `go [sims <n>] [nodes <n>] [movetime <ms>] [time <ms>] [inc <ms>]`.
+    fn go(&mut self, args: &[&str]) -> Result<Vec<String>, String> {
+        let mut notes = Vec::new();
+        for pair in args.chunks(2) {
+            let [key, value] = pair else { return Err(format!("go: `{}` needs a value", pair[0])) };
+            let n: u64 = value.parse().map_err(|_| format!("go: {key} `{value}` is not a number"))?;
+            match *key {
+                "sims" | "nodes" => {
+                    if self.spec.name != "mcts" {
+                        notes.push(format!(
+                            "info string {key} ignored: bot `{}` has no simulation budget",
+                            self.spec.name
+                        ));
+                    } else {
+                        self.set_param("sims", &n.to_string())?;
+                    }
+                }
+                "movetime" | "time" | "inc" => {
+                    notes.push(format!("info string {key} ignored: the bot's budget is its simulation count"))
+                }
+                other => {
+                    return Err(format!("go: unknown limit `{other}`; limits are sims, nodes, movetime, time, inc"))
+                }
+            }
+        }
+        let game = self.game.as_ref().ok_or("go before newgame")?;
+        let info = game.info.as_ref().ok_or("go before position")?;
+        let mut legal = MoveList::new();
+        info.legal_moves(&mut legal);
+        if legal.is_empty() {
+            return Err(format!("go: seat {} has no move in this position", game.seat));
+        }
+        let info = info.clone();
+        let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
+        let started = std::time::Instant::now();
+        let decision = match self.player()? {
+            Player::Fair(agent) => agent.act(&info, &mut rng),
+            Player::Cheating(_) => unreachable!("build refuses cheating bots"),
+        };
+        self.game.as_mut().expect("checked").rng = rng;
+        let mut line = format!("info time {}", started.elapsed().as_millis());
+        if let Some(v) = decision.value {
+            line.push_str(&format!(" value {v:.4}"));
+        }
+        line.push_str(&format!(" pv {}", decision.action));
+        notes.push(line);
+        notes.push(format!("bestmove {}", decision.action));
+        Ok(notes)
+    }
+
+    /// `deploy`: the seat's 暗棋/明棋 deployment.
+    fn deploy(&mut self) -> Result<Vec<String>, String> {
+        let game = self.game.as_ref().ok_or("deploy before newgame")?;
+        if game.rules.mode == junqi_core::Mode::Fanqi {
+            return Err("deploy: fanqi positions are dealt, not deployed".into());
+        }
+        let first = game.rules.first_player.colour();
+        let colour = if game.seat == Seat::First { first } else { first.other() };
+        let rules = game.rules;
+        let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
+        let d = self.player()?.deploy(colour, &rules, &mut rng);
+        self.game.as_mut().expect("checked").rng = rng;
+        d.validate().map_err(|e| format!("deploy: the bot's deployment is illegal: {e}"))?;
+        Ok(vec![format!("deployment {}", encode_deployment(&d))])
+    }
+}
+
+/// Serve the protocol for bot `spec` on `input`/`output` until `quit` or the
+/// end of the input. Bad commands are answered with `error` lines; only an
+/// I/O error on the streams ends the loop early.
+pub fn serve(spec: &str, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
+    let spec = BotSpec::parse(spec).map_err(|e| e.to_string())?;
+    let player = build(&spec)?;
+    let mut engine = Engine { spec, player: Some(player), game: None };
+    let mut input = input;
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        // At most MAX_LINE bytes of a line are kept; a longer one is an error.
+        let read = (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
+        if read.map_err(|e| format!("reading commands: {e}"))? == 0 {
+            break;
+        }
+        let complete = bytes.ends_with(b"\n");
+        let reply = if !complete && bytes.len() > MAX_LINE {
+            // Skip the rest of the overlong line.
+            let mut rest = Vec::new();
+            input.read_until(b'\n', &mut rest).map_err(|e| format!("reading commands: {e}"))?;
+            Some(format!("error command longer than {MAX_LINE} bytes"))
+        } else {
+            match std::str::from_utf8(&bytes) {
+                Ok(line) => {
+                    let keep = engine.handle(line.trim_end_matches(['\n', '\r']), &mut output);
+                    if !keep.map_err(|e| format!("writing answers: {e}"))? {
+                        break;
+                    }
+                    None
+                }
+                Err(_) => Some("error command is not valid UTF-8".to_string()),
+            }
+        };
+        if let Some(reply) = reply {
+            writeln!(output, "{reply}").and_then(|()| output.flush()).map_err(|e| format!("writing answers: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The longest command line read (a `position` line is a few hundred bytes).
+const MAX_LINE: usize = 64 * 1024;
