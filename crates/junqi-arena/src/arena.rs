@@ -4,7 +4,7 @@ use crate::matchup::{matchup_config, play_matchup, GameResult};
 use crate::report::ArenaReport;
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_core::Rules;
-use junqi_selfplay::{RunOptions, Tally, Thinking};
+use junqi_selfplay::{Openings, RunOptions, Tally, Thinking};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -41,6 +41,9 @@ pub struct ArenaConfig {
     pub games_per_pair: u64,
     /// Every matchup plays the same seeds, so all bots meet the same deals.
     pub seed: u64,
+    /// Fixed openings every matchup plays in turn (absent: deals from the seeds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<Openings>,
 }
 
 /// The arena file's name inside the output directory.
@@ -65,9 +68,15 @@ impl ArenaConfig {
                 return Err(ArenaError::Config(format!("bot `{b}` is listed twice")));
             }
         }
-        let config = ArenaConfig { rules, bots, schedule, games_per_pair, seed };
+        let config = ArenaConfig { rules, bots, schedule, games_per_pair, seed, openings: None };
         matchup_config(rules, [&config.bots[0], &config.bots[1]], games_per_pair, seed)?;
         Ok(config)
+    }
+
+    /// Play every matchup from `openings` (see [`Openings`]).
+    pub fn with_openings(mut self, openings: Option<Openings>) -> ArenaConfig {
+        self.openings = openings;
+        self
     }
 
     /// The matchups as pairs of bot indices, in play order.
@@ -118,7 +127,8 @@ pub fn run_arena(
     let (mut games, mut notes) = (Vec::new(), Vec::new());
     for (k, &(i, j)) in config.matchups().iter().enumerate() {
         on_matchup(&config.bots[i], &config.bots[j]);
-        let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?;
+        let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?
+            .with_openings(config.openings.clone());
         let m = play_matchup(c, &config.matchup_dir(out, k), options)?;
         notes.extend(m.notes);
         games.push(MatchupGames {

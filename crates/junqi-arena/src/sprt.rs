@@ -28,6 +28,9 @@ pub struct SprtConfig {
     /// Stop without a decision after this many games.
     pub max_games: u64,
     pub seed: u64,
+    /// Fixed openings, taken in turn across the batches (absent: deals from the seeds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<junqi_selfplay::Openings>,
 }
 
 impl SprtConfig {
@@ -84,7 +87,10 @@ pub fn run_sprt(
     let mut notes = Vec::new();
     for batch in 0.. {
         let seed = game_seed(config.seed, batch);
-        let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?;
+        // Batch b continues the openings where batch b - 1 stopped.
+        let openings = config.openings.as_ref().map(|o| o.from_offset(o.offset + batch * config.batch_games / 2));
+        let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?
+            .with_openings(openings);
         let m = play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)?;
         notes.extend(m.notes);
         for (a, b) in pair_scores(&m.results, 0) {

@@ -357,3 +357,86 @@ fn play_against_an_external_engine() {
     let crashed = run(",option.misbehave=crash@1");
     assert!(crashed.contains("the bot forfeits") && crashed.contains("result: 0-1 (forfeit)"), "{crashed}");
 }
+
+/// `--openings FILE`: arena matchups and SPRT batches start their game pairs
+/// from the file's positions and seeds in turn (batch after batch).
+#[test]
+fn arena_and_sprt_play_an_openings_file_in_turn() {
+    let dir = temp_dir("openings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = Rules::preset(Mode::Fanqi);
+    let mut played = Game::new(Position::new_game(rules, 11));
+    let mut list = MoveList::new();
+    for _ in 0..6 {
+        played.truth().legal_moves(&mut list);
+        let first = list.iter().next().copied().unwrap();
+        played.play(first).unwrap();
+    }
+    let lines = [played.truth().to_jfen(), Position::new_game(rules, 12).to_jfen(), "987654321".to_string()];
+    let file = dir.join("openings.txt");
+    std::fs::write(&file, format!("# three openings\n{}\n\n{}\n{}\n", lines[0], lines[1], lines[2])).unwrap();
+    let from_seed = Position::new_game(rules, 987654321).to_jfen();
+    let expected = [lines[0].clone(), lines[1].clone(), from_seed];
+
+    let out = Command::new(JUNQI)
+        .args(["arena", "--bots", "greedy,random", "--games-per-pair", "6", "--out"])
+        .arg(dir.join("arena"))
+        .arg("--openings")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut games = stored_games(&dir.join("arena"));
+    games.sort_by_key(|g| g.game_id);
+    for g in &games {
+        assert_eq!(g.start_jfen, expected[(g.game_id / 2) as usize], "game {}", g.game_id);
+    }
+    replays(&dir.join("arena"));
+
+    let out = Command::new(JUNQI)
+        .args([
+            "sprt",
+            "--candidate",
+            "random",
+            "--baseline",
+            "greedy:epsilon=1",
+            "--batch-games",
+            "4",
+            "--max-games",
+            "8",
+        ])
+        .args(["--elo0", "0", "--elo1", "5", "--out"])
+        .arg(dir.join("sprt"))
+        .arg("--openings")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (batch, slots) in [(0, [0, 1]), (1, [2, 0])] {
+        let games_dir = dir.join("sprt").join("batches").join(format!("{batch:05}")).join("games");
+        let mut games: Vec<_> = junqi_selfplay::shard_files(&games_dir)
+            .unwrap()
+            .iter()
+            .flat_map(|s| junqi_selfplay::read_games_file(s).unwrap())
+            .collect();
+        games.sort_by_key(|g| g.game_id);
+        assert_eq!(games.len(), 4);
+        for g in &games {
+            assert_eq!(g.start_jfen, expected[slots[(g.game_id / 2) as usize]], "batch {batch} game {}", g.game_id);
+        }
+    }
+
+    // A bad line is one error naming the line.
+    std::fs::write(&file, "987\nnot a position\n").unwrap();
+    let out = Command::new(JUNQI)
+        .args(["arena", "--bots", "greedy,random", "--games-per-pair", "2", "--out"])
+        .arg(dir.join("bad"))
+        .arg("--openings")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("openings line 2") && err.lines().count() == 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

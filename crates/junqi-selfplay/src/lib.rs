@@ -199,6 +199,74 @@ pub struct Config {
     /// Resignation (off when absent; older runs have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resign: Option<Resign>,
+    /// Fixed openings (absent: every game's start comes from its seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<Openings>,
+}
+
+/// A list of openings that games start from, in turn: game `index` (its pair,
+/// when paired) takes entry `(offset + index) % len`. An entry is a start
+/// position in JFEN (the game starts there; no deal, no deployments) or a
+/// seed (the game is dealt or deployed from that seed instead of its own).
+/// The bots' own choices still come from each game's seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Openings {
+    pub lines: Vec<String>,
+    #[serde(default)]
+    pub offset: u64,
+}
+
+/// One entry of [`Openings`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opening {
+    Seed(u64),
+    Position(String),
+}
+
+impl Openings {
+    /// Parse an openings file: one JFEN position or one seed per line;
+    /// blank lines and lines starting with `#` are skipped. Every position is
+    /// checked against `rules`.
+    pub fn parse(text: &str, rules: &Rules) -> Result<Openings, SelfplayError> {
+        let mut lines = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let opening = Openings::entry(line);
+            if let Opening::Position(jfen) = &opening {
+                let pos = junqi_core::Position::from_jfen(jfen, *rules)
+                    .map_err(|e| SelfplayError::Config(format!("openings line {}: {e}", n + 1)))?;
+                let mut moves = junqi_core::MoveList::new();
+                pos.legal_moves(&mut moves);
+                if pos.outcome_given(moves.len()).is_some() {
+                    return Err(SelfplayError::Config(format!("openings line {}: the game is already over", n + 1)));
+                }
+            }
+            lines.push(line.to_string());
+        }
+        if lines.is_empty() {
+            return Err(SelfplayError::Config("the openings file has no opening (one JFEN or seed per line)".into()));
+        }
+        Ok(Openings { lines, offset: 0 })
+    }
+    fn entry(line: &str) -> Opening {
+        match line.parse::<u64>() {
+            Ok(seed) => Opening::Seed(seed),
+            Err(_) => Opening::Position(line.to_string()),
+        }
+    }
+    /// The same list, starting `offset` entries further on.
+    pub fn from_offset(&self, offset: u64) -> Openings {
+        Openings { lines: self.lines.clone(), offset }
+    }
+    /// The opening of slot `slot` (a game, or a pair of games).
+    pub fn get(&self, slot: u64) -> Opening {
+        let n = self.lines.len() as u64;
+        Openings::entry(&self.lines[((self.offset % n + slot % n) % n) as usize])
+    }
 }
 
 impl Config {
@@ -217,7 +285,13 @@ impl Config {
             shard_games: default_shard_games(games),
             observation: ObservationFormat::default(),
             resign: None,
+            openings: None,
         })
+    }
+    /// Start games from `openings` in turn (see [`Openings`]).
+    pub fn with_openings(mut self, openings: Option<Openings>) -> Config {
+        self.openings = openings;
+        self
     }
     pub fn with_samples(mut self, samples: SamplesPerGame) -> Config {
         self.samples_per_game = samples;
@@ -256,7 +330,20 @@ impl Config {
     /// The seed game `index` is played from: [`game_seed`] of the index, or
     /// of the pair's index when games are paired.
     pub fn seed_of(&self, index: u64) -> u64 {
-        game_seed(self.seed, if self.paired { index / 2 } else { index })
+        game_seed(self.seed, self.slot(index))
+    }
+    /// A game's slot: its pair's index when paired, else its own.
+    fn slot(&self, index: u64) -> u64 {
+        if self.paired {
+            index / 2
+        } else {
+            index
+        }
+    }
+    /// Game `index`'s entry of the openings (`None` without openings: the
+    /// game is dealt or deployed from [`Config::seed_of`]).
+    pub fn opening_of(&self, index: u64) -> Option<Opening> {
+        self.openings.as_ref().map(|o| o.get(self.slot(index)))
     }
     /// Which player (index into `bots`) sits in seat 1 in game `index`.
     pub fn seat1_player(&self, index: u64) -> usize {
@@ -288,6 +375,10 @@ impl Config {
         }
         if let Some(r) = &self.resign {
             r.check().map_err(SelfplayError::Config)?;
+        }
+        if let Some(o) = &self.openings {
+            // The same checks as when the file was read (a run.json may be edited).
+            Openings::parse(&o.lines.join("\n"), &self.rules)?;
         }
         for b in &self.bots {
             junqi_bots::from_spec(b)?;
@@ -356,6 +447,27 @@ impl SelfplayError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn openings_parse_skip_comments_and_cycle_from_an_offset() {
+        let rules = Rules::default();
+        let start = junqi_core::Position::new_game(rules, 3).to_jfen();
+        let o = Openings::parse(&format!("# comment\n\n 42 \n{start}\n"), &rules).unwrap();
+        assert_eq!(o.lines.len(), 2);
+        assert_eq!(o.get(0), Opening::Seed(42));
+        assert_eq!(o.get(1), Opening::Position(start.clone()));
+        assert_eq!(o.get(2), Opening::Seed(42));
+        assert_eq!(o.from_offset(3).get(0), Opening::Position(start));
+        assert_eq!(o.from_offset(u64::MAX).get(u64::MAX), o.get((u64::MAX % 2) * 2));
+        for (text, mentions) in [("", "no opening"), ("# only\n", "no opening"), ("1\nnonsense\n", "line 2")] {
+            let err = Openings::parse(text, &rules).unwrap_err().to_string();
+            assert!(err.contains(mentions), "{text:?}: {err}");
+        }
+        let c = Config::new(rules, 4, ["random", "random"], 1).unwrap().with_pairs(true).with_openings(Some(o));
+        assert_eq!(c.opening_of(0), c.opening_of(1));
+        assert_ne!(c.opening_of(1), c.opening_of(2));
+        assert!(Config::new(rules, 4, ["random", "random"], 1).unwrap().opening_of(0).is_none());
+    }
 
     #[test]
     fn game_seeds_are_distinct_and_fixed() {

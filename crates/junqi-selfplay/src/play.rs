@@ -1,7 +1,7 @@
 //! One game between two agents, with its sampled positions.
 
 use crate::resign::ResignWatch;
-use crate::{Resign, SamplesPerGame, SelfplayError};
+use crate::{Opening, Resign, SamplesPerGame, SelfplayError};
 use junqi_bots::{Decision, Player};
 use junqi_core::{
     rng_from_seed, Colour, Deployment, Game, GameRng, InfoSet, Mode, Move, MoveList, Outcome, Position, Rules, Seat,
@@ -242,13 +242,37 @@ impl GameInFlight {
         game_id: u64,
         seed: u64,
         samples: SamplesPerGame,
+        buf: GameBuffers,
+    ) -> Result<GameInFlight, SelfplayError> {
+        GameInFlight::start_at(rules, agents, game_id, seed, None, samples, buf)
+    }
+
+    /// [`GameInFlight::start`] from an opening: a fixed start position, or
+    /// the deal or deployments of another seed than the game's own (which
+    /// still drives the bots' choices and the sampling).
+    pub fn start_at(
+        rules: &Rules,
+        agents: [&mut Player; 2],
+        game_id: u64,
+        seed: u64,
+        opening: Option<&Opening>,
+        samples: SamplesPerGame,
         mut buf: GameBuffers,
     ) -> Result<GameInFlight, SelfplayError> {
-        let mut rng = rng_from_seed(seed);
+        let deal_seed = match opening {
+            Some(Opening::Seed(s)) => *s,
+            _ => seed,
+        };
+        let mut rng = rng_from_seed(deal_seed);
         let sample_rng = rng_from_seed(sample_seed(seed));
         let names = [agents[0].name(), agents[1].name()];
         let mut forfeited: Option<Seat> = None;
         let start = match rules.mode {
+            _ if matches!(opening, Some(Opening::Position(_))) => {
+                let Some(Opening::Position(jfen)) = opening else { unreachable!("matched above") };
+                Position::from_jfen(jfen, *rules)
+                    .map_err(|e| SelfplayError::Config(format!("opening `{jfen}`: {e}")))?
+            }
             junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
             _ => {
                 let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
@@ -257,7 +281,7 @@ impl GameInFlight {
                     let colour = if seat == Seat::First { seat1 } else { seat1.other() };
                     // Each seat deploys from its own stream of the seed, so the two
                     // games of a pair give each seat the same draws whatever the bots.
-                    let mut deploy_rng = rng_from_seed(deployment_seed(seed, seat));
+                    let mut deploy_rng = rng_from_seed(deployment_seed(deal_seed, seat));
                     let mut d = agents[i].deploy(colour, rules, &mut deploy_rng);
                     if agents[i].take_forfeit().is_some() {
                         // The game is lost before its first move; a random legal

@@ -664,8 +664,17 @@ impl Plan {
                 }
                 let [s1, s2] = &mut seats;
                 let buf = spare.pop().unwrap_or_default();
-                let game = GameInFlight::start(&c.rules, [s1, s2], index, c.seed_of(index), c.samples_per_game, buf)?
-                    .with_resign(c.resign);
+                let opening = c.opening_of(index);
+                let game = GameInFlight::start_at(
+                    &c.rules,
+                    [s1, s2],
+                    index,
+                    c.seed_of(index),
+                    opening.as_ref(),
+                    c.samples_per_game,
+                    buf,
+                )?
+                .with_resign(c.resign);
                 if game.is_finished() {
                     finished_games.insert(index, game.finish());
                 } else {

@@ -1052,6 +1052,7 @@ pub fn sprt_gate(
         batch_games,
         max_games: gate.max_games,
         seed,
+        openings: None,
     };
     let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| arena_error(e, dir))?;
     let s = &outcome.summary;

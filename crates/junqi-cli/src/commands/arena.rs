@@ -37,6 +37,10 @@ pub struct Args {
     /// matchup finishes.
     #[arg(long, value_name = "FILE")]
     pgnout: Option<PathBuf>,
+    /// Start the games from these openings in turn, every matchup the same
+    /// (one JFEN position or one deal seed per line; `#` comments).
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -112,7 +116,8 @@ pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
     let bots = junqi_bots::split_bot_list(&args.bots);
-    let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?;
+    let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?
+        .with_openings(read_openings(args.openings.as_deref(), &rules)?);
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
@@ -148,4 +153,16 @@ pub fn run(args: Args) -> Result<()> {
     writeln!(out, "{markdown}")?;
     writeln!(out, "written: {} and results.md", args.out.join("results.json").display())?;
     Ok(())
+}
+
+/// `--openings FILE`: the openings, each position checked against `rules`.
+pub fn read_openings(
+    path: Option<&std::path::Path>,
+    rules: &junqi_core::Rules,
+) -> Result<Option<junqi_selfplay::Openings>> {
+    let Some(path) = path else { return Ok(None) };
+    let text = junqi_core::read_text(path).with_context(|| format!("--openings {}", path.display()))?;
+    let openings =
+        junqi_selfplay::Openings::parse(&text, rules).with_context(|| format!("--openings {}", path.display()))?;
+    Ok(Some(openings))
 }

@@ -13,11 +13,12 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The bot under test, e.g. `mcts:sims=400`.
-    #[arg(long, required_unless_present = "penta")]
+    /// The bot under test, e.g. `mcts:sims=400`, or a build behind the engine
+    /// protocol: `engine:cmd=./target/release/junqi engine --bot mcts:800`.
+    #[arg(long, visible_alias = "test", required_unless_present = "penta")]
     candidate: Option<String>,
     /// The bot it must beat.
-    #[arg(long, required_unless_present = "penta")]
+    #[arg(long, visible_alias = "base", required_unless_present = "penta")]
     baseline: Option<String>,
     /// H0: the candidate's normalized Elo is elo0.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
@@ -49,6 +50,10 @@ pub struct Args {
     /// Output directory: sprt.json, batches/*/games/*.parquet, result.json. Re-running the same command resumes.
     #[arg(long, value_name = "DIR", required_unless_present = "penta")]
     out: Option<PathBuf>,
+    /// Start the games from these openings in turn (one JFEN position or one
+    /// deal seed per line; `#` comments), so two builds meet the same openings.
+    #[arg(long, value_name = "FILE", conflicts_with = "penta")]
+    openings: Option<PathBuf>,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -76,8 +81,9 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--candidate, --baseline and --out are needed to play (or give --penta)")
     };
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
+    let rules = args.rules.resolve(mode)?;
     let config = SprtConfig {
-        rules: args.rules.resolve(mode)?,
+        rules,
         candidate: junqi_bots::from_spec(candidate)?.name(),
         baseline: junqi_bots::from_spec(baseline)?.name(),
         elo0: args.elo0,
@@ -87,6 +93,7 @@ pub fn run(args: Args) -> Result<()> {
         batch_games: args.batch_games,
         max_games: args.max_games,
         seed: args.seed,
+        openings: crate::commands::arena::read_openings(args.openings.as_deref(), &rules)?,
     };
     config.check()?;
     let threads = threads(args.threads)?;
