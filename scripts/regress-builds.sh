@@ -22,6 +22,7 @@
 #   ELO0 [-20] ELO1 [0]   SPRT bounds (normalized Elo); ALPHA [0.05] BETA [0.05]
 #   BATCH [64]            games per batch;  MAX_GAMES [20000];  SEED [0]
 #   THREADS []            worker threads (default: all cores)
+#   OPENINGS []           an openings file (one JFEN or deal seed per line)
 #   FEATURES [--no-default-features]   cargo features of both builds (net
 #                         bots need the default `torch` feature)
 #   TEST_PATCH []         a patch applied to the test revision before building
@@ -55,7 +56,9 @@ base_id=$(git rev-parse --verify --short "$base_rev^{commit}")
 if [ -n "$test_rev" ]; then
     test_id=$(git rev-parse --verify --short "$test_rev^{commit}")
 else
-    test_id="worktree"
+    # The working tree's state, so that a later edit is a new test, not a
+    # resume of this one with another binary.
+    test_id="worktree-$( (git rev-parse HEAD; git diff HEAD; git ls-files --others --exclude-standard | xargs -r cat) | sha1sum | cut -c1-10)"
 fi
 label=$base_id-$test_id${patch:+-$(basename "$patch" .patch)}
 
@@ -78,9 +81,11 @@ build() {
     # shellcheck disable=SC2086
     cargo build --release --locked -p junqi $features --manifest-path "$src/Cargo.toml" \
         --target-dir "$work/target-$name" >&2
-    mkdir -p "$work/bin-$name"
-    cp "$work/target-$name/release/junqi" "$work/bin-$name/junqi"
-    echo "$work/bin-$name/junqi"
+    # One binary per build label: an SPRT resumed later finds the same builds.
+    local bin=$work/bin-$label/$name
+    mkdir -p "$bin"
+    cp "$work/target-$name/release/junqi" "$bin/junqi"
+    echo "$bin/junqi"
 }
 
 base_bin=$(build base "$base_id" "")
@@ -97,7 +102,7 @@ out=${OUT:-$work/sprt-$label}
     --rules "$rules" --elo0 "${ELO0:--20}" --elo1 "${ELO1:-0}" \
     --alpha "${ALPHA:-0.05}" --beta "${BETA:-0.05}" \
     --batch-games "${BATCH:-64}" --max-games "${MAX_GAMES:-20000}" --seed "${SEED:-0}" \
-    ${THREADS:+--threads "$THREADS"} --out "$out"
+    ${THREADS:+--threads "$THREADS"} ${OPENINGS:+--openings "$OPENINGS"} --out "$out"
 
 decision=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["decision"])' "$out/result.json")
 echo "result: $out/result.json ($decision)"

@@ -266,24 +266,35 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
     let spec = format!("engine:cmd=python3 {},option.log={}", python_engine(), log.display());
     let out = arena("anqi", &format!("{spec},greedy"), 4, &dir.join("arena"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut fair: HashSet<String> = HashSet::new();
+    // Per seat: every information set that seat had at some ply.
+    let mut fair: [HashSet<String>; 2] = [HashSet::new(), HashSet::new()];
     for g in stored_games(&dir.join("arena")) {
         let rules: Rules = serde_json::from_str(&g.rules).unwrap();
         let mut game = Game::new(Position::from_jfen(&g.start_jfen, rules).unwrap());
         for mv in &g.moves {
             for seat in Seat::BOTH {
-                fair.insert(encode_position(game.infoset(seat)));
+                fair[seat.index()].insert(encode_position(game.infoset(seat)));
             }
             game.play(mv.parse().unwrap()).unwrap();
         }
     }
     let input = std::fs::read_to_string(&log).unwrap();
-    let positions: Vec<&str> = input.lines().filter_map(|l| l.strip_prefix("position ")).collect();
-    assert!(positions.len() > 20, "{} positions", positions.len());
-    for p in &positions {
-        assert!(fair.contains(*p), "the engine was told `{p}`, no seat's information set");
-        assert!(p.contains('?'), "enemy kinds are unknown at every ply: `{p}`");
+    // The seat of each position is the one of the `newgame` before it.
+    let mut seat = None;
+    let mut positions = 0;
+    for line in input.lines() {
+        if line.starts_with("newgame ") {
+            seat = line.split_whitespace().skip_while(|&w| w != "seat").nth(1).map(|n| n.parse::<usize>().unwrap() - 1);
+        }
+        if let Some(p) = line.strip_prefix("position ") {
+            let s = seat.expect("a newgame before every position");
+            assert!(fair[s].contains(p), "seat {} was told `{p}`, not its own information set", s + 1);
+            assert!(!fair[1 - s].contains(p), "seat {} was told the other seat's information set `{p}`", s + 1);
+            assert!(p.contains('?'), "enemy kinds are unknown at every ply: `{p}`");
+            positions += 1;
+        }
     }
+    assert!(positions > 20, "{positions} positions");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -294,13 +305,15 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
 fn failing_engines_forfeit_and_the_match_goes_on() {
     for (misbehave, reason) in [
         ("crash@3", "exited"),
-        ("hang@2", "no `bestmove` within 400 ms"),
+        ("hang@2,timeout=400", "no `bestmove` within 400 ms"),
         ("illegal@2", "illegal move a1a12"),
         ("garbage@2", "not a move"),
         ("slow@1,tc=0.5+0.05", "lost on time"),
     ] {
         let dir = temp_dir(&format!("forfeit-{}", &misbehave[..4]));
-        let spec = format!("engine:cmd=python3 {},timeout=400,option.misbehave={misbehave}", python_engine());
+        // A generous timeout except where the hang is the point: a loaded
+        // machine must not turn a crash into a timeout.
+        let spec = format!("engine:cmd=python3 {},option.misbehave={misbehave}", python_engine());
         let out = arena("fanqi", &format!("{spec},random"), 4, &dir);
         assert!(out.status.success(), "{misbehave}: {}", String::from_utf8_lossy(&out.stderr));
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -313,6 +326,15 @@ fn failing_engines_forfeit_and_the_match_goes_on() {
             assert_ne!(g.result, engine_won, "{misbehave}: the engine won a forfeit");
             assert_ne!(g.result, "1/2-1/2");
         }
+        // Each forfeit's reason is recorded in its games file's footer.
+        let mut reasons = std::collections::BTreeMap::new();
+        for matchup in std::fs::read_dir(dir.join("matchups")).unwrap() {
+            for shard in junqi_selfplay::shard_files(&matchup.unwrap().path().join("games")).unwrap() {
+                reasons.extend(junqi_selfplay::read_forfeits(&shard).unwrap());
+            }
+        }
+        assert_eq!(reasons.len(), games.len(), "{misbehave}: {reasons:?}");
+        assert!(reasons.values().all(|r| r.contains(reason)), "{misbehave}: {reasons:?}");
         replays(&dir);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -321,11 +343,14 @@ fn failing_engines_forfeit_and_the_match_goes_on() {
 #[test]
 fn engine_specs_are_checked_before_any_game() {
     let dir = temp_dir("badspec");
+    let bogus_option = format!("engine:cmd=python3 {},option.bogus=1,random", python_engine());
     for (bots, mentions) in [
         ("engine:cmd=/no/such/engine,random", "not a file"),
         ("engine:name=x,random", "cmd"),
         ("engine:cmd=python3,timeout=0,random", "timeout"),
         ("engine:cmd=python3,color=red,random", "color"),
+        (bogus_option.as_str(), "does not start"),
+        ("engine:cmd=true,random", "does not start"),
     ] {
         let out = arena("fanqi", bots, 2, &dir);
         assert_eq!(out.status.code(), Some(2), "{bots}");
@@ -439,4 +464,18 @@ fn arena_and_sprt_play_an_openings_file_in_turn() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("openings line 2") && err.lines().count() == 1, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `scripts/regress-builds.sh` parses, and without arguments prints its usage
+/// and exits 2 (building two revisions is too slow for the test suite; the
+/// BENCHMARKS runs exercise it).
+#[test]
+fn regress_builds_script_parses_and_explains_itself() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/regress-builds.sh");
+    let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    let usage = Command::new("bash").arg(&script).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&usage.stderr);
+    assert!(text.contains("BASE_REV") && text.contains("TEST_PATCH"), "{text}");
 }

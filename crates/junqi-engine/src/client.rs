@@ -15,7 +15,7 @@ use crate::knowledge::{decode_deployment, encode_position, encode_rules};
 use junqi_bots::{register_bot, Agent, BotSpec, BotSpecError, Decision, Player};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Rules, Seat};
 use rand::Rng;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -26,6 +26,8 @@ pub const ENGINE_KEYS: [&str; 6] = ["cmd", "name", "timeout", "movetime", "sims"
 
 /// Default time an engine gets for one answer (the handshake, a move, a deployment).
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// What a `movetime` move may overrun before it forfeits (pipes, start-up, scheduling).
+const MOVETIME_GRACE: Duration = Duration::from_secs(1);
 
 /// Make `engine:` specs buildable by [`junqi_bots::from_spec`].
 pub fn register_engine_bot() {
@@ -44,6 +46,8 @@ struct EngineConfig {
     program: String,
     args: Vec<String>,
     timeout: Duration,
+    /// `timeout` when the spec gave one (it then also caps `movetime` and `tc` moves).
+    explicit_timeout: Option<Duration>,
     movetime: Option<u64>,
     sims: Option<u64>,
     /// A clock per game: the starting time and the increment per move.
@@ -59,21 +63,39 @@ struct EngineProcess {
     lines: Receiver<String>,
 }
 
+/// The longest line read from an engine (longer ones are cut into pieces,
+/// which are not valid answers).
+const MAX_LINE: usize = 64 * 1024;
+/// Lines read ahead of the host.
+const MAX_PENDING: usize = 1024;
+
 impl EngineProcess {
     fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new(&config.program)
             .args(&config.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            // A group of its own (see the Cargo.toml note on libc).
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.program))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = std::sync::mpsc::channel();
+        // Bounded both ways: a line of at most MAX_LINE bytes, and at most
+        // MAX_PENDING lines waiting, so a flooding engine cannot exhaust memory.
+        let (tx, lines) = std::sync::mpsc::sync_channel(MAX_PENDING);
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            let mut reader = BufReader::new(stdout);
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&bytes).trim_end_matches(['\n', '\r']).to_string();
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -81,13 +103,22 @@ impl EngineProcess {
         });
         let mut process = EngineProcess { child, stdin, lines };
         process.send("junqi")?;
-        process.answer("junqiok", config.timeout)?;
+        // Starting may take longer than a move (a `junqi` binary loads
+        // libtorch, an engine its net): the handshake gets at least 30 s.
+        let start_timeout = config.timeout.max(Duration::from_millis(DEFAULT_TIMEOUT_MS));
+        process.answer("junqiok", start_timeout)?;
         for (name, value) in &config.options {
             process.send(&format!("setoption name {name} value {value}"))?;
         }
         process.send("isready")?;
-        process.answer("readyok", config.timeout)?;
+        process.answer("readyok", start_timeout)?;
         Ok(process)
+    }
+
+    /// Drop output nobody asked for (lines an engine printed after its last
+    /// answer), so that it cannot pass for the answer to the next request.
+    fn drain(&mut self) {
+        while self.lines.try_recv().is_ok() {}
     }
 
     fn send(&mut self, line: &str) -> Result<(), String> {
@@ -141,6 +172,13 @@ impl Drop for EngineProcess {
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));
+        }
+        // The whole group: a wrapper script's children too.
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process group only.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -208,13 +246,15 @@ impl EngineBot {
                 })
                 .transpose()
         };
-        let timeout = Duration::from_millis(millis("timeout")?.unwrap_or(DEFAULT_TIMEOUT_MS));
+        let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
+        let timeout = explicit_timeout.unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
         let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let config = EngineConfig {
             spec: format!("{}:{}", spec.name, params.join(",")),
             program,
             args: words.collect(),
             timeout,
+            explicit_timeout,
             movetime: millis("movetime")?,
             sims: millis("sims")?,
             clock: spec
@@ -225,6 +265,7 @@ impl EngineBot {
                 .transpose()?,
             options,
         };
+        probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
         let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
         Ok(EngineBot { config, process: None, forfeit: None, last: None, deployed: None, remaining })
     }
@@ -266,12 +307,22 @@ impl EngineBot {
         if let Some(ms) = self.config.movetime {
             go.push_str(&format!(" movetime {ms}"));
         }
+        // How long the answer may take: the move's time plus a grace second
+        // with `movetime`, what is left on the clock with `tc`, else `timeout`
+        // (which, when given, caps the other two as well).
         let mut timeout = self.config.timeout;
+        if let Some(ms) = self.config.movetime {
+            timeout = Duration::from_millis(ms) + MOVETIME_GRACE;
+        }
         if let Some((_, inc)) = self.config.clock {
             go.push_str(&format!(" time {} inc {}", self.remaining.as_millis(), inc.as_millis()));
-            timeout = timeout.min(self.remaining);
+            timeout = if self.config.movetime.is_some() { timeout.min(self.remaining) } else { self.remaining };
+        }
+        if let Some(cap) = self.config.explicit_timeout {
+            timeout = timeout.min(cap);
         }
         let process = self.process()?;
+        process.drain();
         process.send(&format!("position {}", encode_position(info)))?;
         process.send(&format!("legal {}", legal_text.join(" ")))?;
         let started = Instant::now();
@@ -298,7 +349,8 @@ impl EngineBot {
                 .then(|| words.skip_while(|&w| w != "value").nth(1).and_then(|v| v.parse::<f32>().ok()))
                 .flatten()
         });
-        Ok(Decision { action, policy: vec![(action, 1.0)], value: value.map(|v| v.clamp(-1.0, 1.0)) })
+        let value = value.filter(|v| v.is_finite()).map(|v| v.clamp(-1.0, 1.0));
+        Ok(Decision { action, policy: vec![(action, 1.0)], value })
     }
 
     fn try_deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Result<Deployment, String> {
@@ -306,6 +358,7 @@ impl EngineBot {
         self.newgame(rules, seat, rng)?;
         let timeout = self.config.timeout;
         let process = self.process()?;
+        process.drain();
         process.send("deploy")?;
         let lines = process.answer("deployment", timeout)?;
         let tokens: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
@@ -336,6 +389,22 @@ static IDLE: std::sync::Mutex<Vec<(String, EngineProcess)>> = std::sync::Mutex::
 
 /// At most this many idle engines are kept (more than any machine's cores).
 const MAX_IDLE: usize = 256;
+
+/// Specs whose engine has started (and answered the handshake) in this process.
+static STARTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Start the engine of a spec once, so that a command that runs but is no
+/// engine (or rejects an `option.`) is refused before any game instead of
+/// forfeiting every one. The process then waits in the pool for the first game.
+fn probe(config: &EngineConfig) -> Result<(), String> {
+    if STARTED.lock().unwrap_or_else(|e| e.into_inner()).contains(&config.spec) {
+        return Ok(());
+    }
+    let process = EngineProcess::start(config)?;
+    IDLE.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), process));
+    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push(config.spec.clone());
+    Ok(())
+}
 
 fn take_idle(spec: &str) -> Option<EngineProcess> {
     let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());

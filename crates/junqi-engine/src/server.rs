@@ -172,6 +172,8 @@ impl Engine {
 
     fn position(&mut self, args: &str) -> Result<(), String> {
         let game = self.game.as_mut().ok_or("position before newgame")?;
+        // A rejected position leaves none: a `go` must not answer for the last one.
+        game.info = None;
         game.info = Some(decode_position(args, game.rules, game.seat).map_err(|e| e.to_string())?);
         Ok(())
     }
@@ -179,6 +181,7 @@ impl Engine {
     /// `go [sims <n>] [nodes <n>] [movetime <ms>] [time <ms>] [inc <ms>]`.
     fn go(&mut self, args: &[&str]) -> Result<Vec<String>, String> {
         let mut notes = Vec::new();
+        let mut sims = None;
         for pair in args.chunks(2) {
             let [key, value] = pair else { return Err(format!("go: `{}` needs a value", pair[0])) };
             let n: u64 = value.parse().map_err(|_| format!("go: {key} `{value}` is not a number"))?;
@@ -190,7 +193,7 @@ impl Engine {
                             self.spec.name
                         ));
                     } else {
-                        self.set_param("sims", &n.to_string())?;
+                        sims = Some(n);
                     }
                 }
                 "movetime" | "time" | "inc" => {
@@ -209,6 +212,10 @@ impl Engine {
             return Err(format!("go: seat {} has no move in this position", game.seat));
         }
         let info = info.clone();
+        // Only a `go` that will be answered changes the budget.
+        if let Some(n) = sims {
+            self.set_param("sims", &n.to_string())?;
+        }
         let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
         let started = std::time::Instant::now();
         let decision = match self.player()? {

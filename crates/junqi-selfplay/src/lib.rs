@@ -59,13 +59,13 @@ pub use records::{
     WRAP_COLUMNS,
 };
 pub use replay::{
-    games_dir, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport, StoredGame,
-    StoredSample,
+    games_dir, read_forfeits, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport,
+    StoredGame, StoredSample,
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
     dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, Thinking,
-    BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, RUN_FILE, THINKING_KEY,
+    BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
 };
 pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{

@@ -22,6 +22,9 @@ pub struct GameRecord {
     pub outcome: Outcome,
     /// Bot names in seat 1 and seat 2.
     pub bots: [String; 2],
+    /// Why the game was forfeited (termination `forfeit`): an external
+    /// engine's failure, as it reported it. Kept in the games file's footer.
+    pub forfeit: Option<String>,
 }
 
 /// One sampled position, as stored in `samples/` (schema version 2,
@@ -229,6 +232,8 @@ pub struct GameInFlight {
     /// Set once the position to move has no continuation, or its mover resigned.
     outcome: Option<Outcome>,
     resign: Option<ResignWatch>,
+    /// Why the game was forfeited, when it was.
+    forfeit: Option<String>,
 }
 
 impl GameInFlight {
@@ -267,6 +272,7 @@ impl GameInFlight {
         let sample_rng = rng_from_seed(sample_seed(seed));
         let names = [agents[0].name(), agents[1].name()];
         let mut forfeited: Option<Seat> = None;
+        let mut forfeit_reason: Option<String> = None;
         let start = match rules.mode {
             _ if matches!(opening, Some(Opening::Position(_))) => {
                 let Some(Opening::Position(jfen)) = opening else { unreachable!("matched above") };
@@ -283,10 +289,13 @@ impl GameInFlight {
                     // games of a pair give each seat the same draws whatever the bots.
                     let mut deploy_rng = rng_from_seed(deployment_seed(deal_seed, seat));
                     let mut d = agents[i].deploy(colour, rules, &mut deploy_rng);
-                    if agents[i].take_forfeit().is_some() {
+                    if let Some(reason) = agents[i].take_forfeit() {
                         // The game is lost before its first move; a random legal
                         // deployment stands in so the record has a start position.
-                        forfeited = forfeited.or(Some(seat));
+                        if forfeited.is_none() {
+                            forfeited = Some(seat);
+                            forfeit_reason = Some(format!("{} (deployment)", reason));
+                        }
                         d = Deployment::random(colour, &mut deploy_rng);
                     }
                     let bad =
@@ -323,6 +332,7 @@ impl GameInFlight {
             buf,
             outcome: None,
             resign: None,
+            forfeit: forfeit_reason,
         };
         g.list_moves();
         if let Some(seat) = forfeited {
@@ -396,8 +406,9 @@ impl GameInFlight {
         buf.think[seat.index()] += thinking.elapsed();
         let Poll::Ready(decision) = polled else { return Poll::Pending };
         buf.decisions[seat.index()] += 1;
-        if mover.take_forfeit().is_some() {
+        if let Some(reason) = mover.take_forfeit() {
             // An external engine failed; the record ends before this ply.
+            self.forfeit = Some(reason);
             self.outcome = Some(Outcome::forfeit(seat));
             return Poll::Ready(Ok(true));
         }
@@ -467,7 +478,7 @@ impl GameInFlight {
     /// # Panics
     /// If the game is not over.
     pub fn finish(self) -> (GameRecord, GameBuffers) {
-        let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, .. } = self;
+        let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, forfeit, .. } = self;
         let outcome = outcome.expect("finish: the game is not over");
         buf.resign = resign;
         let used = buf.used;
@@ -481,7 +492,8 @@ impl GameInFlight {
                 Some(_) => -1,
             };
         }
-        let record = GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names };
+        let record =
+            GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names, forfeit };
         (record, buf)
     }
 }

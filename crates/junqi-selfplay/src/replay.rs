@@ -93,6 +93,19 @@ impl<'a> Columns<'a> {
     }
 }
 
+/// Why each forfeited game of one `games/` shard was forfeited (its footer's
+/// `junqi.forfeits`), by game id; empty when none was.
+pub fn read_forfeits(path: &Path) -> Result<std::collections::BTreeMap<u64, String>, SelfplayError> {
+    let (_, metadata) = batches_and_metadata(path)?;
+    match metadata.iter().find(|(k, _)| k == crate::FORFEITS_KEY) {
+        None => Ok(Default::default()),
+        Some((_, json)) => serde_json::from_str(json).map_err(|e| SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("bad `{}` footer ({e})", crate::FORFEITS_KEY),
+        }),
+    }
+}
+
 /// Read every game of one `games/` shard (verified against its checksum
 /// record when it has one).
 pub fn read_games_file(path: &Path) -> Result<Vec<StoredGame>, SelfplayError> {

@@ -188,6 +188,10 @@ pub struct Thinking {
 /// The footer key of a games shard's [`Thinking`].
 pub const THINKING_KEY: &str = "junqi.thinking";
 
+/// The games-file footer key holding the forfeited games' reasons: a JSON
+/// object from game id (as a string) to the reason (absent when none).
+pub const FORFEITS_KEY: &str = "junqi.forfeits";
+
 impl Thinking {
     pub fn of(tally: &Tally) -> Thinking {
         Thinking { decisions: tally.decisions, secs: tally.think_secs }

@@ -371,6 +371,8 @@ pub(crate) struct ShardWriter {
     sb: SamplesBuilder,
     rules_json: String,
     code_version: String,
+    /// Forfeited games' reasons, for the footer (`junqi.forfeits`).
+    forfeits: std::collections::BTreeMap<u64, String>,
 }
 
 impl ShardWriter {
@@ -399,6 +401,7 @@ impl ShardWriter {
             games,
             samples,
             gb: GamesBuilder::new(),
+            forfeits: Default::default(),
             sb: SamplesBuilder::new(),
             rules_json,
             code_version,
@@ -412,6 +415,9 @@ impl ShardWriter {
     /// Add one game and its samples.
     pub(crate) fn push(&mut self, game: &GameRecord, samples: &[Sample]) -> Result<(), SelfplayError> {
         self.gb.push(game, &self.rules_json, &self.code_version);
+        if let Some(reason) = &game.forfeit {
+            self.forfeits.insert(game.game_id, reason.clone());
+        }
         for s in samples {
             self.sb.push(game.game_id, s);
         }
@@ -445,6 +451,10 @@ impl ShardWriter {
             self.flush_samples()?;
         }
         self.games.append_key_value_metadata(KeyValue::new(crate::THINKING_KEY.to_string(), thinking.to_footer()));
+        if !self.forfeits.is_empty() {
+            let json = serde_json::to_string(&self.forfeits).expect("a map of strings serializes");
+            self.games.append_key_value_metadata(KeyValue::new(crate::FORFEITS_KEY.to_string(), json));
+        }
         let ShardWriter { dir, shard, games, samples, .. } = self;
         for (sub, writer) in [(SAMPLES_DIR, samples), (GAMES_DIR, games)] {
             let tmp = dir.join(sub).join(tmp_name(shard));
