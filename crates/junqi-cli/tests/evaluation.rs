@@ -151,3 +151,82 @@ fn regress_fails_on_a_drop_beyond_the_margin() {
         "nonexistent",
     );
 }
+
+/// `--power ELO` plays nothing and prints, per bot, the games per pair that
+/// catch the drop: with no stored result, against an even opponent with
+/// variance 1/4, 2 · (z_{1−0.05/2} + z_0.95)² · ¼ / Δs² with
+/// Δs = ½ − 1/(1 + 10^(D/400)): 1272.25 games at D = 50 (Δs = 0.0714631),
+/// 331.19 at D = 100 (Δs = 0.1400650). A run prints the same table from its own
+/// scores, and compared with itself every bot's change is exactly 0.
+#[test]
+fn regress_power_says_how_many_games_each_bot_needs() {
+    let dir = temp_dir("regress-power");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("suite.toml");
+    std::fs::write(
+        &suite,
+        "version = 3\ngames_per_pair = 20\nseed = 5\n[[arena]]\nrules = \"mingqi\"\nbots = [\"random\", \"greedy\"]\n",
+    )
+    .unwrap();
+    let s = suite.to_str().unwrap();
+    let o = junqi(&["regress", "--suite", s, "--power", "50"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("catch a 50 Elo drop of one bot with 95% power"), "{text}");
+    assert!(text.contains("α = 0.05 / 2 bots = 0.0250"), "{text}");
+    assert!(text.contains("| mingqi | random | greedy assumed 50% (1 273) | 1 273 | 6.6% | SHORT |"), "{text}");
+    assert!(text.contains("| mingqi | greedy | random assumed 50% (1 273) | 1 273 | 6.6% | SHORT |"), "{text}");
+    assert!(text.contains("every bot has the power from 1274 games per pair (1274 games)"), "{text}");
+    assert!(!dir.join("out").exists());
+    let o = junqi(&["regress", "--suite", s, "--power", "100"]);
+    assert!(stdout(&o).contains("| mingqi | greedy | random assumed 50% (332) | 332 |"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("from 332 games per pair"), "{}", stdout(&o));
+    assert_clean_error(&junqi(&["regress", "--suite", s, "--power", "0"]), "drop");
+    let o = junqi(&["regress", "--suite", s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+    // Played: the table from the run's own scores; against itself nothing moves.
+    let run = dir.join("run");
+    let o = junqi(&["regress", "--suite", s, "--out", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("| power at 20 |") && text.contains("this run ("), "{text}");
+    assert!(!text.contains("assumed"), "{text}");
+    let result = run.join("regress.json");
+    let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(stored["timing"]["games"], 20, "{stored}");
+    assert_eq!(stored["suite"]["detect_elo"], 50.0, "{stored}");
+    let r = result.to_str().unwrap();
+    let o = junqi(&["regress", "--suite", s, "--out", run.to_str().unwrap(), "--baseline", r]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("α = 0.0250 per bot, z < −1.96"), "{text}");
+    assert_eq!(text.matches("| +0.00 | ok |").count(), 2, "{text}");
+    // The stored result's scores and speed size the suite.
+    let o = junqi(&["regress", "--suite", s, "--power", "50", "--baseline", r, "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(!text.contains("assumed") && text.contains("On 1 thread(s), at the stored run's speed"), "{text}");
+}
+
+/// The shipped suite has the power its file promises, by its stored baseline's scores.
+#[test]
+fn regress_shipped_suite_has_its_power() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let o = junqi(&[
+        "regress",
+        "--suite",
+        &format!("{root}/configs/regress/v2.toml"),
+        "--baseline",
+        &format!("{root}/data/regress/baseline-v2.json"),
+        "--power",
+        "50",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.matches("| enough |").count(), 8, "{text}");
+    assert!(!text.contains("SHORT") && !text.contains("assumed"), "{text}");
+    assert!(text.contains("α = 0.05 / 8 bots = 0.0063"), "{text}");
+}

@@ -18,6 +18,9 @@
 //!   "Normalized Elo practical" note), including its regularization of empty cells by 0.001 pairs. Bounds
 //!   `[ln(β/(1-α)), ln((1-β)/α)]`. The summary adds the logistic Elo of the mean score with the interval
 //!   `mean ± z·sqrt(var/N)` mapped through `elo`, and normalized Elo `(μ - ½)/σ_game · 800/ln 10`.
+//! * [`power`]: games needed to detect an Elo drop, `n = ((z_{1-α} + z_{1-β})·σ/Δs)²` with
+//!   `Δs = s - s(elo(s) - D)` at the observed score (summed over several opponents, doubled against a baseline of
+//!   the same size), and the matching one-sided test of a bot's score change ([`drop_test`]).
 //!
 //! ```
 //! use junqi_stats::{elo_from_score, fit_bradley_terry, wilson_interval, BtOptions, Game, Penta, Sprt};
@@ -47,6 +50,7 @@ pub mod error;
 pub mod interval;
 mod linalg;
 pub mod penta;
+pub mod power;
 mod root;
 pub mod sprt;
 pub mod wilson;
@@ -56,6 +60,10 @@ pub use elo::{elo_from_score, score_from_elo, ELO_PER_NAT};
 pub use error::StatsError;
 pub use interval::{Estimate, Interval, Z95};
 pub use penta::Penta;
+pub use power::{
+    drop_test, games_for_shift, games_to_detect_drop, normal_cdf, normal_quantile, power_of, score_drop, DropTest,
+    Samples, Yardstick,
+};
 pub use sprt::{
     decide, llr_normalized, pair_estimates, sprt_bounds, Decision, LlrBounds, PairEstimates, Sprt, SprtSummary,
     NELO_PER_T,
