@@ -77,10 +77,42 @@ pub struct VariantLine {
     pub elo: WithInterval,
     /// Whether the Elo interval excludes zero.
     pub significant: bool,
+    /// The two-sided p-value of "moving first is worth nothing" in this variant.
+    #[serde(default)]
+    pub p_value: f64,
+    /// That p-value adjusted over the study's variants: Holm–Bonferroni
+    /// (family-wise error) and Benjamini–Hochberg (false discovery rate).
+    #[serde(default)]
+    pub p_holm: f64,
+    #[serde(default)]
+    pub p_bh: f64,
+    /// The comparison with the preset of this variant's mode, when the study
+    /// has that preset and this is another variant.
+    #[serde(default)]
+    pub vs_preset: Option<PresetDifference>,
     pub mean_plies: f64,
     pub median_plies: f64,
     /// How games ended: termination name → games.
     pub terminations: BTreeMap<String, u64>,
+}
+
+/// How far a variant's first-mover advantage is from its mode's preset's,
+/// measured on the same seeds (common random numbers: the pairs of games
+/// with the same seed are compared, so their covariance is counted).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PresetDifference {
+    /// The preset variant's name.
+    pub reference: String,
+    /// The first mover's score minus the preset's (per game), 95% interval.
+    pub score: WithInterval,
+    /// The same in Elo (the logistic curve's slope at the mean of the two
+    /// scores carries the interval over).
+    pub elo: WithInterval,
+    /// Two-sided p-value of "no difference", raw and adjusted over the
+    /// study's comparisons (Holm–Bonferroni, Benjamini–Hochberg).
+    pub p_value: f64,
+    pub p_holm: f64,
+    pub p_bh: f64,
 }
 
 /// A finished study.
@@ -112,7 +144,7 @@ pub fn run_study(
     config.check()?;
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
-    let (mut lines, mut notes) = (Vec::new(), Vec::new());
+    let (mut lines, mut notes, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
     for (k, v) in config.variants.iter().enumerate() {
         on_variant(&v.name);
         let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
@@ -120,8 +152,61 @@ pub fn run_study(
         let m = play_matchup(c, &dir, options)?;
         notes.extend(m.notes);
         lines.push(variant_line(v, &m.results)?);
+        pairs.push(pair_points(&m.results));
     }
+    compare(&config.variants, &mut lines, &pairs)?;
     Ok(StudyResult { lines, notes })
+}
+
+/// The first mover's mean score in each pair of games (one seed, seats swapped).
+pub fn pair_points(results: &[GameResult]) -> Vec<f64> {
+    results.chunks_exact(2).map(|p| (p[0].seat1_score + p[1].seat1_score) / 2.0).collect()
+}
+
+/// Fill in the study-wide statistics of `lines` (one per variant, with each
+/// variant's pair points): the corrected p-values of "moving first is worth
+/// nothing", and each variant's difference from its mode's preset.
+pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64>]) -> Result<(), ArenaError> {
+    use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, Estimate, Interval};
+    let raw: Vec<f64> = lines.iter().map(|l| l.p_value).collect();
+    let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
+    for (i, l) in lines.iter_mut().enumerate() {
+        (l.p_holm, l.p_bh) = (holm[i], bh[i]);
+    }
+    let preset_of = |v: &Variant| variants.iter().position(|r| r.rules == Rules::preset(v.rules.mode));
+    let mut diffs: Vec<(usize, PresetDifference)> = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        let Some(r) = preset_of(v).filter(|&r| r != i) else { continue };
+        if pairs[i].len() != pairs[r].len() || pairs[i].len() < 2 {
+            continue;
+        }
+        let score = paired_difference(&pairs[i], &pairs[r])?;
+        let mean = ((lines[i].score.value + lines[r].score.value) / 2.0).clamp(0.01, 0.99);
+        let slope = junqi_stats::ELO_PER_NAT / (mean * (1.0 - mean));
+        let scale = |e: &Estimate| Estimate {
+            value: e.value * slope,
+            interval: Interval { low: e.interval.low * slope, high: e.interval.high * slope },
+        };
+        let with = |e: &Estimate| WithInterval { value: e.value, low: e.interval.low, high: e.interval.high };
+        diffs.push((
+            i,
+            PresetDifference {
+                reference: variants[r].name.clone(),
+                score: with(&score),
+                elo: with(&scale(&score)),
+                p_value: p_value(&score, 0.0),
+                p_holm: 1.0,
+                p_bh: 1.0,
+            },
+        ));
+    }
+    let raw: Vec<f64> = diffs.iter().map(|(_, d)| d.p_value).collect();
+    let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
+    for (k, (i, mut d)) in diffs.into_iter().enumerate() {
+        (d.p_holm, d.p_bh) = (holm[k], bh[k]);
+        lines[i].vs_preset = Some(d);
+    }
+    Ok(())
 }
 
 /// The options of `rules` that differ from its mode's preset.
@@ -164,6 +249,10 @@ pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, 
         score: est(&summary.score),
         elo,
         significant: elo.low > 0.0 || elo.high < 0.0,
+        p_value: junqi_stats::p_value(&summary.score, 0.5),
+        p_holm: 1.0,
+        p_bh: 1.0,
+        vs_preset: None,
         mean_plies: plies.iter().map(|&p| p as f64).sum::<f64>() / n.max(1) as f64,
         median_plies,
         terminations,
@@ -190,21 +279,25 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
     );
     let _ = writeln!(
         s,
-        "| variant | changes | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 | plies mean / median | endings |"
+        "| variant | changes | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 (raw / Holm / BH) | minus the preset, Elo [95% CI] | ≠ preset (raw / Holm / BH) | plies mean / median | endings |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let yes = |p: f64| if p <= 0.05 { "yes" } else { "no" };
+    let verdicts = |raw: f64, holm: f64, bh: f64| format!("{} / {} / {}", yes(raw), yes(holm), yes(bh));
     for l in lines {
         let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
             l.variant,
             if l.changes.is_empty() { "(preset)".to_string() } else { l.changes.join(", ") },
             pct(&l.wins),
             pct(&l.draws),
             pct(&l.losses),
             l.elo.show(),
-            if l.significant { "yes" } else { "no" },
+            verdicts(l.p_value, l.p_holm, l.p_bh),
+            l.vs_preset.as_ref().map_or("—".to_string(), |d| d.elo.show()),
+            l.vs_preset.as_ref().map_or("—".to_string(), |d| verdicts(d.p_value, d.p_holm, d.p_bh)),
             l.mean_plies,
             l.median_plies,
             endings.join(", ")
@@ -213,6 +306,10 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
     let _ = writeln!(
         s,
         "\nRates: Wilson 95% intervals per game; the two games of a pair share their deal, so these are a little narrow. Elo: logistic Elo of the first mover's score, its interval from the variance of the paired games (pentanomial), which accounts for that."
+    );
+    let _ = writeln!(
+        s,
+        "\nVerdicts at 5%, two-sided: raw (each test alone; with many variants some are \"yes\" by chance), Holm (Holm–Bonferroni over the table's variants: the chance of any false \"yes\" in the column is at most 5%), BH (Benjamini–Hochberg: at most 5% of the column's \"yes\" are false, on average). \"Minus the preset\": the variant's first-mover score minus that of its mode's preset in this study, from the same seeds (the pairs with one seed are compared, so what the two share cancels), shown in Elo; its verdicts are corrected over the table's comparisons."
     );
     for n in &result.notes {
         let _ = writeln!(s, "\nNote: {n}");
@@ -223,14 +320,14 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
 /// The study as CSV, one row per variant.
 pub fn to_csv(lines: &[VariantLine]) -> String {
     let mut s = String::from(
-        "variant,changes,games,wins,win_rate,win_low,win_high,draws,draw_rate,draw_low,draw_high,losses,loss_rate,loss_low,loss_high,score,score_low,score_high,elo,elo_low,elo_high,significant,mean_plies,median_plies,terminations\n",
+        "variant,changes,games,wins,win_rate,win_low,win_high,draws,draw_rate,draw_low,draw_high,losses,loss_rate,loss_low,loss_high,score,score_low,score_high,elo,elo_low,elo_high,significant,mean_plies,median_plies,terminations,p_value,p_holm,p_bh,reference,vs_preset_elo,vs_preset_elo_low,vs_preset_elo_high,vs_preset_p,vs_preset_p_holm,vs_preset_p_bh\n",
     );
     for l in lines {
         let p = |x: &Proportion| format!("{},{:.6},{:.6},{:.6}", x.count, x.rate, x.low, x.high);
         let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         let _ = writeln!(
             s,
-            "\"{}\",\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\"",
+            "\"{}\",\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\",{:.6},{:.6},{:.6},{}",
             l.variant,
             l.changes.join("; "),
             l.games,
@@ -246,7 +343,17 @@ pub fn to_csv(lines: &[VariantLine]) -> String {
             l.significant,
             l.mean_plies,
             l.median_plies,
-            endings.join(" ")
+            endings.join(" "),
+            l.p_value,
+            l.p_holm,
+            l.p_bh,
+            match &l.vs_preset {
+                Some(d) => format!(
+                    "\"{}\",{:.2},{:.2},{:.2},{:.6},{:.6},{:.6}",
+                    d.reference, d.elo.value, d.elo.low, d.elo.high, d.p_value, d.p_holm, d.p_bh
+                ),
+                None => ",,,,,,".to_string(),
+            }
         );
     }
     s

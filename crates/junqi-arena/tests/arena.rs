@@ -179,7 +179,16 @@ fn a_study_counts_every_game_once() {
         assert!(l.wins.low <= l.wins.rate && l.wins.rate <= l.wins.high);
         assert_eq!(l.significant, l.elo.low > 0.0 || l.elo.high < 0.0);
         assert!(l.median_plies > 0.0 && l.mean_plies > 0.0);
+        // Corrections only ever raise a p-value; BH never above Holm.
+        assert!(l.p_value <= l.p_bh && l.p_bh <= l.p_holm && l.p_holm <= 1.0, "{l:?}");
     }
+    // The preset is the reference of the other variant, on the same seeds.
+    assert!(lines[0].vs_preset.is_none());
+    let d = lines[1].vs_preset.as_ref().expect("compared with the preset");
+    assert_eq!(d.reference, "anqi");
+    assert!((d.score.value - (lines[1].score.value - lines[0].score.value)).abs() < 1e-9);
+    assert!(d.elo.low <= d.elo.value && d.elo.value <= d.elo.high);
+    assert_eq!((d.p_holm, d.p_bh), (d.p_value, d.p_value), "one comparison: nothing to correct");
     let csv = to_csv(&lines);
     assert_eq!(csv.lines().count(), 3);
     assert_eq!(csv.lines().next().unwrap().split(',').count(), csv.lines().nth(1).unwrap().split(',').count());

@@ -49,6 +49,7 @@ pub mod elo;
 pub mod error;
 pub mod interval;
 mod linalg;
+pub mod multiple;
 pub mod penta;
 pub mod power;
 mod root;
@@ -59,6 +60,7 @@ pub use bradley_terry::{fit_bradley_terry, BtFit, BtOptions, Game, Rating};
 pub use elo::{elo_from_score, score_from_elo, ELO_PER_NAT};
 pub use error::StatsError;
 pub use interval::{Estimate, Interval, Z95};
+pub use multiple::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, rejected, two_sided_p};
 pub use penta::Penta;
 pub use power::{
     drop_test, games_for_shift, games_to_detect_drop, normal_cdf, normal_quantile, power_of, score_drop, DropTest,
