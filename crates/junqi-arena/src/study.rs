@@ -36,9 +36,26 @@ pub struct StudyConfig {
     pub variants: Vec<Variant>,
     /// The bot playing both seats (canonical spec).
     pub bot: String,
-    /// Games per variant (even: each seed twice, seats swapped).
+    /// Games per variant (even: each seed twice, seats swapped); with
+    /// `precision`, the games of one round.
     pub games: u64,
     pub seed: u64,
+    /// Play in rounds until each variant's first-mover Elo is known to
+    /// `precision` (absent: one round of `games`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
+}
+
+/// A precision target: rounds of `games` games over the variants that still
+/// need them, until each variant's 95% interval of the first mover's Elo is
+/// at most `elo` wide on either side, or it has played `max_games`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precision {
+    /// The largest half-width of the interval, in Elo.
+    pub elo: f64,
+    /// The most games a variant plays.
+    pub max_games: u64,
 }
 
 /// The file holding a study's config inside its output directory.
@@ -130,6 +147,19 @@ impl StudyConfig {
         let Some(first) = self.variants.first() else {
             return Err(ArenaError::Config("the study has no variants".into()));
         };
+        if let Some(p) = &self.precision {
+            if !(p.elo.is_finite() && p.elo > 0.0 && p.elo <= 1000.0) {
+                return Err(ArenaError::Config(format!("the precision must be in (0, 1000] Elo, got {}", p.elo)));
+            }
+            if p.max_games < self.games {
+                return Err(ArenaError::Config(format!(
+                    "the game cap ({}) must be at least one round ({} games)",
+                    p.max_games, self.games
+                )));
+            }
+            junqi_selfplay::limits::in_range("the game cap", p.max_games, 2, junqi_selfplay::limits::MAX_GAMES)
+                .map_err(ArenaError::Config)?;
+        }
         matchup_config(first.rules, [&self.bot, &self.bot], self.games, self.seed).map(|_| ())
     }
 }
@@ -145,14 +175,49 @@ pub fn run_study(
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
     let (mut lines, mut notes, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, v) in config.variants.iter().enumerate() {
-        on_variant(&v.name);
-        let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
-        let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name)));
-        let m = play_matchup(c, &dir, options)?;
-        notes.extend(m.notes);
-        lines.push(variant_line(v, &m.results)?);
-        pairs.push(pair_points(&m.results));
+    let Some(precision) = config.precision else {
+        for (k, v) in config.variants.iter().enumerate() {
+            on_variant(&v.name);
+            let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
+            let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name)));
+            let m = play_matchup(c, &dir, options)?;
+            notes.extend(m.notes);
+            lines.push(variant_line(v, &m.results)?);
+            pairs.push(pair_points(&m.results));
+        }
+        compare(&config.variants, &mut lines, &pairs)?;
+        return Ok(StudyResult { lines, notes });
+    };
+    // Rounds: round r plays `games` more games of every variant still short
+    // of the target, all variants on the round's seed (common random numbers),
+    // each round in its own directory, so a resumed study replays nothing.
+    let mut results: Vec<Vec<GameResult>> = vec![Vec::new(); config.variants.len()];
+    for round in 0u64.. {
+        let mut played = false;
+        for (k, v) in config.variants.iter().enumerate() {
+            if !results[k].is_empty() {
+                let line = variant_line(v, &results[k])?;
+                let half = (line.elo.high - line.elo.low) / 2.0;
+                if half <= precision.elo || results[k].len() as u64 + config.games > precision.max_games {
+                    continue;
+                }
+            }
+            on_variant(&format!("{} (round {})", v.name, round + 1));
+            let seed = junqi_selfplay::game_seed(config.seed, round);
+            let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, seed)?;
+            let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name))).join(format!("round-{round:05}"));
+            let m = play_matchup(c, &dir, options)?;
+            notes.extend(m.notes);
+            results[k].extend(m.results);
+            played = true;
+        }
+        if !played {
+            break;
+        }
+    }
+    for (v, r) in config.variants.iter().zip(&results) {
+        lines.push(variant_line(v, r)?);
+        pairs.push(pair_points(r));
     }
     compare(&config.variants, &mut lines, &pairs)?;
     Ok(StudyResult { lines, notes })
@@ -177,10 +242,12 @@ pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64
     let mut diffs: Vec<(usize, PresetDifference)> = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         let Some(r) = preset_of(v).filter(|&r| r != i) else { continue };
-        if pairs[i].len() != pairs[r].len() || pairs[i].len() < 2 {
+        // The seeds both played (in precision mode one may have played more rounds).
+        let common = pairs[i].len().min(pairs[r].len());
+        if common < 2 {
             continue;
         }
-        let score = paired_difference(&pairs[i], &pairs[r])?;
+        let score = paired_difference(&pairs[i][..common], &pairs[r][..common])?;
         let mean = ((lines[i].score.value + lines[r].score.value) / 2.0).clamp(0.01, 0.99);
         let slope = junqi_stats::ELO_PER_NAT / (mean * (1.0 - mean));
         let scale = |e: &Estimate| Estimate {
@@ -268,29 +335,36 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
     let lines = &result.lines;
     let mut s = String::new();
     let cheats = junqi_bots::from_spec(&config.bot).is_ok_and(|p| p.cheats());
+    let games = match config.precision {
+        None => format!("{} paired games per variant", config.games),
+        Some(p) => format!(
+            "rounds of {} paired games until each variant's first-mover Elo is known to ±{} (at most {} games; the games column says how many each needed)",
+            config.games, p.elo, p.max_games
+        ),
+    };
     let _ = writeln!(
         s,
-        "First-move study: `{}`{} against itself, {} paired games per variant (each seed twice, seats swapped), seed {}, code {}.\n",
+        "First-move study: `{}`{} against itself, {games} (each seed twice, seats swapped), seed {}, code {}.\n",
         config.bot,
         if cheats { " (cheats: sees hidden pieces)" } else { "" },
-        config.games,
         config.seed,
         junqi_selfplay::code_version()
     );
     let _ = writeln!(
         s,
-        "| variant | changes | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 (raw / Holm / BH) | minus the preset, Elo [95% CI] | ≠ preset (raw / Holm / BH) | plies mean / median | endings |"
+        "| variant | changes | games | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 (raw / Holm / BH) | minus the preset, Elo [95% CI] | ≠ preset (raw / Holm / BH) | plies mean / median | endings |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---:|---|---|---|---|---|---|---|---|---|");
     let yes = |p: f64| if p <= 0.05 { "yes" } else { "no" };
     let verdicts = |raw: f64, holm: f64, bh: f64| format!("{} / {} / {}", yes(raw), yes(holm), yes(bh));
     for l in lines {
         let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
             l.variant,
             if l.changes.is_empty() { "(preset)".to_string() } else { l.changes.join(", ") },
+            l.games,
             pct(&l.wins),
             pct(&l.draws),
             pct(&l.losses),

@@ -166,6 +166,7 @@ fn a_study_counts_every_game_once() {
         bot: "greedy".into(),
         games: 20,
         seed: 2,
+        precision: None,
     };
     let lines = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
     assert_eq!(lines.len(), 2);
@@ -192,4 +193,53 @@ fn a_study_counts_every_game_once() {
     let csv = to_csv(&lines);
     assert_eq!(csv.lines().count(), 3);
     assert_eq!(csv.lines().next().unwrap().split(',').count(), csv.lines().nth(1).unwrap().split(',').count());
+}
+
+/// `precision`: rounds until each variant's first-mover Elo interval is at
+/// most ±E wide or the cap is reached, and no round more: without its last
+/// round a variant was still short of the target. Resuming replays nothing.
+#[test]
+fn a_precision_study_stops_each_variant_at_its_target() {
+    use junqi_arena::read_results;
+    use junqi_arena::study::{variant_line, Precision};
+    let dir = temp_dir("precision");
+    let mut hidden = Rules::preset(Mode::Fanqi);
+    hidden.apply_override("attack_hidden=true").unwrap();
+    let variants = vec![
+        Variant { name: "fanqi".into(), rules: Rules::preset(Mode::Fanqi) },
+        Variant { name: "fanqi-hidden".into(), rules: hidden },
+    ];
+    let (round, target, cap) = (40, 90.0, 400);
+    let config = StudyConfig {
+        variants: variants.clone(),
+        bot: "greedy".into(),
+        games: round,
+        seed: 4,
+        precision: Some(Precision { elo: target, max_games: cap }),
+    };
+    let lines = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
+    let mut rounds_played = Vec::new();
+    for (k, (v, l)) in variants.iter().zip(&lines).enumerate() {
+        let half = (l.elo.high - l.elo.low) / 2.0;
+        assert!(half <= target || l.games + round > cap, "{}: ±{half:.0} after {} games", v.name, l.games);
+        assert_eq!(l.games % round, 0);
+        let rounds = l.games / round;
+        rounds_played.push(rounds);
+        if rounds > 1 {
+            // Its results without the last round: still short of the target.
+            let mut earlier = Vec::new();
+            for r in 0..rounds - 1 {
+                let seed = junqi_selfplay::game_seed(config.seed, r);
+                let c = matchup_config(v.rules, ["greedy", "greedy"], round, seed).unwrap();
+                let d = dir.join("variants").join(format!("{k:02}-{}", v.name)).join(format!("round-{r:05}"));
+                earlier.extend(read_results(&c, &d).unwrap());
+            }
+            assert_eq!(earlier.len() as u64, (rounds - 1) * round, "{}: the earlier rounds on disk", v.name);
+            let before = variant_line(v, &earlier).unwrap();
+            assert!((before.elo.high - before.elo.low) / 2.0 > target, "{}: played a round too many", v.name);
+        }
+    }
+    assert!(rounds_played.iter().any(|&r| r > 1), "the target needs more than one round: {rounds_played:?}");
+    let again = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
+    assert_eq!(again, lines);
 }

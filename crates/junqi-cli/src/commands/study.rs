@@ -29,9 +29,17 @@ pub struct FirstMove {
     /// The bot playing both seats.
     #[arg(long, default_value = "greedy")]
     bot: String,
-    /// Games per variant (even: each seed twice, seats swapped).
+    /// Games per variant (even: each seed twice, seats swapped); with
+    /// --precision, the games of each round.
     #[arg(long, default_value_t = 2000)]
     games: u64,
+    /// Play rounds of --games games over the variants until each variant's
+    /// first-mover Elo interval is at most ±E Elo (or --max-games is reached).
+    #[arg(long, value_name = "E")]
+    precision: Option<f64>,
+    /// With --precision: the most games a variant plays.
+    #[arg(long, value_name = "N", default_value_t = 100_000, requires = "precision")]
+    max_games: u64,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -65,10 +73,18 @@ pub fn run(study: Study) -> Result<()> {
     if variants.is_empty() {
         bail!("no variants: pass --variants FILE... or --variant MODE[:opt=val;...]");
     }
-    let config =
-        StudyConfig { variants, bot: junqi_bots::from_spec(&args.bot)?.name(), games: args.games, seed: args.seed };
+    let precision = args.precision.map(|elo| junqi_arena::study::Precision { elo, max_games: args.max_games });
+    let config = StudyConfig {
+        variants,
+        bot: junqi_bots::from_spec(&args.bot)?.name(),
+        games: args.games,
+        seed: args.seed,
+        precision,
+    };
     config.check()?;
-    let total = config.games * config.variants.len() as u64;
+    // With a precision target the total is its cap: the bar shows the most it can take.
+    let per_variant = precision.map_or(config.games, |p| p.max_games);
+    let total = per_variant * config.variants.len() as u64;
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
