@@ -111,8 +111,10 @@ pub fn run_sprt(
 /// The verdict in words; `limit_reached`: the test stopped at its game limit.
 pub fn verdict(summary: &SprtSummary, limit_reached: bool) -> &'static str {
     match summary.decision {
-        Decision::AcceptH1 => "H1 accepted: the candidate is stronger (pass)",
-        Decision::AcceptH0 => "H0 accepted: the candidate is not stronger by elo1 (fail)",
+        // Worded for any bounds: with non-regression bounds (H0 below 0, H1 at
+        // 0) "stronger" would be wrong.
+        Decision::AcceptH1 => "H1 accepted: the games favour nElo = elo1 over nElo = elo0 (pass)",
+        Decision::AcceptH0 => "H0 accepted: the games favour nElo = elo0 over nElo = elo1 (fail)",
         Decision::Continue if limit_reached => {
             "inconclusive: the game limit was reached with the LLR inside the bounds"
         }
