@@ -49,6 +49,18 @@ pub struct BotSpec {
     pub params: Vec<(String, String)>,
 }
 
+/// `name`, or `name:key=value,key=value` with the parameters in their order:
+/// the text [`BotSpec::parse`] reads back.
+impl std::fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)?;
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
 /// Why a bot spec was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
@@ -238,6 +250,16 @@ pub fn split_bot_list(list: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn specs_print_as_they_parse() {
+        for text in ["random", "mcts:sims=800,c=4", "engine:cmd=python3 x.py,option.k=v"] {
+            let spec = BotSpec::parse(text).unwrap();
+            assert_eq!(spec.to_string(), text);
+            assert_eq!(BotSpec::parse(&spec.to_string()).unwrap(), spec);
+        }
+        assert_eq!(BotSpec::parse("mcts:800").unwrap().to_string(), "mcts:sims=800");
+    }
 
     #[test]
     fn specs_parse_and_build() {

@@ -719,29 +719,11 @@ const SPECS: &[&str] = &[
     "random,greedy:epsilon=0.1",
 ];
 
-/// Parameter names of every bot, for edits that add one.
-const PARAMS: &[&str] = &[
-    "sims",
-    "c",
-    "depth",
-    "rollout",
-    "noise",
-    "alpha",
-    "temp",
-    "temp_plies",
-    "qtemp",
-    "mix",
-    "belief",
-    "search",
-    "k",
-    "cvisit",
-    "cscale",
-    "gscale",
-    "eval",
-    "epsilon",
-    "path",
-    "",
-];
+/// Parameter names of every bot, for edits that add one: the search's keys
+/// (the bots crate's own list), the other bots' and an empty one.
+fn params() -> Vec<&'static str> {
+    junqi_bots::MCTS_KEYS.iter().copied().chain(["epsilon", "path", ""]).collect()
+}
 
 /// Values at the edges of every parameter.
 const SPEC_VALUES: &[&str] = &[
@@ -798,7 +780,7 @@ const SPEC_VALUES: &[&str] = &[
 /// A spec edit: a text edit, or a parameter given an edge value.
 fn spec_strategy() -> impl Strategy<Value = String> {
     let text_edit = edit(b"abcdefghijklmnopqrstuvwxyz:=,.-0123456789 ", SPEC_VALUES);
-    let param_edit = (any::<usize>(), prop::sample::select(PARAMS), prop::sample::select(SPEC_VALUES), any::<bool>());
+    let param_edit = (any::<usize>(), prop::sample::select(params()), prop::sample::select(SPEC_VALUES), any::<bool>());
     (prop::sample::select(SPECS), prop::collection::vec(param_edit, 0..3), prop::collection::vec(text_edit, 0..3))
         .prop_map(|(spec, params, edits)| {
             let mut spec = spec.to_string();

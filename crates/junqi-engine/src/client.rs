@@ -248,9 +248,8 @@ impl EngineBot {
         };
         let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
         let timeout = explicit_timeout.unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let config = EngineConfig {
-            spec: format!("{}:{}", spec.name, params.join(",")),
+            spec: spec.to_string(),
             program,
             args: words.collect(),
             timeout,

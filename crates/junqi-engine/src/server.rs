@@ -27,17 +27,9 @@ struct GameState {
     info: Option<InfoSet>,
 }
 
-fn spec_text(spec: &BotSpec) -> String {
-    if spec.params.is_empty() {
-        return spec.name.clone();
-    }
-    let params: Vec<String> = spec.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{}:{}", spec.name, params.join(","))
-}
-
 /// Build the player for `spec`, refusing bots that read hidden information.
 fn build(spec: &BotSpec) -> Result<Player, String> {
-    let player = from_spec(&spec_text(spec)).map_err(|e| e.to_string())?;
+    let player = from_spec(&spec.to_string()).map_err(|e| e.to_string())?;
     if player.cheats() {
         return Err(format!(
             "bot `{}` reads hidden information, which an engine is never told; choose a fair bot",
@@ -109,7 +101,7 @@ impl Engine {
 
     fn handshake(&mut self) -> Vec<String> {
         let mut lines = vec![
-            format!("id name junqi {}", spec_text(&self.spec)),
+            format!("id name junqi {}", self.spec),
             "id author the junqi project".to_string(),
             format!("id protocol {PROTOCOL_VERSION}"),
             "option name spec type string".to_string(),

@@ -273,13 +273,10 @@ impl GameInFlight {
         let names = [agents[0].name(), agents[1].name()];
         let mut forfeited: Option<Seat> = None;
         let mut forfeit_reason: Option<String> = None;
-        let start = match rules.mode {
-            _ if matches!(opening, Some(Opening::Position(_))) => {
-                let Some(Opening::Position(jfen)) = opening else { unreachable!("matched above") };
-                Position::from_jfen(jfen, *rules)
-                    .map_err(|e| SelfplayError::Config(format!("opening `{jfen}`: {e}")))?
-            }
-            junqi_core::Mode::Fanqi => Position::deal_fanqi(*rules, &mut rng),
+        let start = match (opening, rules.mode) {
+            (Some(Opening::Position(jfen)), _) => Position::from_jfen(jfen, *rules)
+                .map_err(|e| SelfplayError::Config(format!("opening `{jfen}`: {e}")))?,
+            (_, junqi_core::Mode::Fanqi) => Position::deal_fanqi(*rules, &mut rng),
             _ => {
                 let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
                 let mut deployments = Vec::with_capacity(2);

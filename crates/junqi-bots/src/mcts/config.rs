@@ -56,7 +56,7 @@ impl Default for MctsConfig {
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub(crate) const MCTS_KEYS: [&str; 17] = [
+pub const MCTS_KEYS: [&str; 17] = [
     "sims",
     "c",
     "depth",

@@ -43,7 +43,7 @@ mod gumbel;
 mod search;
 mod tree;
 
-pub use config::MctsConfig;
+pub use config::{MctsConfig, MCTS_KEYS};
 pub use deploy::mcts_deployment;
 pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, RolloutPolicy};
 pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
