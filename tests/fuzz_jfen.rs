@@ -9,7 +9,7 @@
 //! cases of every property instead, `JUNQI_FUZZ_SEED=S` other cases:
 //!
 //! ```text
-//! JUNQI_FUZZ_CASES=20000 JUNQI_FUZZ_SEED=7 cargo test --release -p junqi-tests --test fuzz_jfen
+//! JUNQI_FUZZ_CASES=20000 JUNQI_FUZZ_SEED=7 cargo test --release -p junqi-tests --test rules fuzz_jfen
 //! ```
 //!
 //! The CLI's side (bot specs, `--set`, TOML configs, the binary on mutated

@@ -16,6 +16,7 @@
 //! and the statistics are computed from the games read back from disk.
 
 pub mod arena;
+pub mod factorial;
 mod matchup;
 pub mod regress;
 pub mod report;
@@ -56,7 +57,13 @@ impl ArenaError {
 /// Write `text` to `path` atomically (a temporary name, then a rename), so a
 /// killed run never leaves half a report.
 pub fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), ArenaError> {
-    junqi_selfplay::write_atomic_via(&path.with_extension("tmp"), path, text.as_bytes()).map_err(ArenaError::io(path))
+    junqi_core::write_atomic(path, text.as_bytes()).map_err(ArenaError::io(path))
+}
+
+/// `text` as one CSV field: quoted, with its quotes doubled (RFC 4180), so
+/// commas and quotes in variant names and bot specs stay inside the field.
+pub fn csv_field(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// A file-system-safe name for a bot spec: `mcts:sims=200` → `mcts_sims_200`.
@@ -83,13 +90,8 @@ pub(crate) fn ensure_run_file<C>(
 where
     C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
 {
-    std::fs::create_dir_all(out).map_err(ArenaError::io(out))?;
-    let lock = junqi_selfplay::RunLock::hold(out)?;
-    let path = out.join(name);
-    if path.exists() {
-        let text = junqi_core::read_text(&path).map_err(ArenaError::io(&path))?;
-        let file: RunFile<serde_json::Value> = serde_json::from_str(&text)
-            .map_err(|e| ArenaError::Data(format!("{}: unreadable ({e})", path.display())))?;
+    let dir = junqi_selfplay::RunDir::open(out)?;
+    if let Some(file) = dir.read_json::<RunFile<serde_json::Value>>(name)? {
         let same =
             file.format == format && serde_json::from_value::<C>(file.config.clone()).is_ok_and(|c| &c == config);
         if !same {
@@ -99,10 +101,10 @@ where
                 file.config
             )));
         }
-        return Ok(lock);
+        return Ok(dir.lock());
     }
     let file =
         RunFile { format: format.to_string(), config: config.clone(), code_version: junqi_selfplay::code_version() };
-    write_atomic(&path, &serde_json::to_string_pretty(&file).expect("configs serialize"))?;
-    Ok(lock)
+    dir.write_json(name, &file)?;
+    Ok(dir.lock())
 }

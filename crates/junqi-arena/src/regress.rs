@@ -24,10 +24,11 @@
 //! replays exactly the baseline's games, so its change is exactly 0.
 
 use crate::arena::{run_arena, ArenaConfig, Schedule};
-use crate::report::{ArenaReport, WithInterval};
+use crate::report::ArenaReport;
 use crate::ArenaError;
-use junqi_core::{Mode, Rules};
+use junqi_core::Rules;
 use junqi_selfplay::RunOptions;
+use junqi_stats::Estimate;
 use junqi_stats::{drop_test, games_to_detect_drop, power_of, Penta, Samples, StatsError, Yardstick, Z95};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -128,11 +129,8 @@ impl Suite {
         self.arena
             .iter()
             .map(|a| {
-                let mode: Mode = a.rules.parse().map_err(|e| ArenaError::Config(format!("suite rules: {e}")))?;
-                let mut rules = Rules::preset(mode);
-                for s in &a.set {
-                    rules.apply_override(s).map_err(|e| ArenaError::Config(format!("suite rules: {e}")))?;
-                }
+                let rules = Rules::preset_with(&a.rules, &a.set)
+                    .map_err(|e| ArenaError::Config(format!("suite rules: {e}")))?;
                 ArenaConfig::new(rules, &a.bots, Schedule::RoundRobin, self.games_per_pair, self.seed)
             })
             .collect()
@@ -191,10 +189,10 @@ pub struct Comparison {
     pub baseline: f64,
     pub now: f64,
     /// now − baseline with its 95% interval (the two fits' errors combined).
-    pub change: WithInterval,
+    pub change: Estimate,
     /// The Elo change that the bot's scores against the other bots of its
     /// arena say (they held fixed), with its 95% interval: what is tested.
-    pub score_change: WithInterval,
+    pub score_change: Estimate,
     /// `score_change / stderr`: a drop when below `−z` at the per-bot level.
     pub z: f64,
     /// The bot's score against each opponent: (opponent, baseline, now).
@@ -277,8 +275,8 @@ pub fn compare(now: &SuiteResult, baseline: &SuiteResult) -> Result<Vec<Comparis
                 bot: line.bot.clone(),
                 baseline: base.elo.value,
                 now: line.elo.value,
-                change: WithInterval { value: diff, low: diff - half, high: diff + half },
-                score_change: WithInterval {
+                change: Estimate { value: diff, low: diff - half, high: diff + half },
+                score_change: Estimate {
                     value: test.elo_change,
                     low: test.elo_change - score_half,
                     high: test.elo_change + score_half,
@@ -503,6 +501,7 @@ pub fn power_analysis(
 mod tests {
     use super::*;
     use crate::report::{BotLine, MatchupLine};
+    use junqi_core::Mode;
     use junqi_stats::normal_quantile;
 
     fn suite(margin: Option<f64>, games_per_pair: u64) -> Suite {
@@ -530,7 +529,7 @@ mod tests {
         let line = |b: &str, e: f64| BotLine {
             bot: b.into(),
             cheats: false,
-            elo: WithInterval { value: e, low: e - 20.0, high: e + 20.0 },
+            elo: Estimate { value: e, low: e - 20.0, high: e + 20.0 },
             stderr: 10.0,
             games,
             score: 0.5,
@@ -541,7 +540,7 @@ mod tests {
             code_version: String::new(),
             anchor: "random".into(),
             bots: vec![line("random", 0.0), line("greedy", greedy_elo)],
-            first_mover: WithInterval { value: 0.0, low: 0.0, high: 0.0 },
+            first_mover: Estimate { value: 0.0, low: 0.0, high: 0.0 },
             prior_draws: 0.0,
             crosstable: vec![],
             matchups: vec![MatchupLine {
@@ -549,7 +548,7 @@ mod tests {
                 games,
                 score: 0.0,
                 penta,
-                elo: WithInterval { value: 0.0, low: 0.0, high: 0.0 },
+                elo: Estimate { value: 0.0, low: 0.0, high: 0.0 },
             }],
             ladder: vec![],
             notes: vec![],

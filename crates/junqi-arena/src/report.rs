@@ -4,27 +4,9 @@
 use crate::arena::{ArenaConfig, MatchupGames};
 use crate::matchup::pair_scores;
 use crate::ArenaError;
-use junqi_stats::{fit_bradley_terry, pair_estimates, BtOptions, Game, Penta};
+use junqi_stats::{fit_bradley_terry, pair_estimates, BtOptions, Estimate, Game, Penta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-
-/// A value with its 95% confidence interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WithInterval {
-    pub value: f64,
-    pub low: f64,
-    pub high: f64,
-}
-
-impl WithInterval {
-    fn of(r: &junqi_stats::Rating) -> WithInterval {
-        WithInterval { value: r.elo, low: r.interval.low, high: r.interval.high }
-    }
-    /// `+123 [+100, +146]`.
-    pub fn show(&self) -> String {
-        format!("{:+.0} [{:+.0}, {:+.0}]", self.value, self.low, self.high)
-    }
-}
 
 /// One bot's line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,7 +14,7 @@ pub struct BotLine {
     pub bot: String,
     /// Reads hidden information (a reference, not a fair player).
     pub cheats: bool,
-    pub elo: WithInterval,
+    pub elo: Estimate,
     /// Standard error of the Elo.
     pub stderr: f64,
     pub games: u64,
@@ -62,7 +44,7 @@ impl Cell {
 pub struct LadderStep {
     pub stronger: String,
     pub weaker: String,
-    pub lead: WithInterval,
+    pub lead: Estimate,
 }
 
 /// One matchup's paired statistics.
@@ -75,7 +57,7 @@ pub struct MatchupLine {
     /// Pair counts scoring 0, ½, 1, 1½, 2 for the first bot.
     pub penta: [u64; 5],
     /// The first bot's Elo advantage from the pair statistics.
-    pub elo: WithInterval,
+    pub elo: Estimate,
 }
 
 /// Everything an arena found.
@@ -88,7 +70,7 @@ pub struct ArenaReport {
     /// In the order of the config's bots.
     pub bots: Vec<BotLine>,
     /// Elo of moving first.
-    pub first_mover: WithInterval,
+    pub first_mover: Estimate,
     /// Virtual draws added because some score was perfect (0 = plain maximum likelihood).
     pub prior_draws: f64,
     /// `crosstable[i][j]`: bot i against bot j (None where they did not meet).
@@ -134,11 +116,7 @@ impl ArenaReport {
                 games: cell.games,
                 score: cell.score(),
                 penta: penta.counts,
-                elo: WithInterval {
-                    value: summary.elo.value,
-                    low: summary.elo.interval.low,
-                    high: summary.elo.interval.high,
-                },
+                elo: summary.elo,
             });
             for (player, bot) in [(0, a), (1, b)] {
                 decisions[bot] = u64::saturating_add(decisions[bot], m.thinking.decisions[player]);
@@ -156,8 +134,8 @@ impl ArenaReport {
                 let points: f64 = cells.iter().map(|c| c.wins as f64 + 0.5 * c.draws as f64).sum();
                 Ok(BotLine {
                     bot: bot.clone(),
-                    cheats: junqi_bots::from_spec(bot)?.cheats(),
-                    elo: WithInterval::of(&fit.ratings[i]),
+                    cheats: junqi_bots::BotSpec::parse(bot)?.cheats(),
+                    elo: fit.ratings[i].estimate(),
                     stderr: fit.ratings[i].stderr,
                     games,
                     score: points / games.max(1) as f64,
@@ -165,7 +143,8 @@ impl ArenaReport {
                 })
             })
             .collect::<Result<Vec<_>, ArenaError>>()?;
-        let first_mover = fit.first_move.as_ref().map(WithInterval::of).expect("fitted with a first-mover term");
+        let first_mover =
+            fit.first_move.as_ref().map(junqi_stats::Rating::estimate).expect("fitted with a first-mover term");
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| fit.ratings[b].elo.total_cmp(&fit.ratings[a].elo));
         let ladder = order
@@ -174,7 +153,7 @@ impl ArenaReport {
                 Ok(LadderStep {
                     stronger: config.bots[w[0]].clone(),
                     weaker: config.bots[w[1]].clone(),
-                    lead: WithInterval::of(&fit.difference(w[0], w[1])?),
+                    lead: fit.difference(w[0], w[1])?.estimate(),
                 })
             })
             .collect::<Result<Vec<_>, ArenaError>>()?;

@@ -141,11 +141,11 @@ pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64, limit_reached: bool) ->
         s.pairs,
         100.0 * s.score.value,
         s.elo.value,
-        s.elo.interval.low,
-        s.elo.interval.high,
+        s.elo.low,
+        s.elo.high,
         s.nelo.value,
-        s.nelo.interval.low,
-        s.nelo.interval.high,
+        s.nelo.low,
+        s.nelo.high,
         verdict(s, limit_reached)
     )
 }

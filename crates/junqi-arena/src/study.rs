@@ -1,11 +1,12 @@
 //! The first-move study: for each rule variant, paired games between equal
 //! bots, and how much moving first is worth.
 
+use crate::factorial::{fit_effects, Factorial, FactorialEffects};
 use crate::matchup::{matchup_config, play_matchup, GameResult};
-use crate::report::WithInterval;
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_core::Rules;
 use junqi_selfplay::RunOptions;
+use junqi_stats::Estimate;
 use junqi_stats::{pair_estimates, wilson_interval, Penta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,6 +45,10 @@ pub struct StudyConfig {
     /// `precision` (absent: one round of `games`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<Precision>,
+    /// A factorial design whose cells are `variants` (in order): the study
+    /// also fits the factors' effects on the first mover's score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factorial: Option<Factorial>,
 }
 
 /// A precision target: rounds of `games` games over the variants that still
@@ -89,9 +94,9 @@ pub struct VariantLine {
     pub draws: Proportion,
     pub losses: Proportion,
     /// Seat 1's points per game, with the 95% interval from the paired games' pentanomial variance.
-    pub score: WithInterval,
+    pub score: Estimate,
     /// The first-mover advantage in Elo (logistic), 95% interval from the pairs.
-    pub elo: WithInterval,
+    pub elo: Estimate,
     /// Whether the Elo interval excludes zero.
     pub significant: bool,
     /// The two-sided p-value of "moving first is worth nothing" in this variant.
@@ -121,10 +126,10 @@ pub struct PresetDifference {
     /// The preset variant's name.
     pub reference: String,
     /// The first mover's score minus the preset's (per game), 95% interval.
-    pub score: WithInterval,
+    pub score: Estimate,
     /// The same in Elo (the logistic curve's slope at the mean of the two
     /// scores carries the interval over).
-    pub elo: WithInterval,
+    pub elo: Estimate,
     /// Two-sided p-value of "no difference", raw and adjusted over the
     /// study's comparisons (Holm–Bonferroni, Benjamini–Hochberg).
     pub p_value: f64,
@@ -138,6 +143,9 @@ pub struct StudyResult {
     pub lines: Vec<VariantLine>,
     /// Things found while resuming (e.g. games written by another code version).
     pub notes: Vec<String>,
+    /// With a factorial design: the fitted effects of its factors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factorial: Option<FactorialEffects>,
 }
 
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
@@ -160,6 +168,15 @@ impl StudyConfig {
             junqi_selfplay::limits::in_range("the game cap", p.max_games, 2, junqi_selfplay::limits::MAX_GAMES)
                 .map_err(ArenaError::Config)?;
         }
+        if let Some(f) = &self.factorial {
+            if f.cells.len() != self.variants.len() || f.cells.iter().any(|c| c.len() != f.factors.len()) {
+                return Err(ArenaError::Config(format!(
+                    "the factorial design has {} cells but the study {} variants",
+                    f.cells.len(),
+                    self.variants.len()
+                )));
+            }
+        }
         matchup_config(first.rules, [&self.bot, &self.bot], self.games, self.seed).map(|_| ())
     }
 }
@@ -175,7 +192,9 @@ pub fn run_study(
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
     let (mut lines, mut notes, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+    let effects = |results: &[Vec<GameResult>]| config.factorial.as_ref().map(|f| fit_effects(f, results));
     let Some(precision) = config.precision else {
+        let mut all = Vec::new();
         for (k, v) in config.variants.iter().enumerate() {
             on_variant(&v.name);
             let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
@@ -184,9 +203,11 @@ pub fn run_study(
             notes.extend(m.notes);
             lines.push(variant_line(v, &m.results)?);
             pairs.push(pair_points(&m.results));
+            all.push(m.results);
         }
         compare(&config.variants, &mut lines, &pairs)?;
-        return Ok(StudyResult { lines, notes });
+        let factorial = effects(&all);
+        return Ok(StudyResult { lines, notes, factorial });
     };
     // Rounds: round r plays `games` more games of every variant still short
     // of the target, all variants on the round's seed (common random numbers),
@@ -220,7 +241,8 @@ pub fn run_study(
         pairs.push(pair_points(r));
     }
     compare(&config.variants, &mut lines, &pairs)?;
-    Ok(StudyResult { lines, notes })
+    let factorial = effects(&results);
+    Ok(StudyResult { lines, notes, factorial })
 }
 
 /// The first mover's mean score in each pair of games (one seed, seats swapped).
@@ -232,7 +254,7 @@ pub fn pair_points(results: &[GameResult]) -> Vec<f64> {
 /// variant's pair points): the corrected p-values of "moving first is worth
 /// nothing", and each variant's difference from its mode's preset.
 pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64>]) -> Result<(), ArenaError> {
-    use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, Estimate, Interval};
+    use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, Estimate};
     let raw: Vec<f64> = lines.iter().map(|l| l.p_value).collect();
     let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
     for (i, l) in lines.iter_mut().enumerate() {
@@ -250,17 +272,13 @@ pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64
         let score = paired_difference(&pairs[i][..common], &pairs[r][..common])?;
         let mean = ((lines[i].score.value + lines[r].score.value) / 2.0).clamp(0.01, 0.99);
         let slope = junqi_stats::ELO_PER_NAT / (mean * (1.0 - mean));
-        let scale = |e: &Estimate| Estimate {
-            value: e.value * slope,
-            interval: Interval { low: e.interval.low * slope, high: e.interval.high * slope },
-        };
-        let with = |e: &Estimate| WithInterval { value: e.value, low: e.interval.low, high: e.interval.high };
+        let scale = |e: &Estimate| Estimate { value: e.value * slope, low: e.low * slope, high: e.high * slope };
         diffs.push((
             i,
             PresetDifference {
                 reference: variants[r].name.clone(),
-                score: with(&score),
-                elo: with(&scale(&score)),
+                score,
+                elo: scale(&score),
                 p_value: p_value(&score, 0.0),
                 p_holm: 1.0,
                 p_bh: 1.0,
@@ -293,8 +311,7 @@ pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, 
     let count = |s: f64| results.iter().filter(|r| r.seat1_score == s).count() as u64;
     let penta = Penta::from_pairs(results.chunks_exact(2).map(|p| (p[0].seat1_score, p[1].seat1_score)))?;
     let summary = pair_estimates(&penta);
-    let est = |e: &junqi_stats::Estimate| WithInterval { value: e.value, low: e.interval.low, high: e.interval.high };
-    let elo = est(&summary.elo);
+    let elo = summary.elo;
     let mut plies: Vec<u32> = results.iter().map(|r| r.plies).collect();
     plies.sort_unstable();
     let median_plies = match plies.len() {
@@ -313,7 +330,7 @@ pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, 
         wins: Proportion::new(count(1.0), n)?,
         draws: Proportion::new(count(0.5), n)?,
         losses: Proportion::new(count(0.0), n)?,
-        score: est(&summary.score),
+        score: summary.score,
         elo,
         significant: elo.low > 0.0 || elo.high < 0.0,
         p_value: junqi_stats::p_value(&summary.score, 0.5),
@@ -334,7 +351,7 @@ fn pct(p: &Proportion) -> String {
 pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
     let lines = &result.lines;
     let mut s = String::new();
-    let cheats = junqi_bots::from_spec(&config.bot).is_ok_and(|p| p.cheats());
+    let cheats = junqi_bots::BotSpec::parse(&config.bot).is_ok_and(|s| s.cheats());
     let games = match config.precision {
         None => format!("{} paired games per variant", config.games),
         Some(p) => format!(
@@ -385,6 +402,9 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
         s,
         "\nVerdicts at 5%, two-sided: raw (each test alone; with many variants some are \"yes\" by chance), Holm (Holm–Bonferroni over the table's variants: the chance of any false \"yes\" in the column is at most 5%), BH (Benjamini–Hochberg: at most 5% of the column's \"yes\" are false, on average). \"Minus the preset\": the variant's first-mover score minus that of its mode's preset in this study, from the same seeds (the pairs with one seed are compared, so what the two share cancels), shown in Elo; its verdicts are corrected over the table's comparisons."
     );
+    if let Some(e) = &result.factorial {
+        s.push_str(&crate::factorial::effects_markdown(e));
+    }
     for n in &result.notes {
         let _ = writeln!(s, "\nNote: {n}");
     }
@@ -401,9 +421,9 @@ pub fn to_csv(lines: &[VariantLine]) -> String {
         let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         let _ = writeln!(
             s,
-            "\"{}\",\"{}\",{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},\"{}\",{:.6},{:.6},{:.6},{}",
-            l.variant,
-            l.changes.join("; "),
+            "{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.2},{:.2},{:.2},{},{:.2},{:.1},{},{:.6},{:.6},{:.6},{}",
+            crate::csv_field(&l.variant),
+            crate::csv_field(&l.changes.join("; ")),
             l.games,
             p(&l.wins),
             p(&l.draws),
@@ -417,18 +437,148 @@ pub fn to_csv(lines: &[VariantLine]) -> String {
             l.significant,
             l.mean_plies,
             l.median_plies,
-            endings.join(" "),
+            crate::csv_field(&endings.join(" ")),
             l.p_value,
             l.p_holm,
             l.p_bh,
             match &l.vs_preset {
                 Some(d) => format!(
-                    "\"{}\",{:.2},{:.2},{:.2},{:.6},{:.6},{:.6}",
-                    d.reference, d.elo.value, d.elo.low, d.elo.high, d.p_value, d.p_holm, d.p_bh
+                    "{},{:.2},{:.2},{:.2},{:.6},{:.6},{:.6}",
+                    crate::csv_field(&d.reference),
+                    d.elo.value,
+                    d.elo.low,
+                    d.elo.high,
+                    d.p_value,
+                    d.p_holm,
+                    d.p_bh
                 ),
                 None => ",,,,,,".to_string(),
             }
         );
     }
     s
+}
+
+/// How a variant's result looks over several bots: `yes (all +)` when every
+/// bot's interval lies above zero (or every one below), `no (opposite signs)`
+/// when some lie above and some below, `partly (k of n)` when only some
+/// exclude zero, `—` when none does. A bot without an estimate (a fit that
+/// failed) counts as not excluding zero, and the verdict says how many.
+fn across(intervals: &[Option<Estimate>]) -> String {
+    let known: Vec<&Estimate> = intervals.iter().flatten().collect();
+    let above = known.iter().filter(|e| e.low > 0.0).count();
+    let below = known.iter().filter(|e| e.high < 0.0).count();
+    let n = intervals.len();
+    let verdict = match (above, below) {
+        (0, 0) => "—".into(),
+        (a, 0) if a == n => "yes (all +)".into(),
+        (0, b) if b == n => "yes (all −)".into(),
+        (a, b) if a > 0 && b > 0 => "no (opposite signs)".into(),
+        (a, b) => format!("partly ({} of {n})", a + b),
+    };
+    match n - known.len() {
+        0 => verdict,
+        missing => format!("{verdict}; {missing} not estimated"),
+    }
+}
+
+/// The tables of a study run with several bots, one study per bot on the same
+/// variants and seeds: per variant, each bot's first-mover Elo; each bot's
+/// difference from the mode's preset; and with a factorial design each bot's
+/// effects. The last column says whether the bots agree.
+pub fn bots_markdown(studies: &[(String, StudyResult)]) -> String {
+    let mut s = String::new();
+    let Some((_, first)) = studies.first() else { return s };
+    let bots: Vec<&str> = studies.iter().map(|(b, _)| b.as_str()).collect();
+    let header = |s: &mut String, what: &str| {
+        let _ = writeln!(s, "| {what} | {} | holds across bots |", bots.join(" | "));
+        let _ = writeln!(s, "|---|{}---|", "---|".repeat(bots.len()));
+    };
+    let _ = writeln!(
+        s,
+        "Bot × variant: the first mover's Elo [95% CI] per bot (each bot against itself, same variants and seeds).\n"
+    );
+    header(&mut s, "variant");
+    for (i, l) in first.lines.iter().enumerate() {
+        let cells: Vec<Option<Estimate>> = studies.iter().map(|(_, r)| Some(r.lines[i].elo)).collect();
+        let shown: Vec<String> = cells.iter().flatten().map(Estimate::show).collect();
+        let _ = writeln!(s, "| {} | {} | {} |", l.variant, shown.join(" | "), across(&cells));
+    }
+    if first.lines.iter().any(|l| l.vs_preset.is_some()) {
+        let _ = writeln!(s, "\nMinus the preset: each variant's first-mover Elo minus its mode's preset's, per bot, on the same seeds.\n");
+        header(&mut s, "variant");
+        for (i, l) in first.lines.iter().enumerate() {
+            let cells: Vec<Option<Estimate>> =
+                studies.iter().map(|(_, r)| r.lines[i].vs_preset.as_ref().map(|d| d.elo)).collect();
+            if cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let shown: Vec<String> = cells.iter().map(|c| c.map_or("—".into(), |e| e.show())).collect();
+            let _ = writeln!(s, "| {} | {} | {} |", l.variant, shown.join(" | "), across(&cells));
+        }
+    }
+    // The terms from the first bot whose fit gave them (another bot's may have failed).
+    let fitted = studies.iter().filter_map(|(_, r)| r.factorial.as_ref()).find(|f| !f.lines.is_empty());
+    if let Some(f) = fitted.or(first.factorial.as_ref()) {
+        let _ = writeln!(s, "\nFactorial effects per bot, Elo [95% CI] ({}).\n", f.design);
+        header(&mut s, "term");
+        for (i, l) in f.lines.iter().enumerate() {
+            let cells: Vec<Option<Estimate>> =
+                studies.iter().map(|(_, r)| r.factorial.as_ref().and_then(|e| e.lines.get(i)).map(|x| x.elo)).collect();
+            let shown: Vec<String> = cells.iter().map(|c| c.map_or("—".into(), |e| e.show())).collect();
+            let _ = writeln!(s, "| {} | {} | {} |", l.term, shown.join(" | "), across(&cells));
+        }
+        for (bot, r) in studies {
+            if let Some(error) = r.factorial.as_ref().and_then(|f| f.error.as_deref()) {
+                let _ = writeln!(s, "\n{bot}: no factorial fit: {error}");
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nHolds across bots: \"yes\" when every bot's 95% interval excludes zero on the same side, \"no\" when two bots' intervals exclude it on opposite sides, \"partly\" when only some exclude it, \"—\" when none does (raw intervals, not corrected for the number of rows)."
+    );
+    s
+}
+
+/// The bot × variant table as CSV, one row per bot and variant.
+pub fn bots_csv(studies: &[(String, StudyResult)]) -> String {
+    let mut s = String::from("bot,variant,games,elo,elo_low,elo_high,p_holm,vs_preset_elo,vs_preset_elo_low,vs_preset_elo_high,vs_preset_p_holm\n");
+    for (bot, r) in studies {
+        for l in &r.lines {
+            let _ = writeln!(
+                s,
+                "{},{},{},{:.2},{:.2},{:.2},{:.6},{}",
+                crate::csv_field(bot),
+                crate::csv_field(&l.variant),
+                l.games,
+                l.elo.value,
+                l.elo.low,
+                l.elo.high,
+                l.p_holm,
+                l.vs_preset.as_ref().map_or(",,,".into(), |d| format!(
+                    "{:.2},{:.2},{:.2},{:.6}",
+                    d.elo.value, d.elo.low, d.elo.high, d.p_holm
+                ))
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_agree_only_when_every_interval_excludes_zero_on_one_side() {
+        let e = |low: f64, high: f64| Some(Estimate { value: (low + high) / 2.0, low, high });
+        assert_eq!(across(&[e(1.0, 5.0), e(2.0, 9.0)]), "yes (all +)");
+        assert_eq!(across(&[e(-5.0, -1.0), e(-9.0, -2.0)]), "yes (all −)");
+        assert_eq!(across(&[e(1.0, 5.0), e(-9.0, -2.0)]), "no (opposite signs)");
+        assert_eq!(across(&[e(1.0, 5.0), e(-1.0, 2.0), e(-3.0, 3.0)]), "partly (1 of 3)");
+        assert_eq!(across(&[e(-1.0, 5.0), e(-1.0, 2.0)]), "—");
+        // A bot whose fit failed is not a bot that agrees.
+        assert_eq!(across(&[e(1.0, 5.0), None]), "partly (1 of 2); 1 not estimated");
+    }
 }

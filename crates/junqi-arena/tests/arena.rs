@@ -167,6 +167,7 @@ fn a_study_counts_every_game_once() {
         games: 20,
         seed: 2,
         precision: None,
+        factorial: None,
     };
     let lines = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
     assert_eq!(lines.len(), 2);
@@ -216,6 +217,7 @@ fn a_precision_study_stops_each_variant_at_its_target() {
         games: round,
         seed: 4,
         precision: Some(Precision { elo: target, max_games: cap }),
+        factorial: None,
     };
     let lines = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
     let mut rounds_played = Vec::new();
@@ -242,4 +244,50 @@ fn a_precision_study_stops_each_variant_at_its_target() {
     assert!(rounds_played.iter().any(|&r| r > 1), "the target needs more than one round: {rounds_played:?}");
     let again = run_study(&config, &dir, &options(), |_| {}).unwrap().lines;
     assert_eq!(again, lines);
+}
+
+/// A factorial study in precision rounds: the design's cells are the
+/// variants, each plays until its target, and the effects are fitted on every
+/// game played (the terms, the game count, and the seeds as clusters).
+#[test]
+fn a_factorial_study_in_rounds_fits_its_effects_on_every_game() {
+    use junqi_arena::factorial::{design, Factor};
+    use junqi_arena::study::{to_markdown, Precision};
+    let dir = temp_dir("factorial");
+    let base = Variant { name: "fanqi".into(), rules: Rules::preset(Mode::Fanqi) };
+    let factors =
+        vec![Factor::parse("attack_hidden=false,true").unwrap(), Factor::parse("no_progress_plies=40,70").unwrap()];
+    let (factorial, variants) = design(&base, factors, false).unwrap();
+    let config = StudyConfig {
+        variants,
+        bot: "greedy".into(),
+        games: 20,
+        seed: 6,
+        precision: Some(Precision { elo: 120.0, max_games: 60 }),
+        factorial: Some(factorial),
+    };
+    let result = run_study(&config, &dir, &options(), |_| {}).unwrap();
+    assert_eq!(result.lines.len(), 4);
+    let e = result.factorial.as_ref().expect("the effects");
+    assert!(e.error.is_none(), "{e:?}");
+    assert_eq!(e.games, result.lines.iter().map(|l| l.games).sum::<u64>());
+    // Pair j of round r is one seed in every cell: the longest cell's pairs.
+    assert_eq!(e.clusters as u64, result.lines.iter().map(|l| l.games).max().unwrap() / 2);
+    let terms: Vec<&str> = e.lines.iter().map(|l| l.term.as_str()).collect();
+    assert_eq!(
+        terms,
+        [
+            "intercept (mean first-mover advantage)",
+            "attack_hidden=true",
+            "no_progress_plies=70",
+            "attack_hidden=true × no_progress_plies=70"
+        ]
+    );
+    for l in &e.lines {
+        assert!(l.elo.low <= l.elo.value && l.elo.value <= l.elo.high, "{l:?}");
+    }
+    assert!(to_markdown(&config, &result).contains("## Factorial effects"));
+    // Resumed: the same effects.
+    let again = run_study(&config, &dir, &options(), |_| {}).unwrap();
+    assert_eq!(again.factorial, result.factorial);
 }

@@ -61,6 +61,27 @@ impl std::fmt::Display for BotSpec {
     }
 }
 
+impl std::str::FromStr for BotSpec {
+    type Err = BotSpecError;
+    fn from_str(text: &str) -> Result<BotSpec, BotSpecError> {
+        BotSpec::parse(text)
+    }
+}
+
+/// A spec is stored as its text (`mcts:sims=800`), checked when read.
+impl serde::Serialize for BotSpec {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for BotSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<BotSpec, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        BotSpec::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Why a bot spec was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
@@ -111,6 +132,14 @@ impl BotSpec {
             params.push((k.to_string(), v.to_string()));
         }
         Ok(BotSpec { name: name.to_string(), params })
+    }
+
+    /// Whether the bot this spec builds reads hidden information, known from
+    /// its name without building it (a search bot allocates its tree, a net
+    /// bot loads its file). Only `cheat-mcts` does; the registered bots
+    /// (`net`, `engine`) are fair.
+    pub fn cheats(&self) -> bool {
+        self.name == "cheat-mcts"
     }
 
     pub fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
@@ -341,6 +370,14 @@ mod tests {
         }
         assert!(!from_spec("mcts:100").unwrap().cheats());
         assert!(from_spec("cheat-mcts:100").unwrap().cheats());
+        // The spec knows without building the bot, for every built-in bot.
+        for name in BOT_NAMES {
+            let spec = BotSpec::parse(name).unwrap();
+            assert_eq!(spec.cheats(), from_spec(name).unwrap().cheats(), "{name}");
+            let json = serde_json::to_string(&spec).unwrap();
+            assert_eq!(serde_json::from_str::<BotSpec>(&json).unwrap(), spec);
+        }
+        assert!(serde_json::from_str::<BotSpec>("\"greedy:=3\"").is_err(), "a bad spec is refused when read");
         assert_eq!(BotSpec::parse("mcts:800").unwrap().params, vec![("sims".into(), "800".into())]);
     }
 

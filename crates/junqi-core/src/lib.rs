@@ -16,6 +16,7 @@
 //! pos.play(moves[0]).unwrap();
 //! ```
 
+pub mod atomic;
 pub mod board;
 pub mod bounded;
 pub mod determinize;
@@ -30,6 +31,7 @@ pub mod position;
 pub mod rules;
 pub mod setup;
 
+pub use atomic::{write_atomic, write_atomic_with};
 pub use board::{Bitboard, Square};
 pub use bounded::{read_bounded, read_text, MAX_TEXT_BYTES};
 pub use determinize::KindBelief;

@@ -144,31 +144,49 @@ fn default_color_rule() -> ColorRule {
     ColorRule::FirstFlip
 }
 
-/// Every option name of §6, in table order.
-pub const OPTION_NAMES: [&str; 13] = [
-    "rail_turns",
-    "bomb_flies",
-    "mine_rule",
-    "hq_locked",
-    "first_player",
-    "no_progress_plies",
-    "max_plies",
-    "reveal_flag_on_commander_loss",
-    "engineer_scout",
-    "bomb_captures_flag",
-    "color_rule",
-    "attack_hidden",
-    "flag_capturer",
+/// One rule option of §6: its name (as in TOML files, `--set` and the
+/// datasets' rules JSON) and the modes where it means something.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RuleOption {
+    pub name: &'static str,
+    pub modes: &'static [Mode],
+}
+
+const ALL_MODES: &[Mode] = &[Mode::Anqi, Mode::Mingqi, Mode::Fanqi];
+
+/// Every option of §6 in table order: the one list that [`OPTION_NAMES`],
+/// [`option_applies`] and the checks against `docs/rules.md`, the presets
+/// and `scripts/check_parquet.py` (tests below) all come from.
+pub const RULE_OPTIONS: [RuleOption; 13] = [
+    RuleOption { name: "rail_turns", modes: ALL_MODES },
+    RuleOption { name: "bomb_flies", modes: ALL_MODES },
+    RuleOption { name: "mine_rule", modes: ALL_MODES },
+    RuleOption { name: "hq_locked", modes: ALL_MODES },
+    RuleOption { name: "first_player", modes: &[Mode::Anqi, Mode::Mingqi] },
+    RuleOption { name: "no_progress_plies", modes: ALL_MODES },
+    RuleOption { name: "max_plies", modes: ALL_MODES },
+    RuleOption { name: "reveal_flag_on_commander_loss", modes: &[Mode::Anqi, Mode::Mingqi] },
+    RuleOption { name: "engineer_scout", modes: &[Mode::Anqi] },
+    RuleOption { name: "bomb_captures_flag", modes: ALL_MODES },
+    RuleOption { name: "color_rule", modes: &[Mode::Fanqi] },
+    RuleOption { name: "attack_hidden", modes: &[Mode::Fanqi] },
+    RuleOption { name: "flag_capturer", modes: ALL_MODES },
 ];
+
+/// Every option name of §6, in table order.
+pub const OPTION_NAMES: [&str; RULE_OPTIONS.len()] = {
+    let mut names = [""; RULE_OPTIONS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = RULE_OPTIONS[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Does `option` mean anything in `mode` (the `—` cells of §6)?
 pub fn option_applies(option: &str, mode: Mode) -> bool {
-    match option {
-        "first_player" | "reveal_flag_on_commander_loss" => mode != Mode::Fanqi,
-        "engineer_scout" => mode == Mode::Anqi,
-        "color_rule" | "attack_hidden" => mode == Mode::Fanqi,
-        _ => true,
-    }
+    RULE_OPTIONS.iter().any(|o| o.name == option && o.modes.contains(&mode))
 }
 
 const PRESET_ANQI: &str = include_str!("../../../configs/rules/anqi.toml");
@@ -212,6 +230,18 @@ impl Rules {
     /// A preset by name (`anqi`, `mingqi`, `fanqi`).
     pub fn preset_named(name: &str) -> Result<Rules, RulesError> {
         name.parse::<Mode>().map(Rules::preset).map_err(|_| RulesError::UnknownPreset(name.to_string()))
+    }
+
+    /// A mode's preset (`anqi`, `mingqi`, `fanqi`) with `option=value`
+    /// overrides applied in order: the one way every front end (variant
+    /// specs, suite files, loop configs, the engine protocol) builds rules
+    /// from a mode name and a list of settings.
+    pub fn preset_with<S: AsRef<str>>(mode: &str, overrides: impl IntoIterator<Item = S>) -> Result<Rules, RulesError> {
+        let mut rules = Rules::preset(mode.trim().parse()?);
+        for assignment in overrides {
+            rules.apply_override(assignment.as_ref())?;
+        }
+        Ok(rules)
     }
 
     /// Parse a rules TOML document: `mode` is required; every other option
@@ -306,25 +336,60 @@ impl Default for Rules {
 mod tests {
     use super::*;
 
+    /// The §6 table of `docs/rules.md`: one row per option, the cells of
+    /// the 暗棋, 明棋 and 翻棋 columns (the first word, without backticks).
+    fn section_6_rows() -> Vec<(String, [String; 3])> {
+        let doc = include_str!("../../../docs/rules.md");
+        let section = doc.split("## 6.").nth(1).expect("docs/rules.md has §6");
+        let section = section.split("\n## ").next().unwrap();
+        section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(|line| {
+                let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+                let word = |cell: &str| cell.split_whitespace().next().unwrap_or("").trim_matches('`').to_string();
+                let n = cells.len();
+                (word(cells[0]), [word(cells[n - 3]), word(cells[n - 2]), word(cells[n - 1])])
+            })
+            .collect()
+    }
+
+    /// The table in the docs, the option list, the modes each option applies
+    /// to and the shipped presets all say the same thing.
     #[test]
-    fn presets_match_the_defaults_of_section_6() {
-        let anqi = Rules::preset(Mode::Anqi);
-        assert_eq!(anqi.rail_turns, RailTurns::Engineer);
-        assert!(!anqi.bomb_flies);
-        assert_eq!(anqi.mine_rule, MineRule::Spring);
-        assert!(anqi.hq_locked);
-        assert_eq!(anqi.first_player, FirstPlayer::Red);
-        assert_eq!(anqi.no_progress_plies, 70);
-        assert_eq!(anqi.max_plies, 2000);
-        assert!(anqi.reveal_flag_on_commander_loss);
-        assert!(!anqi.engineer_scout);
-        assert!(anqi.bomb_captures_flag);
-        assert_eq!(anqi.flag_capturer, FlagCapturer::Any);
-        let fanqi = Rules::preset(Mode::Fanqi);
-        assert!(!fanqi.hq_locked);
-        assert_eq!(fanqi.color_rule, ColorRule::FirstFlip);
-        assert!(!fanqi.attack_hidden);
-        assert_eq!(Rules::preset(Mode::Mingqi).mode, Mode::Mingqi);
+    fn presets_and_option_list_match_the_table_of_section_6() {
+        let rows = section_6_rows();
+        let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, OPTION_NAMES, "the §6 table's rows against OPTION_NAMES");
+        for (column, mode) in [Mode::Anqi, Mode::Mingqi, Mode::Fanqi].into_iter().enumerate() {
+            let preset = toml::Table::try_from(Rules::preset(mode)).unwrap();
+            // (a TOML table's keys come sorted)
+            let fields: Vec<&str> = preset.keys().map(String::as_str).filter(|k| *k != "mode").collect();
+            let mut sorted = OPTION_NAMES;
+            sorted.sort();
+            assert_eq!(fields, sorted, "the Rules struct's fields against OPTION_NAMES");
+            for (name, cells) in &rows {
+                let cell = &cells[column];
+                assert_eq!(option_applies(name, mode), cell != "—", "{name} in {mode}: the table says `{cell}`");
+                if cell != "—" {
+                    let value = match &preset[name.as_str()] {
+                        toml::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    assert_eq!(&value, cell, "the {mode} preset's {name} against the §6 table");
+                }
+            }
+        }
+    }
+
+    /// `scripts/check_parquet.py` checks the datasets' rules JSON against
+    /// its own copy of the option list (Python cannot read this file).
+    #[test]
+    fn the_parquet_checker_lists_the_same_options() {
+        let script = include_str!("../../../scripts/check_parquet.py");
+        let list = script.split("OPTIONS = [").nth(1).and_then(|s| s.split(']').next()).expect("OPTIONS list");
+        let names: Vec<&str> = list.split(',').map(|s| s.trim().trim_matches('"')).filter(|s| !s.is_empty()).collect();
+        assert_eq!(names, OPTION_NAMES);
     }
 
     #[test]
@@ -348,6 +413,15 @@ mod tests {
         assert!(matches!(a.apply_override("color_rule=two_in_a_row"), Err(RulesError::NotApplicable { .. })));
         a.apply_override("engineer_scout=true").unwrap();
         assert!(a.engineer_scout);
+    }
+
+    #[test]
+    fn preset_with_applies_overrides_in_order_and_checks_them() {
+        let r = Rules::preset_with("anqi", ["mine_rule=trade", "max_plies=300", "max_plies=400"]).unwrap();
+        assert_eq!((r.mode, r.mine_rule, r.max_plies), (Mode::Anqi, MineRule::Trade, 400));
+        assert_eq!(Rules::preset_with(" fanqi ", Vec::<String>::new()).unwrap(), Rules::preset(Mode::Fanqi));
+        assert!(matches!(Rules::preset_with("chess", ["max_plies=3"]), Err(RulesError::UnknownMode(_))));
+        assert!(matches!(Rules::preset_with("fanqi", ["engineer_scout=true"]), Err(RulesError::NotApplicable { .. })));
     }
 
     #[test]

@@ -70,12 +70,10 @@ pub fn encode_rules(rules: &Rules) -> String {
 /// option set in turn.
 pub fn decode_rules(tokens: &[&str]) -> Result<Rules, ProtocolError> {
     let (mode, options) = tokens.split_first().ok_or_else(|| syntax("expected a mode: fanqi, anqi or mingqi"))?;
-    let mode: Mode = mode.parse().map_err(|_| syntax(format!("`{mode}` is not a mode: fanqi, anqi or mingqi")))?;
-    let mut rules = Rules::preset(mode);
-    for option in options {
-        rules.apply_override(option)?;
+    if mode.parse::<Mode>().is_err() {
+        return Err(syntax(format!("`{mode}` is not a mode: fanqi, anqi or mingqi")));
     }
-    Ok(rules)
+    Ok(Rules::preset_with(mode, options)?)
 }
 
 fn kinds_text(set: KindSet) -> String {

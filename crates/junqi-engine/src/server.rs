@@ -29,14 +29,10 @@ struct GameState {
 
 /// Build the player for `spec`, refusing bots that read hidden information.
 fn build(spec: &BotSpec) -> Result<Player, String> {
-    let player = from_spec(&spec.to_string()).map_err(|e| e.to_string())?;
-    if player.cheats() {
-        return Err(format!(
-            "bot `{}` reads hidden information, which an engine is never told; choose a fair bot",
-            player.name()
-        ));
+    if spec.cheats() {
+        return Err(format!("bot `{spec}` reads hidden information, which an engine is never told; choose a fair bot"));
     }
-    Ok(player)
+    from_spec(&spec.to_string()).map_err(|e| e.to_string())
 }
 
 impl Engine {

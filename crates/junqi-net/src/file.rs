@@ -16,7 +16,6 @@ use crate::model::ModelConfig;
 use crate::NetError;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -366,21 +365,7 @@ pub fn write_safetensors(
         .map_err(|e| NetError::Config(format!("cannot serialise {}: {e:?}", path.display())))?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(NetError::io(dir))?;
-    let tmp = dir.join(format!(".{}.tmp", path.file_name().unwrap_or_default().to_string_lossy()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    result.map_err(|cause| {
-        let _ = std::fs::remove_file(&tmp);
-        NetError::Io { path: path.to_path_buf(), cause }
-    })
+    junqi_core::write_atomic(path, &bytes).map_err(NetError::io(path))
 }
 
 impl NetFile {

@@ -152,8 +152,7 @@ fn run_records_every_shard(shard: &Path) -> bool {
 /// the record is on disk before the caller renames the shard into place.
 pub(crate) fn write_checksum(shard: &Path, sum: ShardChecksum) -> Result<(), SelfplayError> {
     let path = checksum_path(shard);
-    let tmp = path.with_file_name(format!("{}.tmp", path.file_name().unwrap_or_default().to_string_lossy()));
-    crate::write_atomic_via(&tmp, &path, sum.to_line().as_bytes()).map_err(SelfplayError::io(&path))?;
+    junqi_core::write_atomic(&path, sum.to_line().as_bytes()).map_err(SelfplayError::io(&path))?;
     sync_dir(path.parent().unwrap_or(Path::new(".")))
 }
 

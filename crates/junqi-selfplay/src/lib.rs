@@ -36,7 +36,6 @@
 //! # Ok::<(), junqi_selfplay::SelfplayError>(())
 //! ```
 
-mod atomic;
 mod checksum;
 mod guard;
 pub mod limits;
@@ -46,10 +45,10 @@ mod records;
 mod replay;
 mod resign;
 mod run;
+mod run_dir;
 mod run_lock;
 mod writer;
 
-pub use atomic::write_atomic_via;
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
 pub use guard::catch_library_panic;
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
@@ -67,6 +66,7 @@ pub use run::{
     dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, Thinking,
     BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
 };
+pub use run_dir::{differences, RunDir};
 pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{
     games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,

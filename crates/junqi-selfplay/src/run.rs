@@ -2,7 +2,8 @@
 
 use crate::writer::ShardWriter;
 use crate::{
-    code_version, Config, GameBuffers, GameInFlight, GameRecord, RunLock, SelfplayError, GAMES_DIR, SAMPLES_DIR,
+    code_version, differences, Config, GameBuffers, GameInFlight, GameRecord, RunDir, RunLock, SelfplayError,
+    GAMES_DIR, SAMPLES_DIR,
 };
 use junqi_bots::Player;
 use junqi_core::Seat;
@@ -256,15 +257,11 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         });
     };
     let mut notes = Vec::new();
-    std::fs::create_dir_all(dir).map_err(SelfplayError::io(dir))?;
-    let lock = RunLock::hold(dir)?;
+    let run_dir = RunDir::open(dir)?;
     let run_path = dir.join(RUN_FILE);
     let config_json = serde_json::to_value(&config).expect("configs serialize");
     let records_required;
-    if run_path.exists() {
-        let text = junqi_core::read_text(&run_path).map_err(SelfplayError::io(&run_path))?;
-        let stored: RunFile = serde_json::from_str(&text)
-            .map_err(|e| SelfplayError::Corrupt { path: run_path.clone(), message: format!("not a run file: {e}") })?;
+    if let Some(stored) = run_dir.read_json::<RunFile>(RUN_FILE)? {
         if stored.format != RUN_FORMAT {
             return Err(SelfplayError::Corrupt {
                 path: run_path,
@@ -277,7 +274,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             .ok()
             .and_then(|c| serde_json::to_value(c).ok())
             .unwrap_or_else(|| stored.config.clone());
-        let diffs = differences("", &stored_config, &config_json);
+        let diffs = differences(&stored_config, &config_json);
         if !diffs.is_empty() {
             return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
         }
@@ -318,9 +315,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             checksums: Some(crate::CHECKSUM_EXT.into()),
         };
         records_required = true;
-        let text = serde_json::to_string_pretty(&file).expect("run file serializes") + "\n";
-        let tmp = dir.join(format!(".{RUN_FILE}.tmp"));
-        crate::write_atomic_via(&tmp, &run_path, text.as_bytes()).map_err(SelfplayError::io(&run_path))?;
+        run_dir.write_json(RUN_FILE, &file)?;
     }
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         let d = dir.join(sub);
@@ -388,28 +383,8 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         complete_games,
         complete_thinking,
         notes,
-        lock: Some(lock),
+        lock: Some(run_dir.lock()),
     })
-}
-
-/// Differences between two JSON configs, as `key: stored → new`.
-fn differences(prefix: &str, stored: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
-    use serde_json::Value;
-    match (stored, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter()
-                .flat_map(|k| {
-                    let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-                    differences(&name, a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null))
-                })
-                .collect()
-        }
-        (a, b) if a == b => vec![],
-        (a, b) => vec![format!("{prefix}: {a} in the directory, {b} now")],
-    }
 }
 
 /// Check a complete shard's two files: their checksum records (a missing

@@ -60,6 +60,11 @@ pub struct Rating {
 }
 
 impl Rating {
+    /// The rating as an [`Estimate`] (Elo and its interval).
+    pub fn estimate(&self) -> crate::Estimate {
+        crate::Estimate::new(self.elo, self.interval)
+    }
+
     fn new(elo: f64, variance: f64) -> Self {
         let stderr = variance.max(0.0).sqrt();
         Rating { elo, stderr, interval: Interval { low: elo - Z95 * stderr, high: elo + Z95 * stderr } }

@@ -38,6 +38,16 @@ pub enum StatsError {
     /// A pair total is not one of 0, 0.5, 1, 1.5, 2.
     #[error("pair score {score} is not one of 0, 0.5, 1, 1.5, 2")]
     InvalidPairScore { score: f64 },
+    /// A regression's design matrix has dependent columns (or too few rows), so some coefficient is undefined.
+    #[error("the design is singular: {0}")]
+    SingularDesign(String),
+    /// A regression's outcomes are perfectly separated by the predictors: some coefficient's maximum-likelihood
+    /// value is infinite (e.g. one cell's first mover won every game).
+    #[error("perfect separation: {0}")]
+    PerfectSeparation(String),
+    /// A regression's Newton iterations did not converge.
+    #[error("the fit did not converge in {iterations} iterations")]
+    NotConverged { iterations: usize },
     /// An iterative method did not reach the accuracy it promises.
     #[error("numerical failure: {0}")]
     Numerical(&'static str),

@@ -24,9 +24,37 @@ impl Interval {
     }
 }
 
-/// A point estimate with its 95% interval.
+/// A point estimate with its 95% interval: the one value-with-interval type
+/// of the workspace (ratings, first-move advantages, SPRT summaries, study
+/// lines, factorial effects), written flat as `{value, low, high}`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     pub value: f64,
-    pub interval: Interval,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Estimate {
+    pub fn new(value: f64, interval: Interval) -> Estimate {
+        Estimate { value, low: interval.low, high: interval.high }
+    }
+
+    /// `value ± half`.
+    pub fn symmetric(value: f64, half: f64) -> Estimate {
+        Estimate { value, low: value - half, high: value + half }
+    }
+
+    pub fn interval(&self) -> Interval {
+        Interval { low: self.low, high: self.high }
+    }
+
+    /// Whether `x` lies in the interval (ends included).
+    pub fn contains(&self, x: f64) -> bool {
+        self.interval().contains(x)
+    }
+
+    /// The estimate as a report shows it: `+123 [+100, +146]`.
+    pub fn show(&self) -> String {
+        format!("{:+.0} [{:+.0}, {:+.0}]", self.value, self.low, self.high)
+    }
 }

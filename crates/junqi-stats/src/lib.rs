@@ -18,6 +18,9 @@
 //!   "Normalized Elo practical" note), including its regularization of empty cells by 0.001 pairs. Bounds
 //!   `[ln(β/(1-α)), ln((1-β)/α)]`. The summary adds the logistic Elo of the mean score with the interval
 //!   `mean ± z·sqrt(var/N)` mapped through `elo`, and normalized Elo `(μ - ½)/σ_game · 800/ln 10`.
+//! * [`logistic`]: logistic regression by Newton/IRLS on `[0, 1]` outcomes (a draw is ½: quasi-binomial), with
+//!   inverse-Fisher-information, Pearson-dispersion or cluster-robust standard errors, Wald 95% intervals and
+//!   p-values; separation and singular designs are errors. The first-move study's factorial effects use it.
 //! * [`power`]: games needed to detect an Elo drop, `n = ((z_{1-α} + z_{1-β})·σ/Δs)²` with
 //!   `Δs = s - s(elo(s) - D)` at the observed score (summed over several opponents, doubled against a baseline of
 //!   the same size), and the matching one-sided test of a bot's score change ([`drop_test`]).
@@ -49,17 +52,20 @@ pub mod elo;
 pub mod error;
 pub mod interval;
 mod linalg;
+pub mod logistic;
 pub mod multiple;
 pub mod penta;
 pub mod power;
 mod root;
 pub mod sprt;
+pub mod student_t;
 pub mod wilson;
 
 pub use bradley_terry::{fit_bradley_terry, BtFit, BtOptions, Game, Rating};
 pub use elo::{elo_from_score, score_from_elo, ELO_PER_NAT};
 pub use error::StatsError;
 pub use interval::{Estimate, Interval, Z95};
+pub use logistic::{fit_logistic, Coefficient, Dispersion, LogisticData, LogisticFit, LogisticOptions, VarianceKind};
 pub use multiple::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, rejected, two_sided_p};
 pub use penta::Penta;
 pub use power::{
@@ -70,4 +76,5 @@ pub use sprt::{
     decide, llr_normalized, pair_estimates, sprt_bounds, Decision, LlrBounds, PairEstimates, Sprt, SprtSummary,
     NELO_PER_T,
 };
+pub use student_t::{t_two_sided_p, t_two_sided_quantile};
 pub use wilson::{wilson_interval, wilson_interval_z};

@@ -12,7 +12,7 @@
 //! (common random numbers), whose variance counts their covariance.
 
 use crate::power::normal_cdf;
-use crate::{Estimate, Interval, StatsError, Z95};
+use crate::{Estimate, StatsError, Z95};
 
 /// Two-sided p-value of a normal test statistic `z`.
 pub fn two_sided_p(z: f64) -> f64 {
@@ -25,7 +25,7 @@ pub fn two_sided_p(z: f64) -> f64 {
 /// The two-sided p-value that `estimate`'s true value is `null`, its
 /// interval being a symmetric normal 95% interval.
 pub fn p_value(estimate: &Estimate, null: f64) -> f64 {
-    let se = (estimate.interval.high - estimate.interval.low) / (2.0 * Z95);
+    let se = (estimate.high - estimate.low) / (2.0 * Z95);
     if se <= 0.0 || !se.is_finite() {
         return if estimate.value == null { 1.0 } else { 0.0 };
     }
@@ -106,7 +106,7 @@ pub fn paired_difference(x: &[f64], y: &[f64]) -> Result<Estimate, StatsError> {
     let mean = d.iter().sum::<f64>() / n as f64;
     let var = d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let half = Z95 * (var / n as f64).sqrt();
-    Ok(Estimate { value: mean, interval: Interval { low: mean - half, high: mean + half } })
+    Ok(Estimate { value: mean, low: mean - half, high: mean + half })
 }
 
 #[cfg(test)]
@@ -152,7 +152,7 @@ mod tests {
     fn p_values_follow_the_normal_distribution() {
         assert!((two_sided_p(1.959964) - 0.05).abs() < 1e-5);
         assert!((two_sided_p(0.0) - 1.0).abs() < 1e-12);
-        let e = Estimate { value: 0.55, interval: Interval { low: 0.55 - 0.05, high: 0.55 + 0.05 } };
+        let e = Estimate { value: 0.55, low: 0.55 - 0.05, high: 0.55 + 0.05 };
         assert!((p_value(&e, 0.5) - 0.05).abs() < 1e-4);
         assert!(holm_adjusted(&[1.5]).is_err());
         assert!(rejected(&[0.1], 0.0).is_err());
@@ -165,7 +165,7 @@ mod tests {
         let y: Vec<f64> = x.iter().enumerate().map(|(i, v)| v - 0.1 + if i % 2 == 0 { 0.01 } else { -0.01 }).collect();
         let d = paired_difference(&x, &y).unwrap();
         assert!((d.value - 0.1).abs() < 1e-9);
-        assert!(d.interval.high - d.interval.low < 0.01, "{d:?}");
+        assert!(d.high - d.low < 0.01, "{d:?}");
         assert!(paired_difference(&x, &y[1..]).is_err());
     }
 
@@ -194,8 +194,8 @@ mod tests {
                 y.push(point(p_ref));
             }
             let d = paired_difference(&x, &y).unwrap();
-            covered += usize::from(d.interval.contains(truth));
-            width += d.interval.high - d.interval.low;
+            covered += usize::from(d.contains(truth));
+            width += d.high - d.low;
         }
         let rate = covered as f64 / reps as f64;
         assert!((0.93..=0.97).contains(&rate), "coverage {rate}");

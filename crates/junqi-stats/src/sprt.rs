@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::elo::elo_from_score;
 use crate::error::{finite, Result, StatsError};
-use crate::interval::{Estimate, Interval, Z95};
+use crate::interval::{Estimate, Z95};
 use crate::penta::Penta;
 use crate::root::brentq;
 
@@ -221,15 +221,9 @@ pub struct PairEstimates {
 pub fn pair_estimates(penta: &Penta) -> PairEstimates {
     let (score, sigma_pair) = pair_score(penta);
     let elo_of = |s: f64| elo_from_score(s.clamp(EMPTY_CELL, 1.0 - EMPTY_CELL));
-    let elo = Estimate {
-        value: elo_of(score.value),
-        interval: Interval { low: elo_of(score.interval.low), high: elo_of(score.interval.high) },
-    };
+    let elo = Estimate { value: elo_of(score.value), low: elo_of(score.low), high: elo_of(score.high) };
     let nelo_of = |s: f64| (s - 0.5) / (std::f64::consts::SQRT_2 * sigma_pair) * NELO_PER_T;
-    let nelo = Estimate {
-        value: nelo_of(score.value),
-        interval: Interval { low: nelo_of(score.interval.low), high: nelo_of(score.interval.high) },
-    };
+    let nelo = Estimate { value: nelo_of(score.value), low: nelo_of(score.low), high: nelo_of(score.high) };
     PairEstimates { score, elo, nelo }
 }
 
@@ -249,7 +243,7 @@ fn pair_score(penta: &Penta) -> (Estimate, f64) {
         penta.counts.iter().enumerate().map(|(i, &c)| c as f64 * i as f64 / 4.0).sum::<f64>() / pairs as f64
     };
     let half = Z95 * (var / n).sqrt();
-    (Estimate { value: mu, interval: Interval { low: mu - half, high: mu + half } }, var.sqrt())
+    (Estimate { value: mu, low: mu - half, high: mu + half }, var.sqrt())
 }
 
 #[cfg(test)]
@@ -265,10 +259,10 @@ mod tests {
         let s = sprt.evaluate(&Penta::new([1, 2, 3, 0, 4])).unwrap();
         // (0·1 + ½·2 + 1·3 + 2·4) / (2 · 10 pairs)
         assert_eq!(s.score.value, 12.0 / 20.0);
-        assert!(s.score.interval.low < 0.6 && 0.6 < s.score.interval.high);
+        assert!(s.score.low < 0.6 && 0.6 < s.score.high);
         let perfect = sprt.evaluate(&Penta::new([0, 0, 0, 0, 5])).unwrap();
         assert_eq!(perfect.score.value, 1.0);
-        assert!(perfect.elo.value.is_finite() && perfect.score.interval.low < 1.0);
+        assert!(perfect.elo.value.is_finite() && perfect.score.low < 1.0);
     }
 
     #[test]
@@ -349,11 +343,11 @@ mod tests {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         assert!(close(s.score.value, 0.502_269_128_699_181_5));
         assert!(close(s.elo.value, 1.576_762_941_399_624_5));
-        assert!(close(s.elo.interval.low, 0.546_462_765_816_836) && close(s.elo.interval.high, 2.607_090_849_246_835));
+        assert!(close(s.elo.low, 0.546_462_765_816_836) && close(s.elo.high, 2.607_090_849_246_835));
         // nElo = (μ - ½) / sqrt(2·var) · 800 / ln 10.
         assert!(close(s.nelo.value, 3.479_956_126_885_529));
-        assert!(close(s.nelo.interval.low, 1.206_064_581_765_854_8));
-        assert!(close(s.nelo.interval.high, 5.753_847_672_005_203));
+        assert!(close(s.nelo.low, 1.206_064_581_765_854_8));
+        assert!(close(s.nelo.high, 5.753_847_672_005_203));
     }
 
     #[test]
@@ -367,7 +361,7 @@ mod tests {
         assert!(s.llr < s.bounds.lower && s.elo.value < 0.0 && s.nelo.value < 0.0);
         let empty = sprt.evaluate(&Penta::default()).unwrap();
         assert_eq!(empty.decision, Decision::Continue);
-        assert!(empty.elo.value.abs() < 1e-9 && empty.elo.interval.low.is_finite());
+        assert!(empty.elo.value.abs() < 1e-9 && empty.elo.low.is_finite());
         let b = sprt.bounds().unwrap();
         assert_eq!(decide(b.upper, b), Decision::Continue);
         assert_eq!(decide(b.lower, b), Decision::Continue);

@@ -128,10 +128,8 @@ pub fn train_window(
 ) -> Result<TrainSummary> {
     config.check()?;
     keep_freed_memory();
-    std::fs::create_dir_all(out_dir).map_err(TrainError::io(out_dir))?;
-    let _lock = junqi_selfplay::RunLock::hold(out_dir).map_err(|e| TrainError::Config(e.to_string()))?;
-    let config_path = out_dir.join("config.toml");
-    std::fs::write(&config_path, config.to_toml()).map_err(TrainError::io(&config_path))?;
+    let run_dir = junqi_selfplay::RunDir::open(out_dir)?;
+    run_dir.write("config.toml", &config.to_toml())?;
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);
     let (mut trainer, resumed_from) = resume_point(config, &ckpt_dir, observer)?;
     if window.channels != config.model.in_channels {

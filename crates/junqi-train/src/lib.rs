@@ -17,8 +17,10 @@
 //!   the file's metadata.
 //! * [`Metrics`]: where scalars go: TensorBoard ([`TensorBoardMetrics`]), memory
 //!   ([`MemoryMetrics`]) or nowhere ([`NoMetrics`]).
-//! * [`train`]: the whole loop (resume, batches, logging, checkpoints).
-//! * [`run_loop`]: the closed self-play → train → evaluate → promote loop.
+//! * [`train`]: the whole loop (resume, batches, logging, checkpoints);
+//!   [`train_window`] for a caller that picks the data (the closed
+//!   self-play → train → evaluate → promote loop lives in `junqi-loop`).
+//! * [`deployments`]: learned 暗棋/明棋 deployments fitted into a net file.
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
@@ -34,7 +36,6 @@ mod net;
 mod optim;
 mod tb_events;
 mod trainer;
-pub mod training_loop;
 
 pub use checkpoint::{
     export_checkpoint, latest_checkpoint, load_net, read_metadata, CheckpointInfo, CHECKPOINT_FORMAT, NET_FORMAT,
@@ -48,7 +49,6 @@ pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
 pub use trainer::{StepMetrics, Trainer};
-pub use training_loop::{run_loop, sprt_gate, AnchorElo, GateRecord, LoopConfig, LoopObserver, LoopState, SprtGate};
 
 use std::path::PathBuf;
 
@@ -70,6 +70,9 @@ pub enum TrainError {
     /// Stopped on request (Ctrl-C); what was finished is saved.
     #[error("{0}")]
     Interrupted(String),
+    /// The loss became NaN or infinite: training diverged.
+    #[error("the loss is {loss} at step {step}")]
+    Diverged { loss: f64, step: u64 },
     #[error("torch: {0}")]
     Torch(#[from] tch::TchError),
 }

@@ -211,7 +211,7 @@ impl Trainer {
         self.opt.step(lr);
         let total_loss = l.total.double_value(&[]);
         if !total_loss.is_finite() {
-            return Err(TrainError::Config(format!("the loss is {total_loss} at step {}", self.step)));
+            return Err(TrainError::Diverged { loss: total_loss, step: self.step });
         }
         self.step += 1;
         let m = StepMetrics {

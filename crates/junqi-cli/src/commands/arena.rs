@@ -14,8 +14,12 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     /// Bots, comma-separated, e.g. `random,greedy,mcts:sims=200` (a bot's
     /// parameters stay with it). `random`, when present, is anchored at 0 Elo.
-    #[arg(long, value_name = "A,B,...")]
-    bots: String,
+    #[arg(long, value_name = "A,B,...", required_unless_present = "bot", conflicts_with = "bot")]
+    bots: Option<String>,
+    /// One bot spec, whole (commas inside it stay part of it); repeatable.
+    /// Instead of --bots.
+    #[arg(long = "bot", value_name = "SPEC")]
+    bot: Vec<String>,
     /// Games per pair of bots: each seed is played twice with the seats swapped, so it must be even.
     #[arg(long, value_name = "N", default_value_t = 100)]
     games_per_pair: u64,
@@ -115,14 +119,16 @@ pub fn interrupted(e: ArenaError, out: &Path) -> anyhow::Error {
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
-    let bots = junqi_bots::split_bot_list(&args.bots);
+    let bots = match &args.bots {
+        Some(list) => junqi_bots::split_bot_list(list),
+        None => args.bot.clone(),
+    };
     let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?
         .with_openings(read_openings(args.openings.as_deref(), &rules)?);
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", &args.out.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
     let mut pgn = args.pgnout.as_deref().map(PgnOut::new).transpose()?;
     let live = Live::start(threads, config.total_games(), 0)?;
     let mut started = 0;

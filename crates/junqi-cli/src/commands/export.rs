@@ -74,41 +74,8 @@ pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &m
     Ok(n)
 }
 
-/// Errors writing it name the file.
-struct Named<'a, W> {
-    inner: W,
-    path: &'a Path,
-}
-
-impl<W: Write> Write for Named<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let path = self.path;
-        self.inner.write(buf).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        let path = self.path;
-        self.inner.flush().map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-    }
-}
-
-/// Write `path` through a hidden temporary file beside it (`.NAME.tmp`),
-/// synced and then renamed over it, so that a reader only ever finds the
-/// old file or the whole new one; on an error the temporary file is removed.
+/// Write `path` atomically (`junqi_core::write_atomic_with`): a reader only
+/// ever finds the old file or the whole new one. Errors name the file.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<u64>) -> Result<u64> {
-    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file name", path.display()))?;
-    let tmp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
-    let written = (|| {
-        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut out = BufWriter::new(Named { inner: file, path });
-        let n = write(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?.inner;
-        file.sync_all().with_context(|| format!("{}", path.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-        Ok(n)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    junqi_core::write_atomic_with(path, |w| write(w)).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -44,8 +44,7 @@ pub fn run(args: Args) -> Result<()> {
         let file = std::fs::File::open(&args.file).with_context(|| format!("cannot read {source}"))?;
         Box::new(std::io::BufReader::new(file))
     };
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
     let taken = std::fs::read_dir(&args.out)
         .with_context(|| format!("cannot read {}", args.out.display()))?
         .flatten()
@@ -125,9 +124,7 @@ fn import(input: Box<dyn BufRead>, source: &str, args: &Args, games_dir: &Path) 
         "checksums": junqi_selfplay::CHECKSUM_EXT,
     });
     let path = args.out.join(junqi_selfplay::RUN_FILE);
-    let tmp = args.out.join(format!(".{}.tmp", junqi_selfplay::RUN_FILE));
     let text = serde_json::to_string_pretty(&run)? + "\n";
-    junqi_selfplay::write_atomic_via(&tmp, &path, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    junqi_core::write_atomic(&path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
     Ok((games, shards))
 }

@@ -88,8 +88,7 @@ pub fn run(args: Args) -> Result<()> {
     let out_dir = args.out.expect("clap requires --out without --power");
     let total: u64 = suite.arena_configs()?.iter().map(|c| c.total_games()).fold(0, u64::saturating_add);
     // The suite directory's lock, held to the end (each arena in it has its own).
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(&out_dir)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&out_dir)?;
     let path = out_dir.join("regress.json");
     let live = Live::start(threads, total, 0)?;
     let start = Instant::now();

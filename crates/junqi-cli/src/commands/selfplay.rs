@@ -17,8 +17,12 @@ pub struct Args {
     games: u64,
     /// Bots of seat 1 and seat 2, e.g. `random,greedy` or `greedy:epsilon=0.1,random`;
     /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts.
-    #[arg(long, value_name = "A,B", default_value = "random,random")]
+    #[arg(long, value_name = "A,B", default_value = "random,random", conflicts_with = "bot")]
     bots: String,
+    /// One bot spec, whole (commas inside it stay part of it); repeat for
+    /// seat 2. Instead of --bots.
+    #[arg(long = "bot", value_name = "SPEC")]
+    bot: Vec<String>,
     /// Swap the bots' seats every other game (odd game ids).
     #[arg(long)]
     swap: bool,
@@ -90,11 +94,11 @@ impl ResignArgs {
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
-    let specs = junqi_bots::split_bot_list(&args.bots);
+    let specs = if args.bot.is_empty() { junqi_bots::split_bot_list(&args.bots) } else { args.bot.clone() };
     let bots: [&str; 2] = match specs.as_slice() {
         [one] => [one, one],
         [a, b] => [a, b],
-        _ => bail!("--bots takes one or two bot specs (seat 1, seat 2), got {}", specs.len()),
+        _ => bail!("--bots/--bot take one or two bot specs (seat 1, seat 2), got {}", specs.len()),
     };
     let threads = crate::commands::arena::threads(args.threads)?;
     junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)

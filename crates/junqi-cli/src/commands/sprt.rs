@@ -99,20 +99,19 @@ pub fn run(args: Args) -> Result<()> {
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(dir)?;
+    let _run_dir = junqi_selfplay::RunDir::open(dir)?;
     let live = Live::start(threads, config.max_games, 0)?;
     let outcome = run_sprt(&config, dir, &live.options, |s, games| {
         live.set_label(&format!("LLR {:.3} [{:.3}, {:.3}]", s.llr, s.bounds.lower, s.bounds.upper));
         live.println(&format!(
             "{games} games: LLR {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
-            s.llr, s.bounds.lower, s.bounds.upper, s.elo.value, s.elo.interval.low, s.elo.interval.high
+            s.llr, s.bounds.lower, s.bounds.upper, s.elo.value, s.elo.low, s.elo.high
         ));
     });
     live.finish();
     let outcome = outcome.map_err(|e| interrupted(e, dir))?;
     let mark = |bot: &str| {
-        if junqi_bots::from_spec(bot).is_ok_and(|p| p.cheats()) {
+        if junqi_bots::BotSpec::parse(bot).is_ok_and(|s| s.cheats()) {
             " (cheats: sees hidden pieces)"
         } else {
             ""

@@ -3,10 +3,11 @@
 use crate::commands::arena::{interrupted, threads};
 use crate::live::Live;
 use anyhow::{bail, Context, Result};
-use junqi_arena::study::{run_study, to_csv, to_markdown, StudyConfig, Variant};
+use junqi_arena::factorial::{effects_csv, Factor};
+use junqi_arena::study::{bots_csv, bots_markdown, run_study, to_csv, to_markdown, StudyConfig, StudyResult, Variant};
 use junqi_arena::svg::{error_bar_chart, Row};
-use junqi_arena::write_atomic;
-use junqi_core::{Mode, Rules};
+use junqi_arena::{slug, write_atomic};
+use junqi_core::Rules;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -26,9 +27,22 @@ pub struct FirstMove {
     /// e.g. `anqi:mine_rule=trade,hq_locked=false`; repeatable.
     #[arg(long = "variant", value_name = "MODE[:OPT=VAL,...]")]
     variant_specs: Vec<String>,
-    /// The bot playing both seats.
-    #[arg(long, default_value = "greedy")]
-    bot: String,
+    /// A factor of a factorial design over the one base variant (`--variant` or
+    /// one `--variants` file): a rule option and its levels, `OPTION=v1,v2[,v3...]`;
+    /// repeatable. Every combination of the levels is played as a variant, and
+    /// the report adds the factors' effects (logistic regression with all main
+    /// effects and two-way interactions).
+    #[arg(long = "factor", value_name = "OPTION=V1,V2[,...]")]
+    factors: Vec<String>,
+    /// With --factor: play only a fraction of the combinations. `half`: the
+    /// 2^(k-1) half fraction with I = AB...K (k >= 3 factors of two levels each).
+    #[arg(long, value_name = "FRACTION", value_parser = ["half"], requires = "factors")]
+    fraction: Option<String>,
+    /// The bot playing both seats; repeatable (`--bot heuristic --bot mcts:800`):
+    /// one study per bot on the same variants and seeds, in `bots/NN-BOT/`, and
+    /// a bot × variant table (first-move-bots.md, .csv).
+    #[arg(long = "bot", value_name = "BOT", default_value = "greedy")]
+    bots: Vec<String>,
     /// Games per variant (even: each seed twice, seats swapped); with
     /// --precision, the games of each round.
     #[arg(long, default_value_t = 2000)]
@@ -45,7 +59,8 @@ pub struct FirstMove {
     threads: Option<usize>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Output directory: study.json, variants/*/games/*.parquet, first-move.{md,csv,svg}, first-move.json.
+    /// Output directory: study.json, variants/*/games/*.parquet, first-move.{md,csv,svg}, first-move.json
+    /// (and with --factor first-move-effects.csv).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 }
@@ -53,11 +68,8 @@ pub struct FirstMove {
 /// `anqi` or `anqi:mine_rule=trade,hq_locked=false` (`;` also separates).
 fn parse_variant(spec: &str) -> Result<Variant> {
     let (mode, sets) = spec.split_once(':').unwrap_or((spec, ""));
-    let mode: Mode = mode.trim().parse().with_context(|| format!("--variant {spec}"))?;
-    let mut rules = Rules::preset(mode);
-    for s in sets.split([',', ';']).map(str::trim).filter(|s| !s.is_empty()) {
-        rules.apply_override(s).with_context(|| format!("--variant {spec}"))?;
-    }
+    let sets = sets.split([',', ';']).map(str::trim).filter(|s| !s.is_empty());
+    let rules = Rules::preset_with(mode, sets).with_context(|| format!("--variant {spec}"))?;
     Ok(Variant { name: spec.trim().to_string(), rules })
 }
 
@@ -73,29 +85,112 @@ pub fn run(study: Study) -> Result<()> {
     if variants.is_empty() {
         bail!("no variants: pass --variants FILE... or --variant MODE[:opt=val;...]");
     }
+    let mut factorial = None;
+    if !args.factors.is_empty() {
+        if variants.len() != 1 {
+            bail!(
+                "--factor varies options over one base variant; got {} variants (pass one --variant MODE[:opt=val,...] or one --variants FILE)",
+                variants.len()
+            );
+        }
+        let factors = args.factors.iter().map(|s| Factor::parse(s)).collect::<Result<Vec<_>, _>>()?;
+        let (design, cells) = junqi_arena::factorial::design(&variants[0], factors, args.fraction.is_some())?;
+        variants = cells;
+        factorial = Some(design);
+    }
     let precision = args.precision.map(|elo| junqi_arena::study::Precision { elo, max_games: args.max_games });
-    let config = StudyConfig {
-        variants,
-        bot: junqi_bots::from_spec(&args.bot)?.name(),
-        games: args.games,
-        seed: args.seed,
-        precision,
+    let mut bots: Vec<String> = Vec::new();
+    for spec in &args.bots {
+        let name = junqi_bots::from_spec(spec)?.name();
+        if bots.contains(&name) {
+            bail!("--bot {spec}: the bot is given twice");
+        }
+        bots.push(name);
+    }
+    // One study per bot, on the same variants and seeds.
+    let configs: Vec<StudyConfig> = bots
+        .iter()
+        .map(|bot| StudyConfig {
+            variants: variants.clone(),
+            bot: bot.clone(),
+            games: args.games,
+            seed: args.seed,
+            precision,
+            factorial: factorial.clone(),
+        })
+        .collect();
+    for c in &configs {
+        c.check()?;
+    }
+    // Several bots: each bot's study in its own directory under `bots/`,
+    // named by the bot alone (adding or reordering bots resumes the others).
+    // One layout per directory: a one-bot study is not silently left beside them.
+    let several_layout = args.out.join("bots").exists();
+    let one_layout = args.out.join(junqi_arena::study::STUDY_FILE).exists();
+    let dirs: Vec<PathBuf> = if configs.len() == 1 {
+        if several_layout {
+            bail!(
+                "{} holds a study of several bots (bots/); give the same --bot list, or choose another --out",
+                args.out.display()
+            );
+        }
+        vec![args.out.clone()]
+    } else {
+        if one_layout {
+            bail!("{} holds a study of one bot; give that one --bot, or choose another --out", args.out.display());
+        }
+        let dirs: Vec<PathBuf> = bots.iter().map(|b| args.out.join("bots").join(slug(b))).collect();
+        for (i, d) in dirs.iter().enumerate() {
+            if let Some(j) = dirs[..i].iter().position(|e| e == d) {
+                bail!("--bot {} and --bot {} would share the directory {}", bots[j], bots[i], d.display());
+            }
+        }
+        dirs
     };
-    config.check()?;
     // With a precision target the total is its cap: the bar shows the most it can take.
-    let per_variant = precision.map_or(config.games, |p| p.max_games);
-    let total = per_variant * config.variants.len() as u64;
+    let per_variant = precision.map_or(args.games, |p| p.max_games);
+    let total = per_variant * (variants.len() * configs.len()) as u64;
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", &args.out.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
     let live = Live::start(threads, total, 0)?;
-    let result = run_study(&config, &args.out, &live.options, |name| live.set_label(name));
+    let mut results = Vec::new();
+    for (c, dir) in configs.iter().zip(&dirs) {
+        let several = configs.len() > 1;
+        let result = run_study(c, dir, &live.options, |name| {
+            live.set_label(&if several { format!("{}: {name}", c.bot) } else { name.to_string() })
+        });
+        match result {
+            Ok(r) => results.push(r),
+            Err(e) => {
+                live.finish();
+                return Err(interrupted(e, &args.out));
+            }
+        }
+    }
     live.finish();
-    let result = result.map_err(|e| interrupted(e, &args.out))?;
+    let mut out = std::io::stdout().lock();
+    for ((c, dir), result) in configs.iter().zip(&dirs).zip(&results) {
+        let (markdown, written) = write_report(c, result, dir)?;
+        writeln!(out, "{markdown}")?;
+        writeln!(out, "written: {written} in {}", dir.display())?;
+    }
+    if configs.len() > 1 {
+        let studies: Vec<(String, StudyResult)> = bots.iter().cloned().zip(results).collect();
+        let table = bots_markdown(&studies);
+        write_atomic(&args.out.join("first-move-bots.md"), &table)?;
+        write_atomic(&args.out.join("first-move-bots.csv"), &bots_csv(&studies))?;
+        writeln!(out, "\n{table}")?;
+        writeln!(out, "written: first-move-bots.md and .csv in {}", args.out.display())?;
+    }
+    Ok(())
+}
+
+/// Write one study's report files into `dir`; returns the Markdown and the list of files written.
+fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Path) -> Result<(String, &'static str)> {
     let lines = &result.lines;
-    let markdown = to_markdown(&config, &result);
+    let markdown = to_markdown(config, result);
     let rows: Vec<Row> = lines
         .iter()
         .map(|l| Row {
@@ -109,12 +204,14 @@ pub fn run(study: Study) -> Result<()> {
     let title =
         format!("First-mover score per variant: {} vs itself, {} games each (95% CI)", config.bot, config.games);
     let svg = error_bar_chart(&title, "first mover's score (red: differs from 50%)", &rows, 0.5);
-    write_atomic(&args.out.join("first-move.md"), &markdown)?;
-    write_atomic(&args.out.join("first-move.csv"), &to_csv(lines))?;
-    write_atomic(&args.out.join("first-move.svg"), &svg)?;
-    write_atomic(&args.out.join("first-move.json"), &serde_json::to_string_pretty(&result)?)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{markdown}")?;
-    writeln!(out, "written: first-move.md, .csv, .svg and .json in {}", args.out.display())?;
-    Ok(())
+    write_atomic(&dir.join("first-move.md"), &markdown)?;
+    write_atomic(&dir.join("first-move.csv"), &to_csv(lines))?;
+    write_atomic(&dir.join("first-move.svg"), &svg)?;
+    write_atomic(&dir.join("first-move.json"), &serde_json::to_string_pretty(result)?)?;
+    let mut written = "first-move.md, .csv, .svg and .json";
+    if let Some(e) = &result.factorial {
+        write_atomic(&dir.join("first-move-effects.csv"), &effects_csv(e))?;
+        written = "first-move.md, .csv, .svg, .json and first-move-effects.csv";
+    }
+    Ok((markdown, written))
 }

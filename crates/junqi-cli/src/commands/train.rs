@@ -128,8 +128,7 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let stop = crate::live::ctrl_c_flag()?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    let _lock = junqi_selfplay::RunLock::hold(&args.out)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
     let mut metrics = TensorBoardMetrics::for_run(&args.out)?;
     let mut progress = Progress::new(&config);
     let result = junqi_train::train_until(&config, &args.data, &args.out, &mut metrics, &mut progress, &stop);

@@ -3,12 +3,14 @@
 use crate::live::{duration, si};
 use crate::overrides;
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use junqi_loop::{run_loop, LoopConfig, LoopError, LoopObserver};
 use junqi_selfplay::RunOptions;
-use junqi_train::{run_loop, LoopConfig, LoopObserver, TrainError};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
@@ -54,60 +56,76 @@ fn config(args: &Args, device: Option<&str>) -> Result<LoopConfig> {
 }
 
 /// Log lines on stdout; the current stage and its progress on stderr (a
-/// terminal only), refreshed by a ticker thread.
+/// terminal only): an indicatif bar over a stage's games, a spinner while
+/// it trains, fed from the run's progress counters by a ticker thread.
 struct Console {
-    stage: Arc<Mutex<(String, u64, Instant)>>,
+    bar: ProgressBar,
+    /// The current stage's games (0: training) and start.
+    stage: Arc<Mutex<(u64, Instant)>>,
     done: Arc<AtomicBool>,
+    ticker: Option<JoinHandle<()>>,
     started: Instant,
 }
 
+/// The bar of a stage of games, and the spinner of training.
+const GAMES: &str = "{prefix}  {bar:30} {pos}/{len} games  {msg}";
+const TRAINING: &str = "{prefix}  {spinner}  {msg}";
+
 impl Console {
     fn start(options: &RunOptions) -> Console {
-        let stage = Arc::new(Mutex::new((String::new(), 0, Instant::now())));
+        let target =
+            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let bar = ProgressBar::with_draw_target(None, target);
+        bar.set_style(ProgressStyle::with_template(TRAINING).expect("valid template"));
+        let stage = Arc::new(Mutex::new((0, Instant::now())));
         let done = Arc::new(AtomicBool::new(false));
-        if std::io::stderr().is_terminal() {
-            let (stage, done, progress) = (stage.clone(), done.clone(), options.progress.clone());
+        let ticker = (!bar.is_hidden()).then(|| {
+            let (bar, stage, done, progress) = (bar.clone(), stage.clone(), done.clone(), options.progress.clone());
             std::thread::spawn(move || {
                 while !done.load(Ordering::Relaxed) {
                     if let Ok(s) = stage.lock() {
                         let games = progress.games.load(Ordering::Relaxed) + progress.resumed.load(Ordering::Relaxed);
-                        let secs = s.2.elapsed().as_secs_f64().max(1e-9);
+                        let secs = s.1.elapsed().as_secs_f64().max(1e-9);
                         let rate = progress.plies.load(Ordering::Relaxed) as f64 / secs;
-                        let count = if s.1 > 0 {
-                            format!("  {games}/{} games  {} plies/s", s.1, si(rate))
+                        if s.0 > 0 {
+                            bar.set_position(games);
+                            bar.set_message(format!("{} plies/s  {}", si(rate), duration(secs)));
                         } else {
-                            String::new()
-                        };
-                        eprint!("\r\x1b[2K{}{count}  {}", s.0, duration(secs));
+                            bar.set_message(duration(secs));
+                            bar.tick();
+                        }
                     }
-                    std::thread::sleep(Duration::from_millis(500));
+                    std::thread::sleep(Duration::from_millis(200));
                 }
-            });
+            })
+        });
+        Console { bar, stage, done, ticker, started: Instant::now() }
+    }
+
+    fn finish(mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
         }
-        Console { stage, done, started: Instant::now() }
+        self.bar.finish_and_clear();
     }
 }
 
 impl LoopObserver for Console {
     fn stage(&mut self, label: &str, total: u64) {
         if let Ok(mut s) = self.stage.lock() {
-            *s = (label.to_string(), total, Instant::now());
+            *s = (total, Instant::now());
         }
+        let template = if total > 0 { GAMES } else { TRAINING };
+        self.bar.set_style(ProgressStyle::with_template(template).expect("valid template").progress_chars("=> "));
+        self.bar.set_length(total);
+        self.bar.set_position(0);
+        self.bar.set_prefix(label.to_string());
+        self.bar.set_message("");
     }
     fn line(&mut self, text: &str) {
-        if std::io::stderr().is_terminal() {
-            eprint!("\r\x1b[2K");
-        }
-        println!("[{}] {text}", duration(self.started.elapsed().as_secs_f64()));
-    }
-}
-
-impl Drop for Console {
-    fn drop(&mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if std::io::stderr().is_terminal() {
-            eprint!("\r\x1b[2K");
-        }
+        let line = format!("[{}] {text}", duration(self.started.elapsed().as_secs_f64()));
+        self.bar.suspend(|| println!("{line}"));
     }
 }
 
@@ -126,10 +144,10 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let options = RunOptions { threads: config.threads, stop, ..Default::default() };
     let mut console = Console::start(&options);
     let result = run_loop(&config, &args.out, &options, &mut console);
-    drop(console);
+    console.finish();
     let state = match result {
         Ok(state) => state,
-        Err(TrainError::Interrupted(message)) => {
+        Err(LoopError::Interrupted(message)) => {
             return Err(crate::Interrupted(format!("interrupted: {message}")).into())
         }
         Err(e) => return Err(e.into()),

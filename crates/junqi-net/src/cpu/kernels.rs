@@ -159,48 +159,54 @@ unsafe fn conv3_portable_avx2(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: 
 #[target_feature(enable = "avx2,fma")]
 unsafe fn conv3_avx2_16(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
     use std::arch::x86_64::*;
-    let (cin, cout) = (c.cin, c.cout);
-    let ip = inp.as_ptr();
-    for g in 0..cout / GROUP {
-        let wg = c.blocked.as_ptr().add(g * 9 * cin * GROUP);
-        let b0 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP));
-        let b1 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP + 8));
-        for y in 0..ROWS {
-            let (mut a00, mut a01, mut a10, mut a11, mut a20, mut a21) = (b0, b1, b0, b1, b0, b1);
-            let (mut a30, mut a31, mut a40, mut a41) = (b0, b1, b0, b1);
-            for t in 0..9 {
-                let row = ip.add(((y + t / 3) * PAD_COLS + t % 3) * cin);
-                let wt = wg.add(t * cin * GROUP);
-                for ci in 0..cin {
-                    let w0 = _mm256_loadu_ps(wt.add(ci * GROUP));
-                    let w1 = _mm256_loadu_ps(wt.add(ci * GROUP + 8));
-                    let x0 = _mm256_broadcast_ss(&*row.add(ci));
-                    a00 = _mm256_fmadd_ps(x0, w0, a00);
-                    a01 = _mm256_fmadd_ps(x0, w1, a01);
-                    let x1 = _mm256_broadcast_ss(&*row.add(cin + ci));
-                    a10 = _mm256_fmadd_ps(x1, w0, a10);
-                    a11 = _mm256_fmadd_ps(x1, w1, a11);
-                    let x2 = _mm256_broadcast_ss(&*row.add(2 * cin + ci));
-                    a20 = _mm256_fmadd_ps(x2, w0, a20);
-                    a21 = _mm256_fmadd_ps(x2, w1, a21);
-                    let x3 = _mm256_broadcast_ss(&*row.add(3 * cin + ci));
-                    a30 = _mm256_fmadd_ps(x3, w0, a30);
-                    a31 = _mm256_fmadd_ps(x3, w1, a31);
-                    let x4 = _mm256_broadcast_ss(&*row.add(4 * cin + ci));
-                    a40 = _mm256_fmadd_ps(x4, w0, a40);
-                    a41 = _mm256_fmadd_ps(x4, w1, a41);
+    // SAFETY: the caller guarantees AVX2/FMA and the buffer sizes that `Conv3::forward`
+    // checks, so every offset below stays inside `inp`, `res`, `out` and the weights.
+    unsafe {
+        let (cin, cout) = (c.cin, c.cout);
+        let ip = inp.as_ptr();
+        for g in 0..cout / GROUP {
+            let wg = c.blocked.as_ptr().add(g * 9 * cin * GROUP);
+            let b0 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP));
+            let b1 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP + 8));
+            for y in 0..ROWS {
+                let (mut a00, mut a01, mut a10, mut a11, mut a20, mut a21) = (b0, b1, b0, b1, b0, b1);
+                let (mut a30, mut a31, mut a40, mut a41) = (b0, b1, b0, b1);
+                for t in 0..9 {
+                    let row = ip.add(((y + t / 3) * PAD_COLS + t % 3) * cin);
+                    let wt = wg.add(t * cin * GROUP);
+                    for ci in 0..cin {
+                        let w0 = _mm256_loadu_ps(wt.add(ci * GROUP));
+                        let w1 = _mm256_loadu_ps(wt.add(ci * GROUP + 8));
+                        let x0 = _mm256_broadcast_ss(&*row.add(ci));
+                        a00 = _mm256_fmadd_ps(x0, w0, a00);
+                        a01 = _mm256_fmadd_ps(x0, w1, a01);
+                        let x1 = _mm256_broadcast_ss(&*row.add(cin + ci));
+                        a10 = _mm256_fmadd_ps(x1, w0, a10);
+                        a11 = _mm256_fmadd_ps(x1, w1, a11);
+                        let x2 = _mm256_broadcast_ss(&*row.add(2 * cin + ci));
+                        a20 = _mm256_fmadd_ps(x2, w0, a20);
+                        a21 = _mm256_fmadd_ps(x2, w1, a21);
+                        let x3 = _mm256_broadcast_ss(&*row.add(3 * cin + ci));
+                        a30 = _mm256_fmadd_ps(x3, w0, a30);
+                        a31 = _mm256_fmadd_ps(x3, w1, a31);
+                        let x4 = _mm256_broadcast_ss(&*row.add(4 * cin + ci));
+                        a40 = _mm256_fmadd_ps(x4, w0, a40);
+                        a41 = _mm256_fmadd_ps(x4, w1, a41);
+                    }
                 }
-            }
-            let zero = _mm256_setzero_ps();
-            for (x, (lo, hi)) in [(a00, a01), (a10, a11), (a20, a21), (a30, a31), (a40, a41)].into_iter().enumerate() {
-                let o = ((y + 1) * PAD_COLS + x + 1) * cout + g * GROUP;
-                let (mut lo, mut hi) = (lo, hi);
-                if let Some(r) = res {
-                    lo = _mm256_add_ps(lo, _mm256_loadu_ps(r.as_ptr().add(o)));
-                    hi = _mm256_add_ps(hi, _mm256_loadu_ps(r.as_ptr().add(o + 8)));
+                let zero = _mm256_setzero_ps();
+                for (x, (lo, hi)) in
+                    [(a00, a01), (a10, a11), (a20, a21), (a30, a31), (a40, a41)].into_iter().enumerate()
+                {
+                    let o = ((y + 1) * PAD_COLS + x + 1) * cout + g * GROUP;
+                    let (mut lo, mut hi) = (lo, hi);
+                    if let Some(r) = res {
+                        lo = _mm256_add_ps(lo, _mm256_loadu_ps(r.as_ptr().add(o)));
+                        hi = _mm256_add_ps(hi, _mm256_loadu_ps(r.as_ptr().add(o + 8)));
+                    }
+                    _mm256_storeu_ps(out.as_mut_ptr().add(o), _mm256_max_ps(lo, zero));
+                    _mm256_storeu_ps(out.as_mut_ptr().add(o + 8), _mm256_max_ps(hi, zero));
                 }
-                _mm256_storeu_ps(out.as_mut_ptr().add(o), _mm256_max_ps(lo, zero));
-                _mm256_storeu_ps(out.as_mut_ptr().add(o + 8), _mm256_max_ps(hi, zero));
             }
         }
     }
@@ -339,21 +345,24 @@ pub fn peak_gflops(time: std::time::Duration) -> f64 {
 #[target_feature(enable = "avx2,fma")]
 unsafe fn fma_chains(rounds: u64) -> f32 {
     use std::arch::x86_64::*;
-    let a = _mm256_set1_ps(0.999_999);
-    let b = _mm256_set1_ps(1e-9);
-    let mut c = [_mm256_set1_ps(1.0); 12];
-    for _ in 0..rounds {
-        for x in c.iter_mut() {
-            *x = _mm256_fmadd_ps(*x, a, b);
+    // SAFETY: the caller checked AVX2/FMA; the only pointer is `out`, 8 floats.
+    unsafe {
+        let a = _mm256_set1_ps(0.999_999);
+        let b = _mm256_set1_ps(1e-9);
+        let mut c = [_mm256_set1_ps(1.0); 12];
+        for _ in 0..rounds {
+            for x in c.iter_mut() {
+                *x = _mm256_fmadd_ps(*x, a, b);
+            }
         }
+        let mut out = [0.0f32; 8];
+        let mut sum = _mm256_setzero_ps();
+        for x in c {
+            sum = _mm256_add_ps(sum, x);
+        }
+        _mm256_storeu_ps(out.as_mut_ptr(), sum);
+        out.iter().sum()
     }
-    let mut out = [0.0f32; 8];
-    let mut sum = _mm256_setzero_ps();
-    for x in c {
-        sum = _mm256_add_ps(sum, x);
-    }
-    _mm256_storeu_ps(out.as_mut_ptr(), sum);
-    out.iter().sum()
 }
 
 #[cfg(test)]

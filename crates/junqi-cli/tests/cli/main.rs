@@ -1,0 +1,16 @@
+//! The crate's integration tests as one test binary (one link instead of
+//! one per file); each module is one former test file.
+
+mod cli;
+mod common;
+mod engine;
+mod evaluation;
+mod fuzz;
+mod golden;
+mod kill_resume;
+mod limits;
+mod network;
+mod play;
+mod records;
+mod selfplay;
+mod shard_checksums;

@@ -1,0 +1,6 @@
+//! The crate's integration tests as one test binary (one link instead of
+//! one per file); each module is one former test file.
+
+mod code;
+mod observation;
+mod vecenv;

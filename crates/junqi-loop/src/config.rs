@@ -1,0 +1,422 @@
+//! The loop's settings (`configs/loop/*.toml`): [`LoopConfig`] and its
+//! sections, read from TOML with a default for every key, checked before
+//! anything runs, and the bot specs they make.
+
+use crate::{LoopError, Result};
+use junqi_core::{Mode, Rules};
+use junqi_selfplay::{Resign, SamplesPerGame};
+use junqi_train::{LrSchedule, TrainConfig};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopConfig {
+    pub seed: u64,
+    /// Game mode (its preset rules): fanqi, anqi or mingqi.
+    pub mode: String,
+    /// Rule overrides, e.g. `["max_plies=400"]`.
+    pub rules_set: Vec<String>,
+    /// Stop after this many generations (0 = no limit).
+    pub generations: u32,
+    /// Start no new generation after this many minutes of this run (0 = no limit).
+    pub minutes: f64,
+    /// Worker threads for self-play and evaluation (0 = one per core). Each
+    /// keeps its shard's games in flight (up to 192 with a net bot), so the
+    /// positions of all of them share the net's batches.
+    pub threads: usize,
+    pub bootstrap: BootstrapConfig,
+    pub selfplay: SelfplaySettings,
+    /// Train on the games of the newest this many generations.
+    pub window_generations: u32,
+    /// Optimisation steps added each generation.
+    pub steps_per_generation: u64,
+    /// The net and optimiser (`optim.steps` is set by the loop).
+    pub train: TrainConfig,
+    pub evaluate: EvalSettings,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BootstrapConfig {
+    /// The bot that plays generation 0.
+    pub bot: String,
+    pub games: u64,
+    /// Training steps after generation 0 (0 = `steps_per_generation`).
+    pub steps: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfplaySettings {
+    /// Games per generation (after the bootstrap).
+    pub games: u64,
+    /// Search simulations per move; 0 = play from the net's policy at `temp`
+    /// for the whole game (no noise, no `temp_plies`; the net then trains on
+    /// its own priors).
+    pub sims: u32,
+    /// PUCT exploration constant.
+    pub c: f32,
+    /// Dirichlet noise weight and concentration at the root.
+    pub noise: f32,
+    pub alpha: f32,
+    /// Temperature of the move choice during the first `temp_plies` plies
+    /// (then the most visited move).
+    pub temp: f32,
+    pub temp_plies: u32,
+    /// Weight of a short capture playout in the leaf values (0 = the net's alone).
+    pub mix: f32,
+    /// The policy the net trains on: 0 = the root visit shares, above 0 =
+    /// the softmax of the root actions' values at this temperature (the
+    /// search's `qtemp`).
+    pub qtemp: f32,
+    /// The search: "puct" (visit shares or `qtemp` as the policy target), or
+    /// "gumbel" (Gumbel-top-k with sequential halving at the root; the
+    /// improved policy is the target and the Gumbel draw samples the move,
+    /// so `temp`, `temp_plies` and `qtemp` do not apply).
+    pub search: String,
+    /// "gumbel": actions considered at the root.
+    pub considered: u32,
+    /// Positions written per game: a number or "all".
+    pub samples_per_game: String,
+    /// `[selfplay.resign]`: the net-guided games resign on the search's value
+    /// (threshold, consecutive, min_ply, playthrough; see
+    /// [`junqi_selfplay::Resign`]); absent = games are played out. The
+    /// bootstrap games never resign (a rollout search's value is a material
+    /// score, not a chance of winning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resign: Option<Resign>,
+    /// With `[selfplay.resign]`: each generation's threshold is the highest
+    /// at which at most this fraction of the earlier generations'
+    /// play-through resignations (within the window) would have been false;
+    /// `resign.threshold` serves until there are enough of them. 0 = the
+    /// threshold stays fixed.
+    pub resign_false_rate: f64,
+    /// 暗棋/明棋 deployments of the net bots: "learned" (a deployment value
+    /// fitted each generation to the window's games and stored in the net
+    /// file, choosing among fresh candidates; see `docs/training.md`) or
+    /// "heuristic" (the heuristic bot's formations).
+    pub deploy: String,
+}
+
+/// Would-be resignations needed before the loop calibrates the threshold.
+pub const RESIGN_MIN_SIGNALS: u64 = 20;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalSettings {
+    /// Paired games of the new net against the best (even); with `[evaluate.sprt]`,
+    /// the games of each batch of the test.
+    pub games: u64,
+    /// Simulations of the evaluation bots; 0 = the net's policy, argmax
+    /// (two argmax nets tend to shuffle into a draw: a search varies the games).
+    pub sims: u32,
+    /// Weight of the playout in the evaluation bots' leaf values.
+    pub mix: f32,
+    /// Promote when the new net scores at least this against the best.
+    pub promote_score: f64,
+    /// The fixed opponent every net is rated against (Elo 0 on the chart).
+    pub anchor: String,
+    /// Paired games against each anchor (even; 0 = none).
+    pub anchor_games: u64,
+    /// Further fixed opponents every generation is also rated against
+    /// (`anchor_games` each), e.g. `["mcts:3200"]`: each its own line on the
+    /// chart. Only rates, never gates, so a resumed run may change them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_anchors: Vec<String>,
+    /// `[evaluate.sprt]`: the new net replaces the best only when a
+    /// sequential test accepts that it is stronger (then `promote_score` is
+    /// not used); absent = promote on the score of `games` games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtGate>,
+}
+
+/// The SPRT gate's hypotheses (normalized Elo, as `junqi sprt`), error rates
+/// and game limit; a test that reaches the limit undecided keeps the best.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SprtGate {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_games: u64,
+}
+
+impl Default for SprtGate {
+    fn default() -> Self {
+        SprtGate { elo0: 0.0, elo1: 40.0, alpha: 0.05, beta: 0.1, max_games: 400 }
+    }
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        let mut train = TrainConfig::default();
+        train.optim.schedule = LrSchedule::Constant;
+        LoopConfig {
+            seed: 0,
+            mode: "fanqi".into(),
+            rules_set: Vec::new(),
+            generations: 0,
+            minutes: 0.0,
+            threads: 0,
+            bootstrap: BootstrapConfig::default(),
+            selfplay: SelfplaySettings::default(),
+            window_generations: 4,
+            steps_per_generation: 500,
+            train,
+            evaluate: EvalSettings::default(),
+        }
+    }
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        BootstrapConfig { bot: "heuristic".into(), games: 1000, steps: 0 }
+    }
+}
+
+impl Default for SelfplaySettings {
+    fn default() -> Self {
+        SelfplaySettings {
+            games: 200,
+            sims: 32,
+            // With a young net's broad priors, c = 1.5 only followed them:
+            // net-000 of the one-hour run scored 50% against greedy at
+            // c = 1.5 and 75% at c = 4 (64 simulations, 16 games each).
+            c: 4.0,
+            noise: 0.25,
+            alpha: 0.3,
+            temp: 1.0,
+            temp_plies: 30,
+            mix: 0.0,
+            qtemp: 0.0,
+            search: "puct".into(),
+            considered: 16,
+            samples_per_game: "all".into(),
+            resign: None,
+            resign_false_rate: 0.05,
+            deploy: "learned".into(),
+        }
+    }
+}
+
+impl Default for EvalSettings {
+    fn default() -> Self {
+        EvalSettings {
+            games: 40,
+            sims: 8,
+            mix: 0.0,
+            promote_score: 0.55,
+            anchor: "greedy".into(),
+            anchor_games: 40,
+            more_anchors: Vec::new(),
+            sprt: None,
+        }
+    }
+}
+
+impl LoopConfig {
+    /// Whether the nets learn their deployments (`selfplay.deploy`, in a
+    /// mode that deploys).
+    pub fn learns_deployments(&self) -> Result<bool> {
+        Ok(self.selfplay.deploy == "learned" && self.rules()?.mode != Mode::Fanqi)
+    }
+
+    /// The self-play workers: `threads`, or one per core.
+    pub fn workers(&self) -> usize {
+        junqi_selfplay::workers(self.threads)
+    }
+
+    pub fn from_toml(text: &str) -> Result<LoopConfig> {
+        let c: LoopConfig = toml::from_str(text).map_err(|e| LoopError::Config(format!("bad loop config: {e}")))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("the config serialises")
+    }
+
+    pub fn rules(&self) -> Result<Rules> {
+        Rules::preset_with(&self.mode, &self.rules_set)
+            .map_err(|e| LoopError::Config(format!("mode `{}`, rules_set {:?}: {e}", self.mode, self.rules_set)))
+    }
+
+    pub(crate) fn samples(&self) -> Result<SamplesPerGame> {
+        self.selfplay.samples_per_game.parse().map_err(|e| LoopError::Config(format!("selfplay.samples_per_game: {e}")))
+    }
+
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(LoopError::Config(m));
+        self.rules()?;
+        self.samples()?;
+        self.train.check()?;
+        if self.threads > 1024 {
+            return bad(format!("threads must be at most 1024, not {}", self.threads));
+        }
+        use junqi_selfplay::limits::{finite_in_range, in_range, MAX_GAMES, MAX_STEPS};
+        let range = |r: Result<u64, String>| r.map(|_| ()).map_err(LoopError::Config);
+        range(in_range("bootstrap.games", self.bootstrap.games, 1, MAX_GAMES))?;
+        range(in_range("selfplay.games", self.selfplay.games, 1, MAX_GAMES))?;
+        range(in_range("evaluate.games", self.evaluate.games, 2, MAX_GAMES))?;
+        range(in_range("evaluate.anchor_games", self.evaluate.anchor_games, 0, MAX_GAMES))?;
+        range(in_range("bootstrap.steps", self.bootstrap.steps, 0, MAX_STEPS))?;
+        // Generations × steps stays a count of steps training can reach.
+        range(in_range("steps_per_generation", self.steps_per_generation, 1, MAX_STEPS / 1_000_000))?;
+        in_range("window_generations", self.window_generations, 1, 1_000_000).map_err(LoopError::Config)?;
+        in_range("generations", self.generations, 0, 1_000_000).map_err(LoopError::Config)?;
+        finite_in_range("minutes", self.minutes, 0.0, 1e9).map_err(LoopError::Config)?;
+        // The training steps the last generation reaches must stay a valid `optim.steps`.
+        let generations = if self.generations == 0 { 1_000_000 } else { self.generations as u64 };
+        let last = self.bootstrap.steps.max(self.steps_per_generation) + self.steps_per_generation * generations;
+        if last > MAX_STEPS {
+            return bad(format!(
+                "bootstrap.steps + steps_per_generation × generations would reach {last} training steps, \
+                 more than {MAX_STEPS}"
+            ));
+        }
+        let e = &self.evaluate;
+        if e.games < 2 || e.games % 2 == 1 || e.anchor_games % 2 == 1 {
+            return bad("evaluate.games (at least 2) and evaluate.anchor_games must be even: paired games".into());
+        }
+        if !(0.0..=1.0).contains(&e.mix) || !(0.0..=1.0).contains(&self.selfplay.mix) {
+            return bad("selfplay.mix and evaluate.mix must be in [0, 1]".into());
+        }
+        let qtemp = self.selfplay.qtemp;
+        if !(qtemp.is_finite() && qtemp >= 0.0) || (qtemp > 0.0 && self.selfplay.sims == 0) {
+            return bad("selfplay.qtemp must be ≥ 0, and needs a search (selfplay.sims > 0)".into());
+        }
+        if let Some(r) = &self.selfplay.resign {
+            r.check().map_err(|m| LoopError::Config(format!("selfplay.resign: {m}")))?;
+        }
+        if !(0.0..1.0).contains(&self.selfplay.resign_false_rate) {
+            return bad("selfplay.resign_false_rate must be in [0, 1)".into());
+        }
+        if !(0.0..=1.0).contains(&e.promote_score) {
+            return bad("evaluate.promote_score must be in [0, 1]".into());
+        }
+        if let Some(t) = &e.sprt {
+            junqi_stats::Sprt::new(t.elo0, t.elo1, t.alpha, t.beta)
+                .map_err(|err| LoopError::Config(format!("evaluate.sprt: {err}")))?;
+            if t.max_games < e.games {
+                return bad(format!("evaluate.sprt.max_games ({}) must be at least evaluate.games", t.max_games));
+            }
+        }
+        if !["learned", "heuristic"].contains(&self.selfplay.deploy.as_str()) {
+            return bad(format!(
+                "selfplay.deploy: expected \"learned\" or \"heuristic\", not {:?}",
+                self.selfplay.deploy
+            ));
+        }
+        match self.selfplay.search.as_str() {
+            "puct" => {}
+            "gumbel" if self.selfplay.sims > 0 && self.selfplay.qtemp == 0.0 && self.selfplay.considered > 0 => {}
+            "gumbel" if self.selfplay.qtemp != 0.0 || self.selfplay.considered == 0 => {
+                return bad("selfplay.search = \"gumbel\" takes no qtemp (its target is the improved policy) and needs considered ≥ 1".into())
+            }
+            "gumbel" => return bad("selfplay.search = \"gumbel\" needs a search (selfplay.sims > 0)".into()),
+            other => return bad(format!("selfplay.search: expected \"puct\" or \"gumbel\", not {other:?}")),
+        }
+        junqi_bots::from_spec(&self.bootstrap.bot).map_err(|err| LoopError::Config(format!("bootstrap.bot: {err}")))?;
+        // The bots of later generations, checked now rather than after the
+        // bootstrap (their net does not exist yet: only the spec is read).
+        let placeholder = Path::new("net.safetensors");
+        for (what, spec) in [("selfplay", self.selfplay_bot(placeholder)), ("evaluate", self.eval_bot(placeholder))] {
+            let parsed = junqi_bots::BotSpec::parse(&spec).map_err(|e| LoopError::Config(format!("{what}: {e}")))?;
+            let check = match parsed.name.as_str() {
+                "mcts" => junqi_bots::MctsConfig::from_spec(&parsed).map(|_| ()),
+                _ => parsed.non_negative("temp", 0.0).map(|_| ()),
+            };
+            check.map_err(|e| LoopError::Config(format!("{what}: {e}")))?;
+        }
+        if e.anchor_games > 0 {
+            junqi_bots::from_spec(&e.anchor).map_err(|err| LoopError::Config(format!("evaluate.anchor: {err}")))?;
+            for a in &e.more_anchors {
+                junqi_bots::from_spec(a).map_err(|err| LoopError::Config(format!("evaluate.more_anchors: {err}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The self-play bot of a generation whose best net is `net`.
+    pub fn selfplay_bot(&self, net: &Path) -> String {
+        let s = &self.selfplay;
+        if s.sims == 0 {
+            return format!("net:path={},temp={}", net.display(), s.temp);
+        }
+        if s.search == "gumbel" {
+            // The Gumbel draw explores and samples: no noise, no temperature.
+            return format!(
+                "mcts:sims={},c={}{}{},eval=net:{}",
+                s.sims,
+                s.c,
+                optional_part("mix", s.mix),
+                self.gumbel_part(true),
+                net.display()
+            );
+        }
+        format!(
+            "mcts:sims={},c={},noise={},alpha={},temp={},temp_plies={}{},eval=net:{}",
+            s.sims,
+            s.c,
+            s.noise,
+            s.alpha,
+            s.temp,
+            s.temp_plies,
+            optional_part("qtemp", s.qtemp) + &optional_part("mix", s.mix),
+            net.display()
+        )
+    }
+
+    /// `,search=gumbel,k=…` when self-play searches with Gumbel, else
+    /// nothing; `sample = false` adds `gscale=0` (the prior's top k, no draw).
+    fn gumbel_part(&self, sample: bool) -> String {
+        match self.selfplay.search.as_str() {
+            "gumbel" if sample => format!(",search=gumbel,k={}", self.selfplay.considered),
+            "gumbel" => format!(",search=gumbel,k={},gscale=0", self.selfplay.considered),
+            _ => String::new(),
+        }
+    }
+
+    /// The bot that plays `net` in evaluations.
+    pub fn eval_bot(&self, net: &Path) -> String {
+        match self.evaluate.sims {
+            0 => format!("net:{}", net.display()),
+            n => {
+                format!(
+                    "mcts:sims={n},c={}{}{},eval=net:{}",
+                    self.selfplay.c,
+                    optional_part("mix", self.evaluate.mix),
+                    // Evaluations play their best: measured at 32 simulations,
+                    // gscale=0 beat PUCT 59%, the sampling search lost 44%.
+                    // The deals still vary the games.
+                    self.gumbel_part(false),
+                    net.display()
+                )
+            }
+        }
+    }
+}
+
+/// `,key=value` for a spec, or nothing when the value is 0 (the default).
+fn optional_part(key: &str, value: f32) -> String {
+    if value > 0.0 {
+        format!(",{key}={value}")
+    } else {
+        String::new()
+    }
+}
+
+impl EvalSettings {
+    /// The anchor, then the further ones (each once).
+    pub fn anchors(&self) -> Vec<&str> {
+        let mut all = vec![self.anchor.as_str()];
+        for a in &self.more_anchors {
+            if !all.contains(&a.as_str()) {
+                all.push(a);
+            }
+        }
+        all
+    }
+}

@@ -1,0 +1,54 @@
+//! # junqi-loop
+//!
+//! The closed training loop (`junqi loop`): self-play with the best net →
+//! train on the newest generations' games → evaluate the new net against the
+//! best (paired games, or an SPRT gate) and against fixed anchor bots →
+//! promote on success. The net, its data and its training live in
+//! `junqi-train`; the games and their statistics in `junqi-selfplay`,
+//! `junqi-arena` and `junqi-stats`. See `docs/training.md`.
+//!
+//! Every stage writes its output under the run directory and the loop's
+//! state (`state.json`) is rewritten atomically (written, synced, renamed)
+//! after each stage, so a run stopped anywhere (Ctrl-C, a crash) resumes
+//! where it was with the same command. Layout of `<out>/`:
+//!
+//! ```text
+//! loop.toml               the config of the run (a resume must match it)
+//! state.json              generations done, each net's scores and Elo, the best net
+//! gen-NNN/selfplay/       generation NNN's games and samples (junqi selfplay layout)
+//! gen-NNN/eval-best/      paired games of net NNN against the best net so far
+//! gen-NNN/gate/           … or the SPRT gate's batches, with `[evaluate.sprt]`
+//! gen-NNN/eval-anchor/    paired games of net NNN against the anchor bot
+//! gen-NNN/eval-vs-SPEC/   … and against each of `evaluate.more_anchors`
+//! nets/net-NNN.safetensors  every generation's net (exported, with metadata)
+//! train/                  one continuing training run: checkpoints/, tb/
+//! elo.csv                 each generation's Elo against the anchor
+//! elo_anchors.csv         one row per generation and anchor rated
+//! elo.svg, summary.md     the Elo against every anchor over time, the table
+//! .lock                   held while a loop runs in the directory
+//! ```
+//!
+//! Generation 0's games come from the `bootstrap` bot (there is no net yet);
+//! every later generation's from `mcts:…,eval=net:<best>` with Dirichlet
+//! noise at the root and a temperature for the first plies.
+//!
+//! * [`config`]: [`LoopConfig`] and its sections, read from TOML and checked.
+//! * [`state`]: [`LoopState`] (`state.json`): each [`Generation`]'s record.
+//! * [`stages`]: [`run_loop`], a short driver over the stages of one
+//!   generation (self-play, train, evaluate).
+//! * [`evaluate`]: paired matchups, ratings against the anchors, and the
+//!   SPRT gate ([`sprt_gate`]).
+//! * [`report`]: `elo.csv`, `elo_anchors.csv`, `summary.md` and `elo.svg`.
+
+pub mod config;
+mod error;
+pub mod evaluate;
+pub mod report;
+pub mod stages;
+pub mod state;
+
+pub use config::{BootstrapConfig, EvalSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS};
+pub use error::{LoopError, Result};
+pub use evaluate::sprt_gate;
+pub use stages::{run_loop, LoopObserver};
+pub use state::{AnchorElo, GateRecord, Generation, LoopState};

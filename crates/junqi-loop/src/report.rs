@@ -1,0 +1,190 @@
+//! The loop's reports, rewritten from the state after each generation:
+//! `elo.csv` (against the main anchor), `elo_anchors.csv` (one row per
+//! generation and anchor), `summary.md` (the table) and `elo.svg` (the Elo
+//! against every anchor over time).
+
+use crate::config::LoopConfig;
+use crate::state::{Generation, LoopState};
+use crate::Result;
+use std::path::Path;
+
+/// `elo.csv` (against the main anchor), `elo_anchors.csv` (one row per
+/// generation and anchor), `elo.svg` and `summary.md` from the state.
+pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<()> {
+    let done: Vec<&Generation> = state.generations.iter().filter(|g| g.done).collect();
+    // The configured anchors, then any a resumed run no longer rates.
+    let mut anchors: Vec<&str> = config.evaluate.anchors();
+    for a in done.iter().flat_map(|g| &g.elo_vs_more) {
+        if !anchors.contains(&a.anchor.as_str()) {
+            anchors.push(&a.anchor);
+        }
+    }
+    let mut csv = String::from(
+        "generation,minutes,net,promoted,score_vs_best,elo_vs_anchor,elo_low,elo_high,train_step,selfplay_games,resign_threshold,false_resign_rate\n",
+    );
+    let mut long_csv = String::from("generation,minutes,anchor,elo,elo_low,elo_high\n");
+    let elo_columns: String = anchors.iter().map(|a| format!(" Elo vs `{a}` |")).collect();
+    let mut md = format!(
+        "# junqi loop: {}\n\nElo against each anchor (0 = as strong as that anchor), 95% intervals from paired games.\n\n\
+         | gen | minutes | net | score vs best | promoted |{elo_columns} step | self-play games | resign threshold, false resignations |\n\
+         |---|---|---|---|---|{}---|---|---|\n",
+        out.display(),
+        "---|".repeat(anchors.len()),
+    );
+    let mut series: Vec<(String, Vec<ChartPoint>)> = anchors.iter().map(|a| (a.to_string(), Vec::new())).collect();
+    for g in done {
+        let mut score = match g.score_vs_best {
+            Some(s) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * s[0], 100.0 * s[1], 100.0 * s[2]),
+            _ => "(first net)".into(),
+        };
+        let resign = match (g.resign_threshold, g.resign.false_rate()) {
+            (Some(t), Some(r)) => format!("{t:.2}, {:.0}% of {}", 100.0 * r, g.resign.signalled),
+            (Some(t), None) => format!("{t:.2}, none signalled"),
+            _ => String::new(),
+        };
+        if let Some(t) = &g.gate {
+            score.push_str(&format!(", SPRT {} after {} games (LLR {:.2})", t.verdict, t.games, t.llr));
+        }
+        let mut elo = String::new();
+        for (anchor, points) in series.iter_mut() {
+            let rated = g.elo_against(config, anchor);
+            if let Some(e) = rated {
+                elo += &format!(" {:+.0} [{:+.0}, {:+.0}] |", e[0], e[1], e[2]);
+                long_csv += &format!("{},{:.2},\"{anchor}\",{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
+                points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index });
+            } else {
+                elo += " |";
+            }
+        }
+        let e = g.elo_vs_anchor.map(|e| e.map(|x| format!("{x:.1}"))).unwrap_or_default();
+        csv.push_str(&format!(
+            "{},{:.2},{},{},{},{},{},{},{},{},{},{}\n",
+            g.index,
+            g.minutes,
+            g.net.clone().unwrap_or_default(),
+            g.promoted,
+            g.score_vs_best.map(|s| format!("{:.4}", s[0])).unwrap_or_default(),
+            e[0],
+            e[1],
+            e[2],
+            g.train_step,
+            g.selfplay_games,
+            g.resign_threshold.map(|t| format!("{t:.2}")).unwrap_or_default(),
+            g.resign.false_rate().map(|r| format!("{r:.4}")).unwrap_or_default(),
+        ));
+        md.push_str(&format!(
+            "| {} | {:.1} | {} | {score} | {} |{elo} {} | {} | {resign} |\n",
+            g.index,
+            g.minutes,
+            g.net.clone().unwrap_or_default(),
+            if g.promoted { "yes" } else { "no" },
+            g.train_step,
+            g.selfplay_games
+        ));
+    }
+    if let Some(best) = &state.best {
+        md.push_str(&format!("\nBest net: `{best}`.\n"));
+    }
+    let write = |name: &str, text: &str| junqi_arena::write_atomic(&out.join(name), text);
+    write("elo.csv", &csv)?;
+    write("elo_anchors.csv", &long_csv)?;
+    write("summary.md", &md)?;
+    write("elo.svg", &elo_chart(&series))?;
+    Ok(())
+}
+
+/// A generation's Elo against one anchor, as the chart draws it.
+struct ChartPoint {
+    minutes: f64,
+    /// Estimate, low, high.
+    elo: [f64; 3],
+    generation: u32,
+}
+
+/// Line colours of the chart's anchors, in order (then repeated).
+const CHART_COLOURS: [&str; 5] = ["#36c", "#d62", "#393", "#939", "#777"];
+
+/// Elo against each anchor (y, with 95% bars) over minutes of training
+/// (x): one coloured line per anchor, a legend at the top left.
+fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
+    let (w, h, left, right, top, bottom) = (640.0, 360.0, 60.0, 20.0, 40.0, 50.0);
+    let all = || series.iter().flat_map(|(_, p)| p);
+    let x_max = all().map(|p| p.minutes).fold(1.0f64, f64::max) * 1.05;
+    let y_lo = all().map(|p| p.elo[1]).fold(0.0f64, f64::min).max(-1500.0);
+    let y_hi = all().map(|p| p.elo[2]).fold(0.0f64, f64::max).min(1500.0);
+    let pad = ((y_hi - y_lo) * 0.08).max(20.0);
+    let (y_lo, y_hi) = (y_lo - pad, y_hi + pad + 14.0 * series.len() as f64);
+    let x = |m: f64| left + (w - left - right) * m / x_max;
+    let y = |e: f64| top + (h - top - bottom) * (1.0 - (e.clamp(y_lo, y_hi) - y_lo) / (y_hi - y_lo));
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">Elo of each generation's net against the anchors (95% intervals)</text>\n\
+         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n\
+         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">minutes of the loop</text>\n",
+        w / 2.0,
+        y(0.0),
+        w - right,
+        y(0.0),
+        h - bottom,
+        h - bottom,
+        w - right,
+        h - bottom,
+        (left + w - right) / 2.0,
+        h - 12.0,
+    );
+    for k in 0..=4 {
+        let e = y_lo + (y_hi - y_lo) * k as f64 / 4.0;
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:+.0}</text>\n",
+            left - 6.0,
+            y(e) + 4.0,
+            e
+        ));
+        let m = x_max * k as f64 / 4.0;
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{:.0}</text>\n",
+            x(m),
+            h - bottom + 16.0,
+            m
+        ));
+    }
+    for (k, (anchor, points)) in series.iter().enumerate() {
+        let colour = CHART_COLOURS[k % CHART_COLOURS.len()];
+        // Each anchor's bars a few pixels apart, so equal minutes do not hide one another.
+        let dx = 4.0 * k as f64;
+        let legend_y = top + 14.0 * (k as f64 + 1.0);
+        s.push_str(&format!(
+            "<line x1=\"{0}\" y1=\"{1:.1}\" x2=\"{2}\" y2=\"{1:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/>\n\
+             <text x=\"{3}\" y=\"{4:.1}\">vs {5}</text>\n",
+            left + 10.0,
+            legend_y - 4.0,
+            left + 30.0,
+            left + 36.0,
+            legend_y,
+            junqi_arena::svg::escape(anchor)
+        ));
+        let path: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x(p.minutes) + dx, y(p.elo[0]))).collect();
+        if !path.is_empty() {
+            s.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\"/>\n", path.join(" ")));
+        }
+        for p in points {
+            s.push_str(&format!(
+                "<line x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" stroke=\"{colour}\"/>\n\
+                 <circle cx=\"{0:.1}\" cy=\"{3:.1}\" r=\"4\" fill=\"{colour}\"/>\n\
+                 <text x=\"{4:.1}\" y=\"{5:.1}\" font-size=\"10\">g{6}</text>\n",
+                x(p.minutes) + dx,
+                y(p.elo[1]),
+                y(p.elo[2]),
+                y(p.elo[0]),
+                x(p.minutes) + dx + 5.0,
+                y(p.elo[0]) - 5.0,
+                p.generation
+            ));
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}

@@ -1,0 +1,46 @@
+//! The loop's SPRT gate: a net against a copy of itself is promoted no more
+//! often than the test's error rate allows, and a clearly stronger bot is.
+
+use crate::common::temp_dir;
+use junqi_core::{Mode, Rules};
+use junqi_loop::{sprt_gate, SprtGate};
+use junqi_net::{register_net_bots, ModelConfig, NetFile};
+use junqi_selfplay::RunOptions;
+
+#[test]
+fn a_net_against_its_copy_is_rarely_promoted_and_a_stronger_bot_is() {
+    register_net_bots();
+    let dir = temp_dir("gate");
+    let model = ModelConfig { blocks: 1, channels: 8, value_planes: 1, value_hidden: 8, ..ModelConfig::default() };
+    let net = NetFile::random(&model, 7);
+    let (a, b) = (dir.join("a.safetensors"), dir.join("b.safetensors"));
+    net.write(&a).unwrap();
+    std::fs::copy(&a, &b).unwrap();
+    let mut rules = Rules::preset(Mode::Fanqi);
+    rules.apply_override("max_plies=200").unwrap();
+    // Sampled from the policy, so the games of a pair differ.
+    let (bot_a, bot_b) = (format!("net:path={},temp=1", a.display()), format!("net:path={},temp=1", b.display()));
+    let gate = SprtGate { elo0: 0.0, elo1: 80.0, alpha: 0.05, beta: 0.1, max_games: 240 };
+    let options = RunOptions { threads: 2, ..RunOptions::default() };
+    let runs = 40;
+    let mut promoted = 0;
+    let mut games = 0;
+    for run in 0..runs {
+        let (record, _) =
+            sprt_gate(&rules, [&bot_a, &bot_b], 24, &gate, run, &dir.join(format!("copy-{run}")), &options).unwrap();
+        assert!(["H0", "H1", "limit"].contains(&record.verdict.as_str()));
+        promoted += (record.verdict == "H1") as u32;
+        games += record.games;
+    }
+    eprintln!("copy promoted in {promoted} of {runs} tests, {games} games");
+    // Equal strength: each test accepts H1 with probability at most about
+    // alpha = 5%, so 2 of 40 on average; 8 or more has probability 0.1%.
+    assert!(promoted < 8, "a copy was promoted {promoted} times in {runs} tests ({games} games)");
+
+    // The gate can pass: greedy against random.
+    let (record, score) =
+        sprt_gate(&rules, ["greedy", "random"], 24, &gate, 99, &dir.join("strong"), &options).unwrap();
+    assert_eq!(record.verdict, "H1", "{record:?} score {score:?}");
+    assert!(score[0] > 0.6, "{score:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,7 @@
+//! The crate's integration tests as one test binary (one link instead of
+//! one per file); each module is one former test file.
+
+mod determinism;
+mod net_file;
+mod service;
+mod shipped;

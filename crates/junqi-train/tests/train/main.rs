@@ -1,0 +1,11 @@
+//! The crate's integration tests as one test binary (one link instead of
+//! one per file); each module is one former test file.
+
+mod checkpoints;
+mod common;
+mod cpu_forward;
+mod loader;
+mod netbots;
+mod random_damage;
+mod resume;
+mod train;
