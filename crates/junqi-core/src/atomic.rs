@@ -2,8 +2,9 @@
 //! it, which is synced to disk and then renamed over the target, and the
 //! directory is synced after the rename. A reader only ever finds the old
 //! file or the whole new one; a run killed at any point, or a full disk,
-//! leaves no half-written file (the temporary one is removed on an error,
-//! and its name marks it as debris for the resume sweeps).
+//! leaves no half-written file (the temporary one is removed on an error;
+//! one left by a killed process is overwritten by the next write, and the
+//! self-play resume removes its shards' ones).
 //!
 //! Every file the harness writes whole (run files, reports, nets, state,
 //! checksum records, exported records) goes through [`write_atomic_with`].
@@ -32,6 +33,10 @@ pub fn write_atomic_with<T, E: From<io::Error>>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
 ) -> Result<T, E> {
+    if path.file_name().is_none() {
+        let message = format!("{}: not a file name", path.display());
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, message).into());
+    }
     let tmp = temp_path(path);
     let result = (|| {
         let mut out = BufWriter::new(File::create(&tmp)?);
@@ -79,6 +84,11 @@ mod tests {
         assert_eq!(temp_path(&path), dir.join(".a.json.tmp"));
         assert_eq!(temp_path(&dir.join(".x.crc32c")), dir.join(".x.crc32c.tmp"));
         assert!(write_atomic(&dir.join("missing").join("b"), b"x").is_err(), "a missing directory is an error");
+        // A path without a file name is refused before anything is written
+        // (no `.tmp` is created beside it).
+        std::fs::write(dir.join(".tmp"), b"keep").unwrap();
+        assert!(write_atomic(&dir.join("sub").join(".."), b"x").is_err());
+        assert_eq!(std::fs::read(dir.join(".tmp")).unwrap(), b"keep");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

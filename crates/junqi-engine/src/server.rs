@@ -28,11 +28,18 @@ struct GameState {
 }
 
 /// Build the player for `spec`, refusing bots that read hidden information.
+/// The spec answers for the built-in bots without building one; a
+/// registered bot is checked once built.
 fn build(spec: &BotSpec) -> Result<Player, String> {
+    let refuse = || format!("bot `{spec}` reads hidden information, which an engine is never told; choose a fair bot");
     if spec.cheats() {
-        return Err(format!("bot `{spec}` reads hidden information, which an engine is never told; choose a fair bot"));
+        return Err(refuse());
     }
-    from_spec(&spec.to_string()).map_err(|e| e.to_string())
+    let player = from_spec(&spec.to_string()).map_err(|e| e.to_string())?;
+    if player.cheats() {
+        return Err(refuse());
+    }
+    Ok(player)
 }
 
 impl Engine {
@@ -208,7 +215,7 @@ impl Engine {
         let started = std::time::Instant::now();
         let decision = match self.player()? {
             Player::Fair(agent) => agent.act(&info, &mut rng),
-            Player::Cheating(_) => unreachable!("build refuses cheating bots"),
+            Player::Cheating(_) => return Err("go: a cheating bot cannot play behind the protocol".into()),
         };
         self.game.as_mut().expect("checked").rng = rng;
         let mut line = format!("info time {}", started.elapsed().as_millis());

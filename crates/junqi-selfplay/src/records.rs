@@ -126,6 +126,9 @@ fn rules_from_compact(mode: Mode, text: &str) -> Result<Rules, String> {
             if name == "mode" {
                 return Err("the mode goes in the Mode tag, not in Rules".into());
             }
+            if !OPTION_NAMES.contains(&name) {
+                return Err(format!("unknown rule option `{name}`"));
+            }
             if !option_applies(name, mode) {
                 return Err(format!("option `{name}` does not apply to {mode}"));
             }

@@ -77,5 +77,5 @@ pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &m
 /// Write `path` atomically (`junqi_core::write_atomic_with`): a reader only
 /// ever finds the old file or the whole new one. Errors name the file.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<u64>) -> Result<u64> {
-    junqi_core::write_atomic_with(path, |w| write(w)).with_context(|| format!("cannot write {}", path.display()))
+    junqi_core::write_atomic_with(path, |w| write(w)).with_context(|| format!("exporting to {}", path.display()))
 }

@@ -62,12 +62,13 @@ fn dataset_text(run: &Path) -> String {
     text
 }
 
-/// An arena directory: its results without the speed column, then every
-/// matchup's dataset in name order.
+/// An arena directory: its results without the speed column and the code
+/// version, then every matchup's dataset in name order.
 fn arena_text(dir: &Path) -> String {
     let results = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
     let mut json: serde_json::Value = serde_json::from_str(&results).expect("results.json is JSON");
     strip_key(&mut json, "moves_per_s");
+    strip_key(&mut json, "code_version");
     let mut text = format!("results {json}\n");
     let mut matchups: Vec<PathBuf> =
         std::fs::read_dir(dir.join("matchups")).expect("matchups").map(|e| e.unwrap().path()).collect();

@@ -9,6 +9,8 @@ use junqi_selfplay::RunOptions;
 
 #[test]
 fn a_net_against_its_copy_is_rarely_promoted_and_a_stronger_bot_is() {
+    // The loops' tests count the shared services' work: not beside them.
+    let _loops = crate::training_loop::one_loop_at_a_time();
     register_net_bots();
     let dir = temp_dir("gate");
     let model = ModelConfig { blocks: 1, channels: 8, value_planes: 1, value_hidden: 8, ..ModelConfig::default() };

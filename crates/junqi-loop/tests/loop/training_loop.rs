@@ -42,7 +42,7 @@ impl LoopObserver for StopAt {
 /// One loop at a time: the nets' inference services and their counters
 /// are process-wide, and a loop releases them between generations, so two
 /// loops in parallel would count each other's positions (or none).
-fn one_loop_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn one_loop_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOOPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOOPS.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,8 +2,8 @@
 //! the same seed gives the same games and samples whatever the thread
 //! count, the games in flight, the executors, the batch size and the
 //! evaluation cache (the CPU forward pass answers a position the same in
-//! any batch). One test in its own binary: it changes the process-wide
-//! inference settings between runs.
+//! any batch). It changes the process-wide inference settings between runs,
+//! so it holds `shared_services()` (the binary's other service users wait).
 
 use junqi_core::{Mode, Rules};
 use junqi_net::{
@@ -39,6 +39,7 @@ fn run(mode: Mode, dir: &Path, threads: usize, in_flight: usize, options: Servic
 
 #[test]
 fn games_do_not_depend_on_batching_threads_or_the_cache() {
+    let _services = crate::shared_services();
     register_net_bots();
     let root = std::env::temp_dir().join(format!("junqi-net-determinism-{}", std::process::id()));
     for mode in [Mode::Fanqi, Mode::Anqi] {

@@ -5,3 +5,11 @@ mod determinism;
 mod net_file;
 mod service;
 mod shipped;
+
+/// Held by the tests that change the process-wide inference settings or
+/// count the shared services' batches (determinism, shipped): they share
+/// this test binary and must not run beside each other.
+pub fn shared_services() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -17,6 +17,7 @@ fn policy(d: &Decision) -> Vec<(String, f32)> {
 
 #[test]
 fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
+    let _services = crate::shared_services();
     register_net_bots();
     for mode in [Mode::Fanqi, Mode::Anqi, Mode::Mingqi] {
         let own = format!("net:{}", default_net_for(mode));

@@ -117,6 +117,7 @@ fn positions(n: usize) -> Vec<NetInput> {
 /// CPU) answers as the CPU engine does, in batches of any size.
 #[test]
 fn the_libtorch_backend_answers_as_the_cpu_engine() {
+    let _threads = crate::common::libtorch_threads();
     let positions = positions(64);
     let cpu = CpuNet::load(net_file()).unwrap();
     let torch = InferenceService::start(
@@ -156,6 +157,7 @@ fn the_libtorch_backend_answers_as_the_cpu_engine() {
 /// without the head gives none.
 #[test]
 fn a_belief_net_guides_the_anqi_search() {
+    let _threads = crate::common::libtorch_threads();
     use junqi_bots::LeafEvaluator;
     use std::task::Poll;
     let dir = temp_dir("belief-net");

@@ -15,6 +15,7 @@ fn net_tensors(checkpoint: &Path) -> Vec<(String, Vec<f32>)> {
 
 #[test]
 fn a_stopped_and_resumed_run_ends_bit_identical() {
+    let _threads = crate::common::libtorch_threads();
     let mut config = small_config();
     config.optim.steps = 8;
     config.log_every = 1;

@@ -121,6 +121,7 @@ fn outputs(net: &Net, batch: &Batch) -> (Vec<f32>, Vec<f32>) {
 
 #[test]
 fn a_checkpoint_reloads_to_identical_outputs_and_resumes() {
+    let _threads = crate::common::libtorch_threads();
     let dir = temp_dir("ckpt");
     let config = small_config();
     let mut l = loader(6);

@@ -7,6 +7,14 @@ use junqi_train::{DeviceChoice, LrSchedule, ModelConfig, TrainConfig};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// Held by the tests that set libtorch's process-wide thread count (the
+/// libtorch inference backend sets it to 1) or depend on it staying put
+/// (bit-identical resumes): they share one test binary.
+pub fn libtorch_threads() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("junqi-train-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
