@@ -28,22 +28,26 @@ trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
 cargo test --workspace --locked --doc 2>&1 | tee "$log"
 cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
 
-# The binary without libtorch (`--no-default-features`) still builds: rules,
-# self-play, arena and the studies need no network.
-cargo build --locked --profile test -q -p junqi --no-default-features
-
 # Python check: pyarrow reads both Parquet datasets of a small self-play run
-# (scripts/check_parquet.py).
-cargo run --locked --profile test -q -p junqi -- selfplay --rules anqi --games 200 --bots random,greedy --swap \
+# (scripts/check_parquet.py). The binary is the one the integration tests
+# above just built (workspace features, test profile): `cargo run -p junqi`
+# would resolve the features of that one package and rebuild half the tree.
+junqi=target/debug/junqi
+"$junqi" selfplay --rules anqi --games 200 --bots random,greedy --swap \
     --samples-per-game 8 --shard-games 64 --seed 3 --out "$run_dir/anqi"
-cargo run --locked --profile test -q -p junqi -- selfplay --games 20 --samples-per-game all --shard-games 8 \
-    --out "$run_dir/fanqi"
+"$junqi" selfplay --games 20 --samples-per-game all --shard-games 8 --out "$run_dir/fanqi"
 python3 scripts/check_parquet.py "$run_dir/anqi"
 python3 scripts/check_parquet.py "$run_dir/fanqi"
 # scripts/game_counts.py (the game tables in data/nets/*/games.md) reads both: 220 games.
 counts=$(python3 scripts/game_counts.py "$run_dir/anqi" "$run_dir/fanqi")
 echo "$counts"
 grep -q '^| all of the above | 220 |' <<<"$counts" || { echo "game_counts.py: expected 220 games" >&2; exit 1; }
+
+# The binary without libtorch (`--no-default-features`) still compiles:
+# rules, self-play, arena and the studies need no network. Last, and a
+# check rather than a build, because its feature set differs from the
+# workspace's (its dependencies are compiled again, metadata only).
+cargo check --locked --profile test -q -p junqi --no-default-features
 
 # One closing line over every test binary: "tests: N passed, N failed".
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
