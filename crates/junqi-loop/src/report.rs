@@ -50,7 +50,8 @@ pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Resu
             let rated = g.elo_against(config, anchor);
             if let Some(e) = rated {
                 elo += &format!(" {:+.0} [{:+.0}, {:+.0}] |", e[0], e[1], e[2]);
-                long_csv += &format!("{},{:.2},\"{anchor}\",{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
+                let anchor = junqi_arena::csv_field(anchor);
+                long_csv += &format!("{},{:.2},{anchor},{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
                 points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index });
             } else {
                 elo += " |";
