@@ -8,7 +8,11 @@
 #                    links against); `.cargo/config.toml` points LIBTORCH at
 #                    .deps/libtorch/torch so plain `cargo` commands find it.
 #   .deps/python     Python packages for the checks: tensorboard (reads the
-#                    training logs back) and pyarrow (reads the Parquet data).
+#                    training logs back) and pyarrow (reads the Parquet data),
+#                    and for the Python package's tests (python/): pytest,
+#                    PettingZoo and Gymnasium.
+#   .deps/torch-python  what `import torch` needs beyond .deps/libtorch
+#                    (scripts/setup_torch_python.sh), for junqi.torch's tests.
 #
 # See docs/training.md. No machine here reaches pytorch.org, hence PyPI.
 set -euo pipefail
@@ -56,4 +60,23 @@ for pkg in tensorboard pyarrow numpy; do
         fi
     fi
 done
+# The Python package's tests: pinned, so its environment checks run against
+# the APIs they were written for.
+for spec in pytest==9.2.0 pettingzoo==1.27.0 gymnasium==1.4.0; do
+    name=${spec%%==*}
+    version=${spec#*==}
+    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then
+        echo "$name $version: already installed"
+    else
+        echo "installing $spec into .deps/python"
+        if ! pip_install --target .deps/python "$spec"; then
+            echo "error: could not install $spec into .deps/python (pip needs access to PyPI)" >&2
+            exit 2
+        fi
+    fi
+done
+
+# An importable torch (CPU) for the PyTorch net of the Python package.
+bash scripts/setup_torch_python.sh
+
 echo "setup done: LIBTORCH=$PWD/$libtorch/torch (set by .cargo/config.toml)"

@@ -2,7 +2,8 @@
 # Run every test of the project on a fresh machine: check the toolchain,
 # install what is missing (scripts/setup.sh), then build and run all tests (doc tests, unit, integration and CLI tests,
 # and each criterion benchmark once in test mode), read a small self-play
-# run's Parquet files with pyarrow, and print one summary line.
+# run's Parquet files with pyarrow, build and test the Python package
+# (python/, pytest), and print one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +44,15 @@ counts=$(python3 scripts/game_counts.py "$run_dir/anqi" "$run_dir/fanqi")
 echo "$counts"
 grep -q '^| all of the above | 220 |' <<<"$counts" || { echo "game_counts.py: expected 220 games" >&2; exit 1; }
 
+# The Python package (python/): maturin builds the extension (release) and
+# pip installs it into .deps/junqi-python; then its pytest suite against the
+# binary just built. torch's paths come before .deps/python, whose
+# setuptools is newer than torch accepts.
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
+    --target .deps/junqi-python ./python
+PYTHONPATH="$PWD/.deps/junqi-python:$PWD/.deps/libtorch:$PWD/.deps/torch-python:$PWD/.deps/python" \
+    JUNQI_BIN="$PWD/$junqi" python3 -m pytest python/tests -q -p no:cacheprovider 2>&1 | tee -a "$log"
+
 # The binary without libtorch (`--no-default-features`) still compiles:
 # rules, self-play, arena and the studies need no network. Last, and a
 # check rather than a build, because its feature set differs from the
@@ -50,5 +60,6 @@ grep -q '^| all of the above | 220 |' <<<"$counts" || { echo "game_counts.py: ex
 cargo check --locked --profile test -q -p junqi --no-default-features
 
 # One closing line over every test binary: "tests: N passed, N failed".
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+# (cargo's "test result:" lines and pytest's closing "N passed, N failed in Ts" line)
+awk '/^test result:/ || /^(=+ )?[0-9]+ (passed|failed|skipped)/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "tests: %d passed, %d failed\n", p, f; if (p == 0 || f > 0) exit 1 }' "$log"

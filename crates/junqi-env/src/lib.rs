@@ -17,4 +17,4 @@ pub use observation::{
     encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, packed_mask_from_moves, plane_name,
     unpack_bits, OBS_CHANNELS, OBS_SIZE,
 };
-pub use vecenv::{episode_seed, EnvError, StepBuffers, VecEnv};
+pub use vecenv::{episode_seed, EnvError, StepBuffers, StepOut, VecEnv};

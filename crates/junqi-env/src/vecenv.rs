@@ -93,6 +93,35 @@ impl StepBuffers {
     pub fn mask_of(&self, i: usize) -> &[u8] {
         &self.mask[i * ACTIONS..(i + 1) * ACTIONS]
     }
+    /// The buffers as borrowed slices, the form `VecEnv` writes into.
+    pub fn as_out(&mut self) -> StepOut<'_> {
+        StepOut {
+            obs: &mut self.obs,
+            mask: &mut self.mask,
+            reward: &mut self.reward,
+            done: &mut self.done,
+            termination: &mut self.termination,
+            seat: &mut self.seat,
+            legal_count: &mut self.legal_count,
+        }
+    }
+}
+
+/// Where [`VecEnv::reset_into`] and [`VecEnv::step_into`] write: the fields of
+/// [`StepBuffers`] as borrowed slices, so a caller can hand in memory it owns
+/// (the Python extension passes NumPy arrays' memory, written in place
+/// without a copy per step). Same layout and meaning as [`StepBuffers`].
+pub struct StepOut<'a> {
+    pub obs: &'a mut [f32],
+    pub mask: &'a mut [u8],
+    pub reward: &'a mut [f32],
+    pub done: &'a mut [bool],
+    pub termination: &'a mut [Option<Termination>],
+    pub seat: &'a mut [Seat],
+    pub legal_count: &'a mut [u32],
+}
+
+impl StepOut<'_> {
     fn check(&self, n: usize) -> Result<(), EnvError> {
         let sizes = [
             ("observation floats", n * OBS_SIZE, self.obs.len()),
@@ -176,6 +205,11 @@ impl VecEnv {
     /// (a 翻棋 deal or two random deployments), and later episodes derive their seeds
     /// from `seeds[i]`. Writes the first observations and masks into `out`.
     pub fn reset(&mut self, seeds: &[u64], out: &mut StepBuffers) -> Result<(), EnvError> {
+        self.reset_into(seeds, &mut out.as_out())
+    }
+
+    /// [`VecEnv::reset`] writing into borrowed slices.
+    pub fn reset_into(&mut self, seeds: &[u64], out: &mut StepOut<'_>) -> Result<(), EnvError> {
         if seeds.len() != self.n {
             return Err(EnvError::Length { what: "seeds", expected: self.n, found: seeds.len() });
         }
@@ -201,6 +235,11 @@ impl VecEnv {
     /// Every action is validated before any game moves, so an error leaves the
     /// environment unchanged.
     pub fn step(&mut self, actions: &[usize], out: &mut StepBuffers) -> Result<(), EnvError> {
+        self.step_into(actions, &mut out.as_out())
+    }
+
+    /// [`VecEnv::step`] writing into borrowed slices.
+    pub fn step_into(&mut self, actions: &[usize], out: &mut StepOut<'_>) -> Result<(), EnvError> {
         if self.games.iter().any(Option::is_none) {
             return Err(EnvError::NotReset);
         }
@@ -249,7 +288,7 @@ impl VecEnv {
     }
 
     /// Write slot `i`'s observation and mask, generating its legal moves.
-    fn write_slot(&mut self, i: usize, out: &mut StepBuffers) {
+    fn write_slot(&mut self, i: usize, out: &mut StepOut<'_>) {
         let game = self.games[i].as_ref().expect("slot holds a game");
         game.truth().legal_moves(&mut self.scratch);
         debug_assert!(!self.scratch.is_empty(), "a new game always has a legal action");
@@ -257,7 +296,7 @@ impl VecEnv {
     }
 
     /// Write slot `i`'s observation and mask; `self.scratch` holds its legal moves.
-    fn write_from_scratch(&mut self, i: usize, out: &mut StepBuffers) {
+    fn write_from_scratch(&mut self, i: usize, out: &mut StepOut<'_>) {
         let game = self.games[i].as_ref().expect("slot holds a game");
         let seat = game.truth().turn();
         let info = game.infoset(seat);

@@ -1,0 +1,46 @@
+"""Junqi (Chinese army chess) from Python: the rules engine, a vectorised
+environment, the bots and the network of the `junqi` Rust harness.
+
+* ``junqi.Game``: one game with its referee; legal actions, observations and
+  masks of either seat, JFEN in and out.
+* ``junqi.VecEnv``: many games stepped together into NumPy arrays, in place.
+* ``junqi.Bot``: any bot spec of the command line (``heuristic``,
+  ``mcts:800``, ``net:default``, ...).
+* ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs).
+* ``junqi.data``: the self-play datasets (Parquet) as NumPy arrays.
+* ``junqi.pettingzoo`` / ``junqi.gymnasium``: standard environment APIs.
+* ``junqi.torch``: the net as a PyTorch module (needs ``torch``).
+
+Seats are 0 and 1 (seat 0 moves first). An action id is ``from * 60 + to``
+in the frame of the seat it belongs to (a flip has ``from == to``).
+"""
+
+from ._core import (
+    ACTIONS,
+    CODE_BYTES,
+    MODES,
+    OBS_SHAPE,
+    Bot,
+    Game,
+    Net,
+    VecEnv,
+    __version__,
+    decode_codes,
+    rule_options,
+    rules_dict,
+)
+
+__all__ = [
+    "ACTIONS",
+    "CODE_BYTES",
+    "MODES",
+    "OBS_SHAPE",
+    "Bot",
+    "Game",
+    "Net",
+    "VecEnv",
+    "__version__",
+    "decode_codes",
+    "rule_options",
+    "rules_dict",
+]

@@ -1,0 +1,128 @@
+//! `junqi._core`: the rules engine, the vectorised environment, the bots and
+//! the network's CPU engine, for Python (PyO3). The pure-Python package
+//! `junqi` (python/junqi/) re-exports these and adds the dataset readers,
+//! the PettingZoo and Gymnasium environments and the PyTorch net.
+//!
+//! Conventions, the same as the Rust crates': seats are 0 and 1 (seat 0
+//! moves first); action ids are `from * 60 + to` in the frame of the seat
+//! they belong to (`junqi_env::frame`), a flip on the diagonal; observations
+//! are `[C, 12, 5]` float32 planes of that seat's information set.
+
+mod bot;
+mod game;
+mod net;
+mod vecenv;
+
+use junqi_core::rules::OPTION_NAMES;
+use junqi_core::{Mode, Rules, Seat};
+use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE};
+use numpy::{PyArray4, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+
+/// Any error of the Rust side as a Python `ValueError` with its message.
+pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Seat 0 or 1 from Python.
+pub(crate) fn seat_from(index: i64) -> PyResult<Seat> {
+    match index {
+        0 => Ok(Seat::First),
+        1 => Ok(Seat::Second),
+        _ => Err(PyValueError::new_err(format!("seat must be 0 or 1, got {index}"))),
+    }
+}
+
+/// The preset of `mode` with the options of `overrides` (a dict of option
+/// name to bool, int or str, as in a rules TOML file) set on top.
+pub(crate) fn rules_from(mode: &str, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Rules> {
+    let mut rules = Rules::preset_named(mode).map_err(value_error)?;
+    let Some(overrides) = overrides else { return Ok(rules) };
+    for (key, value) in overrides.iter() {
+        let name: String =
+            key.extract().map_err(|_| PyValueError::new_err(format!("rules: option names are strings, got {key}")))?;
+        // bool before int: Python's True is an int too.
+        let value = if value.is_instance_of::<PyBool>() {
+            toml::Value::Boolean(value.extract()?)
+        } else if value.is_instance_of::<PyInt>() {
+            toml::Value::Integer(value.extract()?)
+        } else if value.is_instance_of::<PyFloat>() {
+            toml::Value::Float(value.extract()?)
+        } else if value.is_instance_of::<PyString>() {
+            toml::Value::String(value.extract()?)
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "rules: option {name}: expected a bool, int or str, got {value}"
+            )));
+        };
+        rules.set_value(&name, value).map_err(value_error)?;
+    }
+    Ok(rules)
+}
+
+/// The rules options' names (`docs/rules.md` §6), in the table's order.
+#[pyfunction]
+fn rule_options() -> Vec<&'static str> {
+    OPTION_NAMES.to_vec()
+}
+
+/// The full rules of `mode` with `rules` overrides, as a dict (TOML values).
+#[pyfunction]
+#[pyo3(signature = (mode = "fanqi", rules = None))]
+fn rules_dict<'py>(py: Python<'py>, mode: &str, rules: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    let rules = rules_from(mode, rules)?;
+    let table: toml::Table = rules.to_toml_string().parse().map_err(value_error)?;
+    let out = PyDict::new(py);
+    for (name, value) in table {
+        match value {
+            toml::Value::Boolean(b) => out.set_item(name, b)?,
+            toml::Value::Integer(i) => out.set_item(name, i)?,
+            toml::Value::Float(f) => out.set_item(name, f)?,
+            other => out.set_item(name, other.as_str().map(str::to_string).unwrap_or_else(|| other.to_string()))?,
+        }
+    }
+    Ok(out)
+}
+
+/// Observation planes `[B, C, 12, 5]` from `obs-code-v1` records `[B, 180]`
+/// (the samples' `position` column), exactly as the encoders write them.
+#[pyfunction]
+fn decode_codes<'py>(py: Python<'py>, codes: PyReadonlyArray2<'py, u8>) -> PyResult<Bound<'py, PyArray4<f32>>> {
+    let shape = codes.shape();
+    if shape[1] != CODE_BYTES {
+        return Err(PyValueError::new_err(format!("codes: expected {CODE_BYTES} bytes per row, got {}", shape[1])));
+    }
+    let rows = shape[0];
+    let bytes = codes.as_slice().map_err(value_error)?;
+    let out = PyArray4::<f32>::zeros(py, [rows, OBS_CHANNELS, 12, 5], false);
+    {
+        let mut planes = out.readwrite();
+        let planes = planes.as_slice_mut().map_err(value_error)?;
+        for (r, record) in bytes.chunks_exact(CODE_BYTES).enumerate() {
+            let code = ObsCode::from_bytes(record).map_err(|e| value_error(format!("row {r}: {e}")))?;
+            code.write_planes(&mut planes[r * OBS_SIZE..(r + 1) * OBS_SIZE]);
+        }
+    }
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // `net:` bot specs, as in the `junqi` binary.
+    junqi_net::register_net_bots();
+    m.add("ACTIONS", junqi_core::ACTIONS)?;
+    m.add("OBS_SHAPE", (OBS_CHANNELS, 12usize, 5usize))?;
+    m.add("CODE_BYTES", CODE_BYTES)?;
+    m.add("MODES", PyTuple::new(m.py(), Mode::ALL.map(Mode::name))?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(rule_options, m)?)?;
+    m.add_function(wrap_pyfunction!(rules_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_codes, m)?)?;
+    m.add_class::<game::Game>()?;
+    m.add_class::<vecenv::VecEnv>()?;
+    m.add_class::<bot::Bot>()?;
+    m.add_class::<net::Net>()?;
+    Ok(())
+}
