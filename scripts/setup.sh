@@ -11,6 +11,7 @@
 #                    training logs back) and pyarrow (reads the Parquet data),
 #                    and for the Python package's tests (python/): pytest,
 #                    PettingZoo and Gymnasium.
+#   .deps/maturin    the builder of the Python package (python/).
 #   .deps/torch-python  what `import torch` needs beyond .deps/libtorch
 #                    (scripts/setup_torch_python.sh), for junqi.torch's tests.
 #
@@ -61,20 +62,45 @@ for pkg in tensorboard pyarrow numpy; do
     fi
 done
 # The Python package's tests: pinned, so its environment checks run against
-# the APIs they were written for.
-for spec in pytest==9.2.0 pettingzoo==1.27.0 gymnasium==1.4.0; do
-    name=${spec%%==*}
-    version=${spec#*==}
-    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then
-        echo "$name $version: already installed"
-    else
-        echo "installing $spec into .deps/python"
-        if ! pip_install --target .deps/python "$spec"; then
-            echo "error: could not install $spec into .deps/python (pip needs access to PyPI)" >&2
-            exit 2
-        fi
+# the APIs they were written for. One pip call (with --upgrade) so the three
+# resolve together and a changed pin replaces the old files.
+test_pins="pytest==9.2.0 pettingzoo==1.27.0 gymnasium==1.4.0"
+missing=$(python3 - $test_pins <<'PY'
+import importlib.metadata as m, sys
+for spec in sys.argv[1:]:
+    name, version = spec.split("==")
+    try:
+        ok = m.version(name) == version
+    except m.PackageNotFoundError:
+        ok = False
+    if not ok:
+        print(spec)
+PY
+)
+if [ -z "$missing" ]; then
+    echo "pytest, pettingzoo, gymnasium: pinned versions already installed"
+else
+    echo "installing $test_pins into .deps/python"
+    # shellcheck disable=SC2086 # the pins are words
+    if ! pip_install --upgrade --target .deps/python $test_pins; then
+        echo "error: could not install $test_pins into .deps/python (pip needs access to PyPI)" >&2
+        exit 2
     fi
-done
+fi
+
+# maturin builds the Python package (python/): pinned, in a directory of its
+# own, so scripts/test.sh builds without fetching a build backend each time.
+maturin_version=1.16.0
+if [ "$(.deps/maturin/bin/maturin --version 2>/dev/null)" = "maturin $maturin_version" ]; then
+    echo "maturin $maturin_version: already in .deps/maturin"
+else
+    echo "installing maturin $maturin_version into .deps/maturin"
+    rm -rf .deps/maturin
+    if ! pip_install --target .deps/maturin "maturin==$maturin_version"; then
+        echo "error: could not install maturin==$maturin_version into .deps/maturin (pip needs access to PyPI)" >&2
+        exit 2
+    fi
+fi
 
 # An importable torch (CPU) for the PyTorch net of the Python package.
 bash scripts/setup_torch_python.sh

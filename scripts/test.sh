@@ -25,7 +25,9 @@ export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
 
 log=$(mktemp)
 run_dir=$(mktemp -d)
-trap 'rm -f "$log"; rm -rf "$run_dir"' EXIT
+wheels=$(mktemp -d)
+pytest_log=$(mktemp)
+trap 'rm -f "$log" "$pytest_log"; rm -rf "$run_dir" "$wheels"' EXIT
 cargo test --workspace --locked --doc 2>&1 | tee "$log"
 cargo test --workspace --locked --all-targets 2>&1 | tee -a "$log"
 
@@ -44,14 +46,21 @@ counts=$(python3 scripts/game_counts.py "$run_dir/anqi" "$run_dir/fanqi")
 echo "$counts"
 grep -q '^| all of the above | 220 |' <<<"$counts" || { echo "game_counts.py: expected 220 games" >&2; exit 1; }
 
-# The Python package (python/): maturin builds the extension (release) and
-# pip installs it into .deps/junqi-python; then its pytest suite against the
-# binary just built. torch's paths come before .deps/python, whose
-# setuptools is newer than torch accepts.
-PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
-    --target .deps/junqi-python ./python
+# The Python package (python/): maturin (.deps/maturin) builds the extension
+# (release) into a wheel, pip installs it into .deps/junqi-python, then its
+# pytest suite runs against the binary just built. torch's paths come before
+# .deps/python, whose setuptools is newer than torch accepts. Every test must
+# run here: a skipped one (torch, a package or the binary missing) fails CI.
+.deps/maturin/bin/maturin build --quiet --release --locked --manifest-path python/Cargo.toml --out "$wheels"
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+    --upgrade --target .deps/junqi-python "$wheels"/junqi-*.whl
 PYTHONPATH="$PWD/.deps/junqi-python:$PWD/.deps/libtorch:$PWD/.deps/torch-python:$PWD/.deps/python" \
-    JUNQI_BIN="$PWD/$junqi" python3 -m pytest python/tests -q -p no:cacheprovider 2>&1 | tee -a "$log"
+    JUNQI_BIN="$PWD/$junqi" python3 -m pytest python/tests -q -rs -p no:cacheprovider 2>&1 | tee "$pytest_log"
+cat "$pytest_log" >> "$log"
+if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log"; then
+    echo "error: Python tests were skipped (see the reasons above); CI runs them all" >&2
+    exit 1
+fi
 
 # The binary without libtorch (`--no-default-features`) still compiles:
 # rules, self-play, arena and the studies need no network. Last, and a

@@ -143,3 +143,68 @@ fn the_architecture_document_matches_the_workspace() {
         }
     }
 }
+
+/// A `Cargo.lock`'s packages: (name, version) → its dependencies (name, version).
+type Lock = BTreeMap<(String, String), Vec<(String, String)>>;
+
+fn read_lock(path: &Path) -> Lock {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let lock: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let packages = lock["package"].as_array().expect("[[package]] entries");
+    let name_version = |p: &toml::Value| {
+        let field = |key: &str| p[key].as_str().expect("name and version are strings").to_string();
+        (field("name"), field("version"))
+    };
+    // A dependency is written "name" when one version is locked, else "name version".
+    let mut versions: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in packages {
+        let (name, version) = name_version(p);
+        versions.entry(name).or_default().push(version);
+    }
+    let resolve = |dep: &str| {
+        let mut words = dep.split(' ');
+        let name = words.next().expect("a name").to_string();
+        let version = words.next().map(str::to_string).unwrap_or_else(|| versions[&name][0].clone());
+        (name, version)
+    };
+    packages
+        .iter()
+        .map(|p| {
+            let deps = p.get("dependencies").and_then(|d| d.as_array()).map(Vec::as_slice).unwrap_or(&[]);
+            (name_version(p), deps.iter().map(|d| resolve(d.as_str().expect("a dependency string"))).collect())
+        })
+        .collect()
+}
+
+/// The Python package (python/, outside the workspace) has its own lock
+/// file. Every package the junqi crates pull into the extension must be
+/// locked there at a version the workspace uses too, or the extension's bots
+/// could draw other random numbers (rand) or parse files differently than
+/// the `junqi` binary does. (The extension's own dependencies, PyO3 and
+/// NumPy's, may differ.)
+#[test]
+fn the_python_packages_lock_file_agrees_with_the_workspace() {
+    let workspace = read_lock(&root().join("Cargo.lock"));
+    let python = read_lock(&root().join("python/Cargo.lock"));
+    // Everything reachable from the junqi crates in the extension's lock.
+    let mut todo: Vec<(String, String)> =
+        python.keys().filter(|(name, _)| name.starts_with("junqi-") && name != "junqi-python").cloned().collect();
+    let mut reached = BTreeSet::new();
+    while let Some(package) = todo.pop() {
+        if reached.insert(package.clone()) {
+            todo.extend(python[&package].iter().cloned());
+        }
+    }
+    for package in &reached {
+        assert!(
+            workspace.contains_key(package),
+            "python/Cargo.lock has {} {}, which the workspace's Cargo.lock does not: \
+             run `cargo update -p {} --precise …` in python/",
+            package.0,
+            package.1,
+            package.0
+        );
+    }
+    // The rules crates and what they use at least (rand, toml, serde, …).
+    assert!(reached.len() > 20, "only {} packages reached: is python/Cargo.lock the extension's?", reached.len());
+}

@@ -178,9 +178,11 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat(agent)
         if seat != self.game.current_player():  # cannot happen: agent_selection follows the game
             raise RuntimeError(f"{agent} selected but seat {self.game.current_player()} is to move")
+        # First, so an illegal action (ValueError; env() turns it into a loss
+        # first) leaves the environment as it was.
+        self.game.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.game.apply(int(action))  # ValueError if illegal (env() turns that into a loss first)
         if self.game.is_terminal():
             self._finish()
         self.agent_selection = self._agent(self.game.current_player())

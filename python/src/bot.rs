@@ -2,16 +2,16 @@
 
 use crate::{game::Game, value_error};
 use junqi_bots::{from_spec, Player};
-use junqi_core::{rng_from_seed, GameRng};
+use junqi_core::{rng_from_seed, Colour, Deployment, GameRng, Rules};
 use junqi_env::action_to_frame;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Mutex;
 
 /// A bot built from a spec, as on the command line: `random`, `greedy`,
-/// `heuristic`, `mcts:800`, `net:default`, `net:path=FILE,…` (see
-/// `junqi arena --help`). A fair bot sees only the mover's information set;
+/// `heuristic`, `mcts:800`, `net:default`, `net:path=FILE,…`,
+/// `engine:cmd=…` (see `junqi arena --help`). A fair bot sees only the mover's information set;
 /// `cheat-mcts` (which reads the whole truth) is refused unless
 /// `allow_cheating=True`. Its random choices come from `seed`.
 #[pyclass(module = "junqi")]
@@ -34,12 +34,37 @@ impl Bot {
         }
         let player = self.player.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
         let (rng, game) = (&mut self.rng, &game.game);
-        let decision = py.detach(|| {
+        let (decision, forfeit) = py.detach(|| {
             let decision = player.act(game, rng);
             player.wait();
-            decision
+            (decision, player.take_forfeit())
         });
-        Ok(decision)
+        // An external engine that crashed, hung or answered nonsense.
+        match forfeit {
+            Some(reason) => Err(PyRuntimeError::new_err(format!("{}: forfeits: {reason}", self.spec))),
+            None => Ok(decision),
+        }
+    }
+
+    /// This bot's deployment of `colour` (暗棋/明棋), drawn from `seed`, checked.
+    pub(crate) fn deploy(&mut self, py: Python<'_>, colour: Colour, rules: &Rules, seed: u64) -> PyResult<Deployment> {
+        let player = self.player.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (deployment, forfeit) = py.detach(|| {
+            let mut rng = rng_from_seed(seed);
+            let deployment = player.deploy(colour, rules, &mut rng);
+            (deployment, player.take_forfeit())
+        });
+        if let Some(reason) = forfeit {
+            return Err(PyRuntimeError::new_err(format!("{}: forfeits its deployment: {reason}", self.spec)));
+        }
+        if deployment.colour != colour {
+            return Err(PyValueError::new_err(format!(
+                "{}: asked for {colour:?}, deployed {:?}",
+                self.spec, deployment.colour
+            )));
+        }
+        deployment.validate().map_err(|e| PyValueError::new_err(format!("{}: bad deployment: {e}", self.spec)))?;
+        Ok(deployment)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `junqi.Game`: one game with its referee (both seats' information sets).
 
-use crate::{rules_from, seat_from, value_error};
-use junqi_core::{Game as CoreGame, Move, MoveList, Position, Seat};
+use crate::{bot::Bot, rules_from, seat_from, value_error};
+use junqi_core::{Colour, Game as CoreGame, Move, MoveList, Position, Rules, Seat};
 use junqi_env::{action_from_frame, action_to_frame, encode_mask, encode_observation, ObsCode, OBS_CHANNELS};
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -15,6 +15,29 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 #[derive(Clone)]
 pub struct Game {
     pub(crate) game: CoreGame,
+}
+
+/// The start position of `rules` with each seat's deployment by its bot,
+/// each from its own stream of `seed`.
+fn deployed_start(
+    py: Python<'_>,
+    rules: Rules,
+    seed: u64,
+    bots: (Bound<'_, Bot>, Bound<'_, Bot>),
+) -> PyResult<Position> {
+    let Some(first) = Position::empty(rules).colour_of(Seat::First) else {
+        return Err(PyValueError::new_err("deploy: 翻棋 positions are dealt, not deployed"));
+    };
+    let mut deployments = Vec::with_capacity(2);
+    for (seat, bot) in Seat::BOTH.into_iter().zip([bots.0, bots.1]) {
+        let colour = if seat == Seat::First { first } else { first.other() };
+        let stream = seed ^ 0x4445_504C_4F59_0000 ^ seat.index() as u64;
+        let mut bot = bot.try_borrow_mut()?;
+        deployments.push(bot.deploy(py, colour, &rules, stream)?);
+    }
+    let (red, black) =
+        if first == Colour::Red { (&deployments[0], &deployments[1]) } else { (&deployments[1], &deployments[0]) };
+    Position::from_deployments(rules, red, black).map_err(value_error)
 }
 
 impl Game {
@@ -56,13 +79,28 @@ impl Game {
     /// A new game: `mode`'s preset with `rules` overrides, dealt or deployed
     /// from `seed` (the same start as `junqi selfplay`'s game with that
     /// seed), or the position `jfen`.
+    ///
+    /// `deploy=(bot0, bot1)` (暗棋/明棋): each seat's deployment comes from
+    /// that bot (`junqi.Bot`), as in `junqi selfplay` and `junqi arena`,
+    /// drawn from `seed`; without it both are uniformly random.
     #[new]
-    #[pyo3(signature = (mode = "fanqi", rules = None, seed = 0, jfen = None))]
-    fn new(mode: &str, rules: Option<&Bound<'_, PyDict>>, seed: u64, jfen: Option<&str>) -> PyResult<Game> {
+    #[pyo3(signature = (mode = "fanqi", rules = None, seed = 0, jfen = None, deploy = None))]
+    fn new(
+        py: Python<'_>,
+        mode: &str,
+        rules: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+        jfen: Option<&str>,
+        deploy: Option<(Bound<'_, Bot>, Bound<'_, Bot>)>,
+    ) -> PyResult<Game> {
         let rules = rules_from(mode, rules)?;
-        let start = match jfen {
-            Some(text) => Position::from_jfen(text, rules).map_err(value_error)?,
-            None => Position::new_game(rules, seed),
+        let start = match (jfen, deploy) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err("give a position (jfen) or deployers (deploy), not both"))
+            }
+            (Some(text), None) => Position::from_jfen(text, rules).map_err(value_error)?,
+            (None, Some(bots)) => deployed_start(py, rules, seed, bots)?,
+            (None, None) => Position::new_game(rules, seed),
         };
         Ok(Game { game: CoreGame::new(start) })
     }

@@ -16,7 +16,7 @@ mod vecenv;
 use junqi_core::rules::OPTION_NAMES;
 use junqi_core::{Mode, Rules, Seat};
 use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE};
-use numpy::{PyArray4, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -89,7 +89,11 @@ fn rules_dict<'py>(py: Python<'py>, mode: &str, rules: Option<&Bound<'py, PyDict
 /// Observation planes `[B, C, 12, 5]` from `obs-code-v1` records `[B, 180]`
 /// (the samples' `position` column), exactly as the encoders write them.
 #[pyfunction]
-fn decode_codes<'py>(py: Python<'py>, codes: PyReadonlyArray2<'py, u8>) -> PyResult<Bound<'py, PyArray4<f32>>> {
+fn decode_codes<'py>(py: Python<'py>, codes: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray4<f32>>> {
+    let codes = py.import("numpy")?.call_method1("ascontiguousarray", (codes, "uint8"))?;
+    let codes =
+        codes.cast::<PyArray2<u8>>().map_err(|_| PyValueError::new_err("codes: expected a 2-d array [B, 180]"))?;
+    let codes = codes.try_readonly()?;
     let shape = codes.shape();
     if shape[1] != CODE_BYTES {
         return Err(PyValueError::new_err(format!("codes: expected {CODE_BYTES} bytes per row, got {}", shape[1])));
@@ -108,10 +112,14 @@ fn decode_codes<'py>(py: Python<'py>, codes: PyReadonlyArray2<'py, u8>) -> PyRes
     Ok(out)
 }
 
-#[pymodule]
+// `gil_used`: VecEnv hands NumPy memory to Rust with the GIL released;
+// without the GIL (free-threaded Python) another thread could resize those
+// arrays meanwhile, so the module asks free-threaded builds to keep the GIL.
+#[pymodule(gil_used = true)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // `net:` bot specs, as in the `junqi` binary.
+    // `net:` and `engine:` bot specs, as in the `junqi` binary.
     junqi_net::register_net_bots();
+    junqi_engine::register_engine_bot();
     m.add("ACTIONS", junqi_core::ACTIONS)?;
     m.add("OBS_SHAPE", (OBS_CHANNELS, 12usize, 5usize))?;
     m.add("CODE_BYTES", CODE_BYTES)?;

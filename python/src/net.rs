@@ -26,7 +26,7 @@ impl Net {
     }
 
     /// Evaluate one position: `code` is an `obs-code-v1` record (180 bytes,
-    /// `Game.obs_code`), `legal` the mover's legal action ids. Returns
+    /// `Game.obs_code`, or a uint8 row), `legal` the mover's legal action ids. Returns
     /// `(priors, wdl, belief)`: the probabilities of `legal` in that order,
     /// win/draw/loss probabilities, and with a belief head the kind
     /// probabilities per node (`[60 * 12]`, else `None`).
@@ -34,16 +34,20 @@ impl Net {
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
-        code: &[u8],
-        legal: Vec<u16>,
+        code: Vec<u8>,
+        legal: Vec<i64>,
     ) -> PyResult<(Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>, Option<Bound<'py, PyArray1<f32>>>)> {
-        let code = ObsCode::from_bytes(code).map_err(value_error)?;
+        let code = ObsCode::from_bytes(&code).map_err(value_error)?;
         if legal.is_empty() {
             return Err(PyValueError::new_err("legal: at least one action"));
         }
-        if let Some(&bad) = legal.iter().find(|&&a| a as usize >= junqi_core::ACTIONS) {
-            return Err(PyValueError::new_err(format!("legal: action id {bad} is out of range (0..3600)")));
-        }
+        let legal = legal
+            .iter()
+            .map(|&a| match u16::try_from(a) {
+                Ok(id) if (id as usize) < junqi_core::ACTIONS => Ok(id),
+                _ => Err(PyValueError::new_err(format!("legal: action id {a} is out of range (0..3600)"))),
+            })
+            .collect::<PyResult<Vec<u16>>>()?;
         let mut scratch = self.net.scratch();
         let eval = self.net.evaluate(&code, &legal, &mut scratch);
         let belief = self.net.belief_after_evaluate(&scratch).map(|b| PyArray1::from_vec(py, b));

@@ -3,7 +3,7 @@
 use crate::{game::Game, rules_from, value_error};
 use junqi_core::{rng_from_seed, GameRng, Seat, Termination};
 use junqi_env::{StepOut, VecEnv as CoreVecEnv, OBS_CHANNELS};
-use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -13,6 +13,8 @@ use rand::Rng;
 /// `[n, 3600]`, `reward` `[n]`, `done` `[n]` and `seat` `[n]` are allocated
 /// once and rewritten in place by `reset` and `step` (the Rust side writes
 /// into their memory, with the GIL released): copy them if you keep them.
+/// Python gets read-only views of them (no stray writes, no resizing), and
+/// must not read them from another thread while a `step` runs.
 /// Slot `i` of `reset(seed)` plays the game of seed `seed + i`; a finished
 /// game is replaced at once by the slot's next episode.
 #[pyclass(module = "junqi")]
@@ -24,6 +26,8 @@ pub struct VecEnv {
     reward: Py<PyArray1<f32>>,
     done: Py<PyArray1<bool>>,
     seat_array: Py<PyArray1<i8>>,
+    /// Read-only views of the five arrays, what Python sees: obs, mask, reward, done, seat.
+    views: [Py<PyAny>; 5],
     termination: Vec<Option<Termination>>,
     seat: Vec<Seat>,
     legal_count: Vec<u32>,
@@ -62,8 +66,8 @@ impl VecEnv {
         Ok(())
     }
 
-    fn arrays(&self, py: Python<'_>) -> (Py<PyArray4<f32>>, Py<PyArray2<u8>>) {
-        (self.obs.clone_ref(py), self.mask.clone_ref(py))
+    fn view(&self, py: Python<'_>, k: usize) -> Py<PyAny> {
+        self.views[k].clone_ref(py)
     }
 }
 
@@ -76,20 +80,33 @@ impl VecEnv {
             return Err(PyValueError::new_err("n must be at least 1"));
         }
         let rules = rules_from(mode, rules)?;
+        let obs = PyArray4::<f32>::zeros(py, [n, OBS_CHANNELS, 12, 5], false);
+        let mask = PyArray2::<u8>::zeros(py, [n, junqi_core::ACTIONS], false);
+        let reward = PyArray1::<f32>::zeros(py, n, false);
+        let done = PyArray1::from_vec(py, vec![false; n]);
+        let seat_array = PyArray1::<i8>::zeros(py, n, false);
+        let views = [
+            read_only_view(obs.as_any())?,
+            read_only_view(mask.as_any())?,
+            read_only_view(reward.as_any())?,
+            read_only_view(done.as_any())?,
+            read_only_view(seat_array.as_any())?,
+        ];
         Ok(VecEnv {
             env: CoreVecEnv::new(n, rules),
             seed,
-            obs: PyArray4::zeros(py, [n, OBS_CHANNELS, 12, 5], false).unbind(),
-            mask: PyArray2::zeros(py, [n, junqi_core::ACTIONS], false).unbind(),
-            reward: PyArray1::zeros(py, n, false).unbind(),
-            done: PyArray1::from_vec(py, vec![false; n]).unbind(),
-            seat_array: PyArray1::zeros(py, n, false).unbind(),
+            obs: obs.unbind(),
+            mask: mask.unbind(),
+            reward: reward.unbind(),
+            done: done.unbind(),
+            seat_array: seat_array.unbind(),
+            views,
             termination: vec![None; n],
             seat: vec![Seat::First; n],
             legal_count: vec![0; n],
             actions: vec![0; n],
             ready: false,
-            rng: rng_from_seed(seed ^ 0x5A4D_504C_4553),
+            rng: sampling_rng(seed),
         })
     }
 
@@ -98,16 +115,18 @@ impl VecEnv {
     }
 
     /// Start a new game in every slot (seeds `seed + i`; `None`: the
-    /// constructor's seed). Returns `(obs, mask)`.
+    /// constructor's seed). Returns `(obs, mask)`. A seed also restarts
+    /// `sample_actions`' random stream.
     #[pyo3(signature = (seed = None))]
-    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<(Py<PyArray4<f32>>, Py<PyArray2<u8>>)> {
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
         if let Some(seed) = seed {
             self.seed = seed;
+            self.rng = sampling_rng(seed);
         }
         let seeds: Vec<u64> = (0..self.env.len() as u64).map(|i| self.seed.wrapping_add(i)).collect();
         self.write(py, move |env, _, out| env.reset_into(&seeds, out))?;
         self.ready = true;
-        Ok(self.arrays(py))
+        Ok((self.view(py, 0), self.view(py, 1)))
     }
 
     /// Play `actions[i]` (an action id in slot `i`'s mover's frame, legal
@@ -115,15 +134,19 @@ impl VecEnv {
     /// `reward[i]` is for the seat that just moved (+1 win, −1 loss, 0
     /// otherwise); `done[i]` says slot `i`'s game ended and a new one began.
     /// An illegal action raises `ValueError` and plays nothing.
-    #[allow(clippy::type_complexity)]
     fn step(
         &mut self,
         py: Python<'_>,
-        actions: PyReadonlyArray1<'_, i64>,
-    ) -> PyResult<(Py<PyArray4<f32>>, Py<PyArray2<u8>>, Py<PyArray1<f32>>, Py<PyArray1<bool>>)> {
+        actions: &Bound<'_, PyAny>,
+    ) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
         if !self.ready {
             return Err(PyValueError::new_err("step before reset"));
         }
+        let actions = py.import("numpy")?.call_method1("ascontiguousarray", (actions, "int64"))?;
+        let actions = actions
+            .cast::<PyArray1<i64>>()
+            .map_err(|_| PyValueError::new_err("actions: expected a 1-d array of action ids"))?
+            .try_readonly()?;
         if actions.len() != self.env.len() {
             return Err(PyValueError::new_err(format!("expected {} actions, got {}", self.env.len(), actions.len())));
         }
@@ -131,30 +154,29 @@ impl VecEnv {
             *slot = usize::try_from(a).map_err(|_| PyValueError::new_err(format!("action id {a} is negative")))?;
         }
         self.write(py, |env, actions, out| env.step_into(actions, out))?;
-        let (obs, mask) = self.arrays(py);
-        Ok((obs, mask, self.reward.clone_ref(py), self.done.clone_ref(py)))
+        Ok((self.view(py, 0), self.view(py, 1), self.view(py, 2), self.view(py, 3)))
     }
 
     #[getter]
-    fn obs(&self, py: Python<'_>) -> Py<PyArray4<f32>> {
-        self.obs.clone_ref(py)
+    fn obs(&self, py: Python<'_>) -> Py<PyAny> {
+        self.view(py, 0)
     }
     #[getter]
-    fn mask(&self, py: Python<'_>) -> Py<PyArray2<u8>> {
-        self.mask.clone_ref(py)
+    fn mask(&self, py: Python<'_>) -> Py<PyAny> {
+        self.view(py, 1)
     }
     #[getter]
-    fn reward(&self, py: Python<'_>) -> Py<PyArray1<f32>> {
-        self.reward.clone_ref(py)
+    fn reward(&self, py: Python<'_>) -> Py<PyAny> {
+        self.view(py, 2)
     }
     #[getter]
-    fn done(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
-        self.done.clone_ref(py)
+    fn done(&self, py: Python<'_>) -> Py<PyAny> {
+        self.view(py, 3)
     }
     /// The seat to move in each slot (0 or 1).
     #[getter]
-    fn seat(&self, py: Python<'_>) -> Py<PyArray1<i8>> {
-        self.seat_array.clone_ref(py)
+    fn seat(&self, py: Python<'_>) -> Py<PyAny> {
+        self.view(py, 4)
     }
 
     /// One uniformly random legal action per slot, read from the current
@@ -204,6 +226,19 @@ impl VecEnv {
         }
         Ok(())
     }
+}
+
+/// `sample_actions`' random stream for an environment seeded `seed`.
+fn sampling_rng(seed: u64) -> GameRng {
+    rng_from_seed(seed ^ 0x5A4D_504C_4553)
+}
+
+/// A view of `array` that Python cannot write through or resize (its owner,
+/// which Rust writes into, stays writable).
+fn read_only_view(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let view = array.call_method0("view")?;
+    view.getattr("flags")?.setattr("writeable", false)?;
+    Ok(view.unbind())
 }
 
 /// The index of the `k`-th 1 in a 0/1 mask, counting 8 entries at a time.

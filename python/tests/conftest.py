@@ -1,7 +1,9 @@
 """Shared pytest fixtures for the `junqi` Python package's tests.
 
-Run from the repository root, e.g.:
-    PYTHONPATH=python:.deps/python python3 -m pytest python/tests -q
+Run from the repository root, against the installed package (scripts/test.sh
+does this):
+    pip install --target .deps/junqi-python ./python
+    PYTHONPATH=.deps/junqi-python:.deps/libtorch:.deps/torch-python:.deps/python python3 -m pytest python/tests -q
 """
 
 # --- environments and datasets (test_pettingzoo.py, test_gymnasium.py, test_data.py) ---

@@ -45,16 +45,41 @@ def test_legal_actions_equal_junqi_moves(mode, junqi_bin):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_jfen_round_trip_and_views(mode):
+def test_jfen_round_trip(mode):
     for game in random_positions(mode, 5, seed=11):
         again = junqi.Game(mode, jfen=game.to_jfen())
         assert again.to_jfen() == game.to_jfen()
         assert again.legal_moves() == game.legal_moves()
-        for seat in (0, 1):
-            assert game.view(seat).split()[-5] == game.to_jfen().split()[-5]  # same mode field
-    if mode != "mingqi":
-        start = junqi.Game(mode, seed=1)
-        assert "?" in start.view(0) and "?" not in start.to_jfen()
+    with pytest.raises(ValueError):
+        junqi.Game(mode, jfen="not a position")
+
+
+def board_fields(jfen):
+    """The board field of a JFEN split into its 12 ranks."""
+    return jfen.split()[0].split("/")
+
+
+def test_views_hide_what_a_seat_cannot_know():
+    # 暗棋: each seat sees its own pieces and only `?` for the enemy's.
+    game = junqi.Game("anqi", seed=1)
+    truth = "".join(board_fields(game.to_jfen()))
+    assert "?" not in truth
+    for seat in (0, 1):
+        view = game.view(seat)
+        own = [c for c in "".join(board_fields(view)) if c.isalpha()]
+        assert len(own) == 25  # its whole army, identified
+        assert "".join(board_fields(view)).count("?") == 25  # the enemy's, unidentified
+        other = game.view(1 - seat)
+        assert view != other
+    # 明棋: nothing is hidden.
+    open_game = junqi.Game("mingqi", seed=1)
+    assert "?" not in open_game.view(0) and "?" not in open_game.view(1)
+    # 翻棋: face-down pieces are unknown to both until flipped.
+    fanqi = junqi.Game("fanqi", seed=1)
+    assert fanqi.view(0).count("?") == 50 and fanqi.view(1).count("?") == 50
+    assert "?" not in fanqi.to_jfen()
+    with pytest.raises(ValueError):
+        fanqi.view(2)
 
 
 def test_observation_and_mask_follow_the_mover():
@@ -110,9 +135,12 @@ def test_vecenv_writes_what_the_games_see(mode):
     env = junqi.VecEnv(n, mode, seed=5)
     obs, mask = env.reset()
     assert obs.shape == (n, *junqi.OBS_SHAPE) and mask.shape == (n, junqi.ACTIONS)
-    # Slot i plays the game of seed 5 + i.
+    # Slot i plays the game of seed 5 + i, and the arrays hold what its mover sees.
     for i in range(n):
-        assert env.game(i).to_jfen() == junqi.Game(mode, seed=5 + i).to_jfen()
+        game = junqi.Game(mode, seed=5 + i)
+        assert env.game(i).to_jfen() == game.to_jfen()
+        assert np.array_equal(obs[i], game.observation(0)) and np.array_equal(mask[i], game.action_mask(0))
+        assert env.seat[i] == 0
     finished = 0
     for _ in range(400):
         actions = env.sample_actions()
@@ -135,12 +163,34 @@ def test_vecenv_writes_what_the_games_see(mode):
                 assert env.terminations()[i] == game.termination
                 game = env.game(i)  # the slot's next episode
             else:
-                assert reward[i] == 0
+                assert reward[i] == 0 and not game.is_terminal()
             seat = game.current_player()
             assert env.seat[i] == seat
             assert np.array_equal(env.obs[i], game.observation(seat))
             assert np.array_equal(env.mask[i], game.action_mask(seat))
     assert finished > 0
+
+
+def test_vecenv_arrays_are_read_only_views_and_sampling_replays():
+    env = junqi.VecEnv(4, "fanqi", seed=2)
+    obs, mask = env.reset()
+    for array in (obs, mask, env.reward, env.done, env.seat):
+        assert not array.flags.writeable
+    with pytest.raises(ValueError):
+        obs[0, 0, 0, 0] = 1.0
+    with pytest.raises(ValueError):
+        mask.resize((1,), refcheck=False)
+    # A list of ids works as well as an int64 array.
+    env.step([int(a) for a in env.sample_actions()])
+    # reset(seed) restarts the games and the sampling stream alike.
+    runs = []
+    for _ in range(2):
+        env.reset(seed=9)
+        runs.append([env.sample_actions().tolist() for _ in range(1)])
+        for _ in range(50):
+            env.step(env.sample_actions())
+        runs[-1].append([env.game(i).to_jfen() for i in range(4)])
+    assert runs[0] == runs[1]
 
 
 def test_vecenv_refuses_bad_actions_and_plays_nothing():
@@ -171,6 +221,43 @@ def test_a_bot_plays_a_full_game(spec):
     assert game.termination is not None
 
 
+@pytest.mark.parametrize("mode", ["anqi", "mingqi"])
+def test_bots_deploy(mode):
+    heuristic, net = junqi.Bot("heuristic", seed=1), junqi.Bot("net:anqi", seed=1)
+    game = junqi.Game(mode, seed=4, deploy=(heuristic, net))
+    again = junqi.Game(mode, seed=4, deploy=(junqi.Bot("heuristic", seed=1), junqi.Bot("net:anqi", seed=1)))
+    assert game.to_jfen() == again.to_jfen()  # deployments come from the seed
+    assert game.to_jfen() != junqi.Game(mode, seed=4).to_jfen()  # not the random deployments
+    other = junqi.Game(mode, seed=5, deploy=(heuristic, net))
+    assert other.to_jfen() != game.to_jfen()
+    # A legal start: the game plays out.
+    while not game.is_terminal():
+        game.apply(heuristic.act(game))
+    with pytest.raises(ValueError, match="dealt"):
+        junqi.Game("fanqi", deploy=(heuristic, net))
+    with pytest.raises(ValueError, match="not both"):
+        junqi.Game(mode, jfen=again.to_jfen(), deploy=(heuristic, net))
+
+
+def test_engine_bots_play_from_python(repo_root):
+    engine = f"engine:cmd=python3 {repo_root / 'scripts' / 'random_engine.py'}"
+    bot = junqi.Bot(engine, seed=1)
+    game = junqi.Game("anqi", seed=2, deploy=(bot, junqi.Bot("random")))
+    for _ in range(20):
+        action = bot.act(game)
+        assert action in game.legal_actions()
+        game.apply(action)
+        if game.is_terminal():
+            break
+        game.apply(game.legal_actions()[0])
+        if game.is_terminal():
+            break
+    # An engine that crashes forfeits: an error, not a move.
+    crashing = junqi.Bot(engine + ",option.misbehave=crash@1", seed=1)
+    with pytest.raises(RuntimeError, match="forfeits"):
+        crashing.act(junqi.Game("anqi", seed=2))
+
+
 def test_bot_decisions_and_refusals():
     game = junqi.Game("anqi", seed=1)
     decision = junqi.Bot("mcts:sims=16", seed=2).decide_full(game)
@@ -196,3 +283,9 @@ def test_net_evaluates_like_the_bots_see_it():
         junqi.Net("/no/such/net.safetensors")
     with pytest.raises(ValueError):
         net.evaluate(b"short", [0])
+    for bad in ([-1], [3600], [70000]):
+        with pytest.raises(ValueError, match="out of range"):
+            net.evaluate(game.obs_code(0), bad)
+    # A uint8 row works as well as bytes.
+    row = np.frombuffer(game.obs_code(0), dtype=np.uint8)
+    assert np.array_equal(net.evaluate(row, game.legal_actions())[0], priors)

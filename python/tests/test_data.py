@@ -83,8 +83,7 @@ def test_samples_equal_replayed_games(selfplay_runs, mode):
             legal = game.legal_actions()
             assert np.array_equal(np.flatnonzero(arrays["mask"][i]), legal)
             assert game.move_to_action(row["moves"][ply]) == arrays["action"][i]
-            if hasattr(game, "obs_code"):
-                assert bytes(game.obs_code(seat)) == arrays["codes"][i].tobytes()
+            assert bytes(game.obs_code(seat)) == arrays["codes"][i].tobytes()
             if mode == "anqi":
                 _check_hidden_kinds(game, seat, arrays["hidden_kinds"][i], obs)
             else:

@@ -125,8 +125,13 @@ def test_illegal_action():
     assert all(e.terminations.values())
     raw = raw_env(mode="fanqi")
     raw.reset(seed=0)
+    # A legal move first, so there is state an illegal one could disturb.
+    raw.step(raw.game.legal_actions()[0])
+    before = (raw.game.to_jfen(), dict(raw._cumulative_rewards), dict(raw.rewards), raw.agent_selection)
+    illegal = int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(ValueError):
         raw.step(illegal)
+    assert (raw.game.to_jfen(), dict(raw._cumulative_rewards), dict(raw.rewards), raw.agent_selection) == before
 
 
 def test_ply_limits_terminate_or_truncate():

@@ -12,7 +12,8 @@
 Needs torch (skipped without it; `scripts/setup_torch_python.sh` makes it
 importable) and pyarrow. Run from the repository root:
 
-    PYTHONPATH=python:.deps/libtorch:.deps/torch-python:.deps/python python3 -m pytest python/tests/test_torch_net.py -q
+    pip install --target .deps/junqi-python ./python
+    PYTHONPATH=.deps/junqi-python:.deps/libtorch:.deps/torch-python:.deps/python python3 -m pytest python/tests/test_torch_net.py -q
 """
 
 import json
@@ -127,7 +128,7 @@ def test_save_load_round_trip_is_exact(name, repo_root, tmp_path):
     for k, v in meta_src.items():
         if k not in ("architecture", "checksum_fnv1a64"):
             assert meta_out[k] == v, k
-    # And Rust reads it with the same outputs.
+    # And Rust reads it.
     assert junqi.Net(str(out)).config == net.config
 
 
