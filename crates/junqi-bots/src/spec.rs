@@ -1,4 +1,9 @@
 //! Bot specs: `name` or `name:key=value,key=value`.
+//!
+//! A value holding a comma (a path, or a nested spec such as
+//! `eval="net:path=\"a,b.safetensors\""`) is written in double quotes; inside
+//! quotes a backslash takes the next character literally. Unquoted values
+//! are taken as they are, backslashes included.
 
 use crate::mcts::{CheatMcts, Mcts, MctsConfig};
 use crate::{Greedy, Heuristic, Player, RandomBot};
@@ -55,7 +60,8 @@ impl std::fmt::Display for BotSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)?;
         for (i, (k, v)) in self.params.iter().enumerate() {
-            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+            write!(f, "{}{k}=", if i == 0 { ':' } else { ',' })?;
+            write_value(f, v)?;
         }
         Ok(())
     }
@@ -115,23 +121,48 @@ impl BotSpec {
             return Err(BotSpecError::Empty);
         }
         let mut params: Vec<(String, String)> = Vec::new();
-        for (i, part) in rest.into_iter().flat_map(|r| r.split(',')).enumerate() {
+        let parts = match rest {
+            Some(r) => split_outside_quotes(r)
+                .map_err(|part| BotSpecError::Syntax { spec: spec.to_string(), part: part.to_string() })?,
+            None => Vec::new(),
+        };
+        for (i, part) in parts.into_iter().enumerate() {
             let syntax = || BotSpecError::Syntax { spec: spec.to_string(), part: part.trim().to_string() };
-            let (k, v) = match (part.split_once('='), positional_key(name)) {
+            // A key never holds a quote: `=` inside a quoted positional value is not a key's.
+            let key_value = part.split_once('=').filter(|(k, _)| !k.contains('"'));
+            let (k, v) = match (key_value, positional_key(name)) {
                 (Some(kv), _) => kv,
                 (None, Some(key)) if i == 0 && !part.trim().is_empty() => (key, part),
                 (None, _) => return Err(syntax()),
             };
-            let (k, v) = (k.trim(), v.trim());
+            let k = k.trim();
+            let v = unquote(v.trim()).ok_or_else(syntax)?;
             if k.is_empty() || v.is_empty() {
                 return Err(syntax());
             }
             if params.iter().any(|(p, _)| p == k) {
                 return Err(BotSpecError::Duplicate { bot: name.to_string(), key: k.to_string() });
             }
-            params.push((k.to_string(), v.to_string()));
+            params.push((k.to_string(), v));
         }
         Ok(BotSpec { name: name.to_string(), params })
+    }
+
+    /// A spec of bot `name` without parameters; add them with [`BotSpec::with`].
+    pub fn new(name: &str) -> BotSpec {
+        BotSpec { name: name.to_string(), params: Vec::new() }
+    }
+
+    /// This spec with `key=value` added (or replaced), e.g.
+    /// `BotSpec::new("mcts").with("sims", 800).with("eval", BotSpec::new("net").with("path", file.display()))`:
+    /// any value prints as it parses back, commas and quotes included.
+    pub fn with(mut self, key: &str, value: impl std::fmt::Display) -> BotSpec {
+        let value = value.to_string();
+        match self.params.iter_mut().find(|(k, _)| k == key) {
+            Some((_, v)) => *v = value,
+            None => self.params.push((key.to_string(), value)),
+        }
+        self
     }
 
     /// Whether the bot this spec builds reads hidden information, known from
@@ -260,7 +291,9 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
 /// parameters. `greedy:epsilon=0.1,x=2,random` → `greedy:epsilon=0.1,x=2` and `random`.
 pub fn split_bot_list(list: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for part in list.split(',') {
+    // An unterminated quote keeps the rest as one part; parsing it says what is wrong.
+    let parts = split_outside_quotes(list).unwrap_or_else(|_| vec![list]);
+    for part in parts {
         let continues = match part.split_once('=') {
             Some((key, _)) => !key.contains(':'),
             None => false,
@@ -276,6 +309,73 @@ pub fn split_bot_list(list: &str) -> Vec<String> {
     out
 }
 
+/// Split at the commas outside double quotes. `Err(rest)`: a quote opened at
+/// `rest` is never closed.
+fn split_outside_quotes(text: &str) -> Result<Vec<&str>, &str> {
+    let (mut parts, mut start, mut quote_at, mut escaped) = (Vec::new(), 0, None, false);
+    for (i, c) in text.char_indices() {
+        match (quote_at, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(_), '"') => quote_at = None,
+            (None, '"') => quote_at = Some(i),
+            (None, ',') => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some(at) = quote_at {
+        return Err(&text[at..]);
+    }
+    parts.push(&text[start..]);
+    Ok(parts)
+}
+
+/// A value as written: `"…"` unquoted (`\x` is `x`), anything else as it is.
+/// `None` for a stray or unbalanced quote.
+fn unquote(text: &str) -> Option<String> {
+    let Some(inner) = text.strip_prefix('"') else {
+        return (!text.contains('"')).then(|| text.to_string());
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next()?),
+            // The closing quote must end the value.
+            '"' => return chars.next().is_none().then_some(out),
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// Write a value so that [`BotSpec::parse`] reads it back: in quotes when it
+/// holds a comma or a quote, or space at either end.
+fn write_value(f: &mut impl std::fmt::Write, value: &str) -> std::fmt::Result {
+    if !value.contains([',', '"']) && value.trim() == value {
+        return f.write_str(value);
+    }
+    f.write_char('"')?;
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            f.write_char('\\')?;
+        }
+        f.write_char(c)?;
+    }
+    f.write_char('"')
+}
+
+/// `value` as a spec writes it: as it is, or in quotes when it holds a comma
+/// or a quote (for names assembled by hand, e.g. a search's `,eval=…` suffix).
+pub fn spec_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    write_value(&mut out, value).expect("writing to a String");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +388,23 @@ mod tests {
             assert_eq!(BotSpec::parse(&spec.to_string()).unwrap(), spec);
         }
         assert_eq!(BotSpec::parse("mcts:800").unwrap().to_string(), "mcts:sims=800");
+        // Values with commas, quotes or backslashes, and a spec nested in a spec.
+        let path = r#"runs/a,b=c/"q" \ net.safetensors"#;
+        let net = BotSpec::new("net").with("path", path);
+        let search = BotSpec::new("mcts").with("sims", 64).with("eval", &net);
+        let text = search.to_string();
+        let back = BotSpec::parse(&text).unwrap();
+        assert_eq!(back, search, "{text}");
+        assert_eq!(BotSpec::parse(back.get("eval").unwrap()).unwrap().get("path"), Some(path));
+        assert_eq!(split_bot_list(&format!("{text},random")), vec![text.as_str(), "random"]);
+        // Windows-style backslashes stay literal outside quotes.
+        assert_eq!(BotSpec::parse(r"net:C:\nets\a.safetensors").unwrap().get("path"), Some(r"C:\nets\a.safetensors"));
+        assert_eq!(BotSpec::parse(r#"net:"a,b""#).unwrap().get("path"), Some("a,b"));
+        for bad in [r#"net:path="a,b"#, r#"net:path=a"b"#, r#"net:path="a"b"#, r#"mcts:sims=8,eval="net:x"#] {
+            assert!(matches!(BotSpec::parse(bad), Err(BotSpecError::Syntax { .. })), "{bad}");
+        }
+        // Setting a key again replaces it.
+        assert_eq!(BotSpec::new("mcts").with("sims", 8).with("sims", 16).to_string(), "mcts:sims=16");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! anything runs, and the bot specs they make.
 
 use crate::{LoopError, Result};
+use junqi_bots::BotSpec;
 use junqi_core::{Mode, Rules};
 use junqi_selfplay::{Resign, SamplesPerGame};
 use junqi_train::{LrSchedule, TrainConfig};
@@ -343,68 +344,64 @@ impl LoopConfig {
     pub fn selfplay_bot(&self, net: &Path) -> String {
         let s = &self.selfplay;
         if s.sims == 0 {
-            return format!("net:path={},temp={}", net.display(), s.temp);
+            return BotSpec::new("net").with("path", net.display()).with("temp", s.temp).to_string();
         }
-        if s.search == "gumbel" {
+        let spec = BotSpec::new("mcts").with("sims", s.sims).with("c", s.c);
+        let spec = if s.search == "gumbel" {
             // The Gumbel draw explores and samples: no noise, no temperature.
-            return format!(
-                "mcts:sims={},c={}{}{},eval=net:{}",
-                s.sims,
-                s.c,
-                optional_part("mix", s.mix),
-                self.gumbel_part(true),
-                net.display()
-            );
-        }
-        format!(
-            "mcts:sims={},c={},noise={},alpha={},temp={},temp_plies={}{},eval=net:{}",
-            s.sims,
-            s.c,
-            s.noise,
-            s.alpha,
-            s.temp,
-            s.temp_plies,
-            optional_part("qtemp", s.qtemp) + &optional_part("mix", s.mix),
-            net.display()
-        )
+            self.with_gumbel(with_optional(spec, "mix", s.mix), true)
+        } else {
+            let spec = spec
+                .with("noise", s.noise)
+                .with("alpha", s.alpha)
+                .with("temp", s.temp)
+                .with("temp_plies", s.temp_plies);
+            with_optional(with_optional(spec, "qtemp", s.qtemp), "mix", s.mix)
+        };
+        spec.with("eval", net_spec(net)).to_string()
     }
 
-    /// `,search=gumbel,k=…` when self-play searches with Gumbel, else
-    /// nothing; `sample = false` adds `gscale=0` (the prior's top k, no draw).
-    fn gumbel_part(&self, sample: bool) -> String {
-        match self.selfplay.search.as_str() {
-            "gumbel" if sample => format!(",search=gumbel,k={}", self.selfplay.considered),
-            "gumbel" => format!(",search=gumbel,k={},gscale=0", self.selfplay.considered),
-            _ => String::new(),
+    /// `spec` with `search=gumbel,k=…` when self-play searches with Gumbel;
+    /// `sample = false` adds `gscale=0` (the prior's top k, no draw).
+    fn with_gumbel(&self, spec: BotSpec, sample: bool) -> BotSpec {
+        if self.selfplay.search != "gumbel" {
+            return spec;
+        }
+        let spec = spec.with("search", "gumbel").with("k", self.selfplay.considered);
+        if sample {
+            spec
+        } else {
+            spec.with("gscale", 0)
         }
     }
 
     /// The bot that plays `net` in evaluations.
     pub fn eval_bot(&self, net: &Path) -> String {
         match self.evaluate.sims {
-            0 => format!("net:{}", net.display()),
+            0 => net_spec(net).to_string(),
             n => {
-                format!(
-                    "mcts:sims={n},c={}{}{},eval=net:{}",
-                    self.selfplay.c,
-                    optional_part("mix", self.evaluate.mix),
-                    // Evaluations play their best: measured at 32 simulations,
-                    // gscale=0 beat PUCT 59%, the sampling search lost 44%.
-                    // The deals still vary the games.
-                    self.gumbel_part(false),
-                    net.display()
-                )
+                let spec = BotSpec::new("mcts").with("sims", n).with("c", self.selfplay.c);
+                let spec = with_optional(spec, "mix", self.evaluate.mix);
+                // Evaluations play their best: measured at 32 simulations,
+                // gscale=0 beat PUCT 59%, the sampling search lost 44%.
+                // The deals still vary the games.
+                self.with_gumbel(spec, false).with("eval", net_spec(net)).to_string()
             }
         }
     }
 }
 
-/// `,key=value` for a spec, or nothing when the value is 0 (the default).
-fn optional_part(key: &str, value: f32) -> String {
+/// `net:FILE` for the net file `net` (any path: the spec quotes what needs it).
+fn net_spec(net: &Path) -> BotSpec {
+    BotSpec::new("net").with("path", net.display())
+}
+
+/// `spec` with `key=value` when `value` is set (above 0).
+fn with_optional(spec: BotSpec, key: &str, value: f32) -> BotSpec {
     if value > 0.0 {
-        format!(",{key}={value}")
+        spec.with(key, value)
     } else {
-        String::new()
+        spec
     }
 }
 
@@ -418,5 +415,41 @@ impl EvalSettings {
             }
         }
         all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use junqi_bots::BotSpec;
+
+    /// The net path inside a search spec's `eval=…` (or a net spec's path).
+    fn net_path_of(spec: &str) -> String {
+        let spec = BotSpec::parse(spec).unwrap();
+        let net = match spec.get("eval") {
+            Some(eval) => BotSpec::parse(eval).unwrap(),
+            None => spec,
+        };
+        assert_eq!(net.name, "net");
+        net.get("path").unwrap().to_string()
+    }
+
+    #[test]
+    fn any_run_path_survives_the_bot_specs() {
+        let net = Path::new(r#"runs/a,b=c/"q"/net-003.safetensors"#);
+        for search in ["gumbel", "puct"] {
+            for sims in [0, 32] {
+                let mut config = LoopConfig::default();
+                config.selfplay.search = search.to_string();
+                config.selfplay.sims = sims;
+                config.evaluate.sims = sims;
+                for spec in [config.selfplay_bot(net), config.eval_bot(net)] {
+                    assert_eq!(net_path_of(&spec), net.to_str().unwrap(), "{spec}");
+                }
+            }
+        }
+        // An ordinary path reads as before: `…,eval=net:path=FILE`.
+        let plain = LoopConfig::default().selfplay_bot(Path::new("runs/x/net-001.safetensors"));
+        assert!(plain.ends_with(",eval=net:path=runs/x/net-001.safetensors"), "{plain}");
     }
 }

@@ -36,13 +36,6 @@ pub fn run_loop(
     observer: &mut dyn LoopObserver,
 ) -> Result<LoopState> {
     config.check()?;
-    // Net paths go into bot specs, where `,` and `=` separate parameters.
-    if out.to_string_lossy().contains([',', '=']) {
-        return Err(LoopError::Config(format!(
-            "{}: the run directory's path may not contain `,` or `=`",
-            out.display()
-        )));
-    }
     let dir = RunDir::open(out)?;
     write_config(config, &dir)?;
     let (file, mut state) = StateFile::open(&dir)?;

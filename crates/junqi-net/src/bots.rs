@@ -22,8 +22,8 @@ use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOption
 use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
-    deploy_with, register_bot, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator, Mcts,
-    MctsConfig, Player,
+    deploy_with, register_bot, spec_value, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator,
+    Mcts, MctsConfig, Player,
 };
 use junqi_core::{
     Colour, Deployment, GameRng, InfoSet, KindBelief, Mode, Move, MoveList, Position, Rules, Seat, Square,
@@ -188,6 +188,17 @@ fn service_for(spec: &BotSpec, file: &str) -> Result<(Served, NetExtras), BotSpe
     Ok((Served::ByMode { fanqi, anqi }, extras))
 }
 
+/// The spec of the net bot playing `file` at temperature 0, as its name:
+/// `net:FILE`, or `net:path="…"` for a path that would not read back bare
+/// (one with `=`, a comma or a quote).
+fn net_name(file: &str) -> String {
+    if file.contains(['=', ',', '"']) || file.trim() != file {
+        format!("net:path={}", spec_value(file))
+    } else {
+        format!("net:{file}")
+    }
+}
+
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
     match spec.name.as_str() {
         "net" => {
@@ -216,7 +227,7 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             let evaluator =
                 NetEvaluator::serving(service).with_playout(config.mix, config.evaluator()).with_belief(extras.belief);
             let mcts = Mcts::with_evaluator(config, evaluator)
-                .with_name_suffix(format!(",eval=net:{file}"))
+                .with_name_suffix(format!(",eval={}", spec_value(&net_name(&file))))
                 .with_deployer(extras.deployer);
             Ok(Player::Fair(Box::new(mcts)))
         }
@@ -279,9 +290,9 @@ pub struct NetAgent {
 impl Agent for NetAgent {
     fn name(&self) -> String {
         if self.temp == 0.0 {
-            format!("net:{}", self.file)
+            net_name(&self.file)
         } else {
-            format!("net:path={},temp={}", self.file, self.temp)
+            format!("net:path={},temp={}", spec_value(&self.file), self.temp)
         }
     }
 

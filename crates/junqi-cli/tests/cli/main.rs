@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod contributing;
 mod engine;
 mod evaluation;
 mod fuzz;

@@ -78,6 +78,50 @@ fn train_writes_a_net_that_the_bots_and_the_arena_use_and_resumes() {
 }
 
 #[test]
+fn a_net_under_any_path_plays_when_quoted() {
+    // Commas, `=` and quotes in the path: quoted in the spec, and the names
+    // the arena records (and builds the bots from again) quote them too.
+    let dir = temp_dir(r#"a,b=c "q""#);
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = dir.join("net.safetensors");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi.safetensors"), &net).unwrap();
+    let path = net.to_str().unwrap();
+    let plain = junqi_bots::BotSpec::new("net").with("path", path);
+    let search = junqi_bots::BotSpec::new("mcts").with("sims", 4).with("eval", &plain);
+    let arena = dir.join("arena");
+    let o = junqi(&[
+        "arena",
+        "--bot",
+        &plain.to_string(),
+        "--bot",
+        &search.to_string(),
+        "--bot",
+        "random",
+        "--games-per-pair",
+        "2",
+        "--set",
+        "max_plies=40",
+        "--out",
+        arena.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let results = std::fs::read_to_string(arena.join("results.json")).unwrap();
+    assert!(results.contains(&serde_json::to_string(&plain.to_string()).unwrap()), "{results}");
+    // Unquoted, the comma splits the spec: a clear error, not another file.
+    let o = junqi(&[
+        "arena",
+        "--bot",
+        &format!("net:path={path}"),
+        "--bot",
+        "random",
+        "--out",
+        dir.join("arena2").to_str().unwrap(),
+    ]);
+    assert_clean_error(&o, "bot spec");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn the_shipped_net_plays() {
     let o = junqi(&["selfplay", "--games", "2", "--bots", "net:default,random", "--no-write", "--set", "max_plies=40"]);
     assert!(o.status.success(), "{}", stderr(&o));
