@@ -333,11 +333,12 @@ fn split_outside_quotes(text: &str) -> Result<Vec<&str>, &str> {
     Ok(parts)
 }
 
-/// A value as written: `"…"` unquoted (`\x` is `x`), anything else as it is.
-/// `None` for a stray or unbalanced quote.
+/// A value as written: `"…"` unquoted (`\x` is `x`), anything else as it is
+/// (an engine's `cmd=python3 -c "…"` keeps its quotes). `None` when a quoted
+/// value goes on after its closing quote.
 fn unquote(text: &str) -> Option<String> {
     let Some(inner) = text.strip_prefix('"') else {
-        return (!text.contains('"')).then(|| text.to_string());
+        return Some(text.to_string());
     };
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
@@ -400,6 +401,10 @@ mod tests {
         // Windows-style backslashes stay literal outside quotes.
         assert_eq!(BotSpec::parse(r"net:C:\nets\a.safetensors").unwrap().get("path"), Some(r"C:\nets\a.safetensors"));
         assert_eq!(BotSpec::parse(r#"net:"a,b""#).unwrap().get("path"), Some("a,b"));
+        // Quotes inside an unquoted value are kept (an engine's command line).
+        let engine = BotSpec::parse(r#"engine:cmd=python3 -c "import x, y",timeout=5"#).unwrap();
+        assert_eq!(engine.get("cmd"), Some(r#"python3 -c "import x, y""#));
+        assert_eq!(BotSpec::parse(&engine.to_string()).unwrap(), engine);
         for bad in [r#"net:path="a,b"#, r#"net:path=a"b"#, r#"net:path="a"b"#, r#"mcts:sims=8,eval="net:x"#] {
             assert!(matches!(BotSpec::parse(bad), Err(BotSpecError::Syntax { .. })), "{bad}");
         }

@@ -117,7 +117,7 @@ fn a_net_under_any_path_plays_when_quoted() {
         "--out",
         dir.join("arena2").to_str().unwrap(),
     ]);
-    assert_clean_error(&o, "bot spec");
+    assert_clean_error(&o, "no parameter `b`");
     let _ = std::fs::remove_dir_all(dir);
 }
 
