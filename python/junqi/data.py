@@ -199,9 +199,13 @@ def _dataset(run_dir, name: str, check: str) -> ds.Dataset:
                 )
     if not files:
         raise FileNotFoundError(f"{Path(run_dir) / name}: no finished shard files")
-    # Every file of a run has the same schema; the first one's is taken (a
-    # version-2 file lacks `hidden_kinds`, see `read_samples`).
-    return ds.dataset([str(p) for p in files], format="parquet")
+    # A run resumed by a newer version mixes schema versions: read every file
+    # with the union of their columns, a column a file lacks as nulls (a
+    # version-2 samples file has no `hidden_kinds`: no belief targets).
+    schema = pa.unify_schemas([pq.read_schema(str(p)) for p in files])
+    if name == "samples" and "hidden_kinds" not in schema.names:
+        schema = schema.append(pa.field("hidden_kinds", pa.binary()))
+    return ds.dataset([str(p) for p in files], format="parquet", schema=schema)
 
 
 def read_games(
@@ -230,13 +234,7 @@ def read_samples(
     ``columns`` and ``filter`` as in :func:`read_games`; ``sample_arrays``
     turns the table into numpy arrays.
     """
-    dataset = _dataset(run_dir, "samples", check)
-    if columns is not None and "hidden_kinds" in columns and "hidden_kinds" not in dataset.schema.names:
-        # schema version 2: no hidden_kinds, which is the same as all null
-        cols = [c for c in columns if c != "hidden_kinds"]
-        table = dataset.to_table(columns=cols, filter=filter)
-        return table.append_column("hidden_kinds", pa.nulls(table.num_rows, pa.binary()))
-    return dataset.to_table(columns=columns, filter=filter)
+    return _dataset(run_dir, "samples", check).to_table(columns=columns, filter=filter)
 
 
 def iter_sample_batches(

@@ -237,6 +237,26 @@ def test_schema_version_2_without_hidden_kinds(selfplay_runs, tmp_path):
     assert part.column("hidden_kinds").null_count == part.num_rows
     full = data.sample_arrays(data.read_samples(selfplay_runs["anqi"]))
     assert np.array_equal(arrays["obs"], full["obs"])
+    # Streamed too, with the column asked for by name.
+    batch = next(data.iter_sample_batches(run, columns=["game_id", "hidden_kinds"], decode=False))
+    assert batch.column("hidden_kinds").null_count == batch.num_rows
+    # A run whose later shards are version 3 (resumed by a newer build) keeps
+    # their targets, whichever file comes first.
+    mixed = tmp_path / "mixed"
+    shutil.copytree(run, mixed)
+    newest = data.shard_files(selfplay_runs["anqi"], "samples")[-1]
+    shutil.copy(newest, mixed / "samples" / newest.name)
+    newest_ids = set(pq.read_table(newest, columns=["game_id"]).column("game_id").to_pylist())
+
+    def kinds_by_position(table):
+        cols = (table.column(c).to_pylist() for c in ("game_id", "ply", "hidden_kinds"))
+        return {(g, p): h for g, p, h in zip(*cols)}
+
+    original = kinds_by_position(data.read_samples(selfplay_runs["anqi"], columns=["game_id", "ply", "hidden_kinds"]))
+    mixed_kinds = kinds_by_position(data.read_samples(mixed, columns=["game_id", "ply", "hidden_kinds"]))
+    assert any(h is not None for h in mixed_kinds.values())
+    for position, kinds in mixed_kinds.items():
+        assert kinds == (original[position] if position[0] in newest_ids else None), position
     # a version this reader does not know is refused, naming the file
     path = data.shard_files(run, "samples")[0]
     table = pq.read_table(path)
