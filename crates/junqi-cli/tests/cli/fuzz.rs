@@ -653,8 +653,11 @@ fn config_command(kind: Kind, path: &Path, sets: &[String], jfen: &str, dir: &Pa
             vec!["train".into(), "--config".into(), p, "--data".into(), data, "--out".into(), out]
         }
         Kind::Loop => {
-            // run_loop refuses an out directory with `,` before it writes anything.
-            let out = dir.join("a,b").to_string_lossy().into_owned();
+            // A regular file where the out directory's parent should be: run_loop
+            // checks the config, then fails to open the run directory before it
+            // plays or writes anything.
+            std::fs::write(dir.join("file"), "").unwrap();
+            let out = dir.join("file").join("out").to_string_lossy().into_owned();
             vec!["loop".into(), "--config".into(), p, "--out".into(), out]
         }
         Kind::Rules => vec!["moves".into(), "--rules".into(), p, "--position".into(), jfen.into()],
