@@ -46,3 +46,11 @@ def diagram(jfen: str, title: str | None = None) -> str:
     lines.append("   " + " ".join(f"{f:>2}" for f in FILES))
     lines.append(jfen)
     return "\n".join(lines) + "\n"
+
+
+def emit(render_mode: str | None, text: str) -> str | None:
+    """What ``render()`` gives: the text for ``"ansi"``; for ``"human"`` it is printed and ``None`` returned."""
+    if render_mode == "human":
+        print(text, end="")
+        return None
+    return text

@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 
 import junqi
-from junqi._render import diagram
+from junqi._render import diagram, emit
 from junqi.pettingzoo import PLY_LIMIT_TERMINATIONS
 
 __all__ = ["ENV_ID", "JunqiEnv"]
@@ -201,10 +201,7 @@ class JunqiEnv(gym.Env):
         text = diagram(jfen, f"ply {self.game.ply}, agent plays seat {self.seat}, {who} to move")
         if self.game.is_terminal() or self._illegal:
             text += f"episode over: {self._info().get('termination')}\n"
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
+        return emit(self.render_mode, text)
 
     def close(self) -> None:
         pass

@@ -52,7 +52,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import junqi
-from junqi._render import diagram
+from junqi._render import diagram, emit
 
 __all__ = ["env", "raw_env", "PLY_LIMIT_TERMINATIONS"]
 
@@ -215,10 +215,7 @@ class raw_env(AECEnv, EzPickle):
             )
         if self.game.is_terminal():
             text += f"game over: {self.game.termination}, returns {list(self.game.returns())}\n"
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
+        return emit(self.render_mode, text)
 
     def close(self) -> None:
         pass

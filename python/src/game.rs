@@ -45,11 +45,9 @@ impl Game {
         self.game.truth().turn()
     }
 
-    /// The legal moves of the seat to move, sorted by action id (none once the game is over).
+    /// The legal moves of the seat to move, sorted by action id (none once
+    /// the game is over: `legal_moves` lists nothing then).
     fn legal(&self) -> Vec<(usize, Move)> {
-        if self.game.outcome().is_some() {
-            return Vec::new();
-        }
         let mut list = MoveList::new();
         self.game.truth().legal_moves(&mut list);
         let seat = self.turn();

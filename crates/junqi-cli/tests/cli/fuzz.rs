@@ -644,6 +644,14 @@ fn mutated_config() -> impl Strategy<Value = (usize, String)> {
 /// The command that loads a config of `kind` at `path` with `sets` and
 /// stops right after (see the module docs), its files in `dir`; for a rules
 /// file, `moves` lists the moves of `jfen`.
+/// An out directory that cannot be made: a regular file stands where its
+/// parent should be, so a command fails there, after loading its config and
+/// before it plays or writes anything.
+fn out_under_a_file(dir: &Path) -> String {
+    std::fs::write(dir.join("file"), "").unwrap();
+    dir.join("file").join("out").to_string_lossy().into_owned()
+}
+
 fn config_command(kind: Kind, path: &Path, sets: &[String], jfen: &str, dir: &Path) -> Vec<String> {
     let p = path.to_string_lossy().into_owned();
     let mut args: Vec<String> = match kind {
@@ -653,12 +661,9 @@ fn config_command(kind: Kind, path: &Path, sets: &[String], jfen: &str, dir: &Pa
             vec!["train".into(), "--config".into(), p, "--data".into(), data, "--out".into(), out]
         }
         Kind::Loop => {
-            // A regular file where the out directory's parent should be: run_loop
-            // checks the config, then fails to open the run directory before it
-            // plays or writes anything.
-            std::fs::write(dir.join("file"), "").unwrap();
-            let out = dir.join("file").join("out").to_string_lossy().into_owned();
-            vec!["loop".into(), "--config".into(), p, "--out".into(), out]
+            // run_loop checks the config, then fails to open the run directory
+            // before it plays or writes anything.
+            vec!["loop".into(), "--config".into(), p, "--out".into(), out_under_a_file(dir)]
         }
         Kind::Rules => vec!["moves".into(), "--rules".into(), p, "--position".into(), jfen.into()],
         Kind::Regress => {
@@ -667,10 +672,7 @@ fn config_command(kind: Kind, path: &Path, sets: &[String], jfen: &str, dir: &Pa
                 Ok(Ok(edited)) => edited.to_string_lossy().into_owned(),
                 _ => p,
             };
-            // A regular file where the out directory's parent should be.
-            std::fs::write(dir.join("file"), "").unwrap();
-            let out = dir.join("file").join("out").to_string_lossy().into_owned();
-            return vec!["regress".into(), "--suite".into(), suite, "--out".into(), out];
+            return vec!["regress".into(), "--suite".into(), suite, "--out".into(), out_under_a_file(dir)];
         }
     };
     for s in sets {
