@@ -123,13 +123,12 @@ pub fn run_arena(
     mut on_matchup: impl FnMut(&str, &str),
 ) -> Result<ArenaReport, ArenaError> {
     // Held to the end: one writer per directory.
-    let _lock = ensure_run_file(out, ARENA_FILE, "junqi-arena/1", config)?;
+    let _lock = ensure_run_file(out, ARENA_FILE, ARENA_FORMAT, config, None)?;
+    let options = RunOptions { part: None, ..options.clone() };
     let (mut games, mut notes) = (Vec::new(), Vec::new());
     for (k, &(i, j)) in config.matchups().iter().enumerate() {
         on_matchup(&config.bots[i], &config.bots[j]);
-        let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?
-            .with_openings(config.openings.clone());
-        let m = play_matchup(c, &config.matchup_dir(out, k), options)?;
+        let m = play_arena_matchup(config, out, k, &options)?;
         notes.extend(m.notes);
         games.push(MatchupGames {
             bots: (i, j),
@@ -141,4 +140,42 @@ pub fn run_arena(
     let mut report = ArenaReport::new(config, &games)?;
     report.notes = notes;
     Ok(report)
+}
+
+const ARENA_FORMAT: &str = "junqi-arena/1";
+
+/// Matchup `k` of the arena, played (or resumed) into its directory.
+fn play_arena_matchup(
+    config: &ArenaConfig,
+    out: &Path,
+    k: usize,
+    options: &RunOptions,
+) -> Result<crate::Matchup, ArenaError> {
+    let (i, j) = config.matchups()[k];
+    let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?
+        .with_openings(config.openings.clone());
+    play_matchup(c, &config.matchup_dir(out, k), options)
+}
+
+/// Play (or resume) part `part` of the arena into `out`: that part of every
+/// matchup ([`junqi_selfplay::Part`]); no report, which needs every game
+/// (`junqi merge` joins the parts and writes it). Returns the part's games
+/// on disk and notes from resuming.
+pub fn run_arena_part(
+    config: &ArenaConfig,
+    out: &Path,
+    options: &RunOptions,
+    part: junqi_selfplay::Part,
+    mut on_matchup: impl FnMut(&str, &str),
+) -> Result<(u64, Vec<String>), ArenaError> {
+    let _lock = ensure_run_file(out, ARENA_FILE, ARENA_FORMAT, config, Some(part))?;
+    let options = RunOptions { part: Some(part), ..options.clone() };
+    let (mut games, mut notes) = (0, Vec::new());
+    for (k, &(i, j)) in config.matchups().iter().enumerate() {
+        on_matchup(&config.bots[i], &config.bots[j]);
+        let m = play_arena_matchup(config, out, k, &options)?;
+        games += m.results.len() as u64;
+        notes.extend(m.notes);
+    }
+    Ok((games, notes))
 }

@@ -76,16 +76,20 @@ struct RunFile<C> {
     format: String,
     config: C,
     code_version: String,
+    /// The part of the work this directory holds (absent: all of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    part: Option<junqi_selfplay::Part>,
 }
 
 /// Create `out/<name>` holding `config` and the code version, or check that
 /// the one there holds the same config (so a re-run resumes the same work and
-/// never mixes two configs in one directory).
+/// never mixes two configs, or two parts, in one directory).
 pub(crate) fn ensure_run_file<C>(
     out: &std::path::Path,
     name: &str,
     format: &str,
     config: &C,
+    part: Option<junqi_selfplay::Part>,
 ) -> Result<std::sync::Arc<junqi_selfplay::RunLock>, ArenaError>
 where
     C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
@@ -101,10 +105,22 @@ where
                 file.config
             )));
         }
+        if file.part != part {
+            return Err(ArenaError::Config(format!(
+                "{} holds {}; this command plays {}: re-run it as it was, or choose another --out",
+                out.display(),
+                junqi_selfplay::describe_part(file.part),
+                junqi_selfplay::describe_part(part)
+            )));
+        }
         return Ok(dir.lock());
     }
-    let file =
-        RunFile { format: format.to_string(), config: config.clone(), code_version: junqi_selfplay::code_version() };
+    let file = RunFile {
+        format: format.to_string(),
+        config: config.clone(),
+        code_version: junqi_selfplay::code_version(),
+        part,
+    };
     dir.write_json(name, &file)?;
     Ok(dir.lock())
 }

@@ -4,7 +4,7 @@
 use crate::ArenaError;
 use junqi_core::Rules;
 use junqi_selfplay::{
-    prepare, read_games_file, shard_files, Config, RunOptions, SamplesPerGame, Summary, Thinking, GAMES_DIR,
+    prepare_part, read_games_file, shard_files, Config, RunOptions, SamplesPerGame, Summary, Thinking, GAMES_DIR,
 };
 use std::path::Path;
 
@@ -62,16 +62,20 @@ pub struct Matchup {
     pub notes: Vec<String>,
 }
 
-/// Play (or resume) the matchup of `config` into `dir` and read back every game.
+/// Play (or resume) the matchup of `config` into `dir` and read back every
+/// game: of the whole matchup, or with `options.part` of that part only.
 pub fn play_matchup(config: Config, dir: &Path, options: &RunOptions) -> Result<Matchup, ArenaError> {
-    let plan = prepare(config, Some(dir))?;
+    let plan = prepare_part(config, Some(dir), options.part)?;
     let notes = plan.notes.iter().map(|n| format!("{}: {n}", dir.display())).collect();
     options.progress.resumed.fetch_add(plan.complete_games, std::sync::atomic::Ordering::Relaxed);
     let summary = if plan.pending.is_empty() { None } else { Some(plan.run(options)?) };
     if summary.as_ref().is_some_and(|s| s.interrupted) {
         return Err(ArenaError::Interrupted);
     }
-    let results = read_results(&plan.config, dir)?;
+    let results = match options.part {
+        None => read_results(&plan.config, dir)?,
+        Some(_) => read_games(&plan.config, dir)?,
+    };
     let mut thinking = plan.complete_thinking;
     if let Some(s) = &summary {
         thinking.add(&Thinking::of(&s.tally));
@@ -82,6 +86,22 @@ pub fn play_matchup(config: Config, dir: &Path, options: &RunOptions) -> Result<
 /// Read a matchup's games back: every game exactly once, with the bots the
 /// config puts in each seat.
 pub fn read_results(config: &Config, dir: &Path) -> Result<Vec<GameResult>, ArenaError> {
+    let results = read_games(config, dir)?;
+    let ids_ok = results.len() as u64 == config.games && results.iter().enumerate().all(|(i, r)| r.game_id == i as u64);
+    if !ids_ok {
+        return Err(ArenaError::Data(format!(
+            "{}: expected games 0..{} once each, found {} games",
+            dir.display(),
+            config.games,
+            results.len()
+        )));
+    }
+    Ok(results)
+}
+
+/// The games on disk in `dir`, in game-id order, each checked against the
+/// matchup's bots (a part's games: not every id).
+fn read_games(config: &Config, dir: &Path) -> Result<Vec<GameResult>, ArenaError> {
     let mut results = Vec::with_capacity(config.games as usize);
     for path in shard_files(&dir.join(GAMES_DIR))? {
         for g in read_games_file(&path)? {
@@ -114,15 +134,6 @@ pub fn read_results(config: &Config, dir: &Path) -> Result<Vec<GameResult>, Aren
         }
     }
     results.sort_by_key(|r| r.game_id);
-    let ids_ok = results.len() as u64 == config.games && results.iter().enumerate().all(|(i, r)| r.game_id == i as u64);
-    if !ids_ok {
-        return Err(ArenaError::Data(format!(
-            "{}: expected games 0..{} once each, found {} games",
-            dir.display(),
-            config.games,
-            results.len()
-        )));
-    }
     Ok(results)
 }
 

@@ -80,18 +80,14 @@ pub fn run_sprt(
 ) -> Result<SprtOutcome, ArenaError> {
     config.check()?;
     // Held to the end: one writer per directory.
-    let _lock = ensure_run_file(out, SPRT_FILE, "junqi-sprt/1", config)?;
+    let _lock = ensure_run_file(out, SPRT_FILE, SPRT_FORMAT, config, None)?;
+    let options = &RunOptions { part: None, ..options.clone() };
     let sprt = config.sprt()?;
     let mut penta = Penta::default();
     let mut games = 0;
     let mut notes = Vec::new();
     for batch in 0.. {
-        let seed = game_seed(config.seed, batch);
-        // Batch b continues the openings where batch b - 1 stopped.
-        let openings = config.openings.as_ref().map(|o| o.from_offset(o.offset + batch * config.batch_games / 2));
-        let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?
-            .with_openings(openings);
-        let m = play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)?;
+        let m = play_batch(config, out, batch, options)?;
         notes.extend(m.notes);
         for (a, b) in pair_scores(&m.results, 0) {
             penta.add_pair(a, b)?;
@@ -106,6 +102,42 @@ pub fn run_sprt(
         }
     }
     unreachable!("the loop returns")
+}
+
+const SPRT_FORMAT: &str = "junqi-sprt/1";
+
+/// Batch `batch` of the test, played (or resumed) into its directory.
+fn play_batch(config: &SprtConfig, out: &Path, batch: u64, options: &RunOptions) -> Result<crate::Matchup, ArenaError> {
+    let seed = game_seed(config.seed, batch);
+    // Batch b continues the openings where batch b - 1 stopped.
+    let openings = config.openings.as_ref().map(|o| o.from_offset(o.offset + batch * config.batch_games / 2));
+    let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?
+        .with_openings(openings);
+    play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)
+}
+
+/// Play (or resume) part `part` of the test into `out`: the batches `b` with
+/// `b % N == I` up to the game limit, each whole, without stopping at a
+/// decision (a part cannot see the others' games). `junqi merge` joins the
+/// parts; `junqi sprt` with the same options on the merged directory then
+/// reads the batches in order and stops where a single run would have
+/// (playing more only if the limit was not reached). Returns the part's games.
+pub fn run_sprt_part(
+    config: &SprtConfig,
+    out: &Path,
+    options: &RunOptions,
+    part: junqi_selfplay::Part,
+    mut on_batch: impl FnMut(u64),
+) -> Result<u64, ArenaError> {
+    config.check()?;
+    let _lock = ensure_run_file(out, SPRT_FILE, SPRT_FORMAT, config, Some(part))?;
+    let options = RunOptions { part: None, ..options.clone() };
+    let mut games = 0;
+    for batch in part.shards(config.max_games / config.batch_games) {
+        on_batch(batch);
+        games += play_batch(config, out, batch, &options)?.results.len() as u64;
+    }
+    Ok(games)
 }
 
 /// The verdict in words; `limit_reached`: the test stopped at its game limit.

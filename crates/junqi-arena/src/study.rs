@@ -190,16 +190,15 @@ pub fn run_study(
     // Checked before anything is written, so a bad count leaves no directory behind.
     config.check()?;
     // Held to the end: one writer per directory.
-    let _lock = ensure_run_file(out, STUDY_FILE, "junqi-study/1", config)?;
+    let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, None)?;
+    let options = &RunOptions { part: None, ..options.clone() };
     let (mut lines, mut notes, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
     let effects = |results: &[Vec<GameResult>]| config.factorial.as_ref().map(|f| fit_effects(f, results));
     let Some(precision) = config.precision else {
         let mut all = Vec::new();
         for (k, v) in config.variants.iter().enumerate() {
             on_variant(&v.name);
-            let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
-            let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name)));
-            let m = play_matchup(c, &dir, options)?;
+            let m = play_variant(config, out, k, options)?;
             notes.extend(m.notes);
             lines.push(variant_line(v, &m.results)?);
             pairs.push(pair_points(&m.results));
@@ -243,6 +242,52 @@ pub fn run_study(
     compare(&config.variants, &mut lines, &pairs)?;
     let factorial = effects(&results);
     Ok(StudyResult { lines, notes, factorial })
+}
+
+const STUDY_FORMAT: &str = "junqi-study/1";
+
+/// Variant `k` of a fixed-count study, played (or resumed) into its directory.
+fn play_variant(
+    config: &StudyConfig,
+    out: &Path,
+    k: usize,
+    options: &RunOptions,
+) -> Result<crate::Matchup, ArenaError> {
+    let v = &config.variants[k];
+    let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
+    play_matchup(c, &out.join("variants").join(format!("{k:02}-{}", slug(&v.name))), options)
+}
+
+/// Play (or resume) part `part` of a fixed-count study into `out`: that part
+/// of every variant's games; no report (`junqi merge` joins the parts and
+/// writes it). A study with a precision target is refused: each of its
+/// rounds depends on every game of the rounds before. Returns the part's
+/// games on disk and notes from resuming.
+pub fn run_study_part(
+    config: &StudyConfig,
+    out: &Path,
+    options: &RunOptions,
+    part: junqi_selfplay::Part,
+    mut on_variant: impl FnMut(&str),
+) -> Result<(u64, Vec<String>), ArenaError> {
+    config.check()?;
+    if config.precision.is_some() {
+        return Err(ArenaError::Config(
+            "a study with a precision target cannot be split into parts (each round depends on every game before it); \
+             split a study with a fixed number of games"
+                .into(),
+        ));
+    }
+    let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, Some(part))?;
+    let options = RunOptions { part: Some(part), ..options.clone() };
+    let (mut games, mut notes) = (0, Vec::new());
+    for (k, v) in config.variants.iter().enumerate() {
+        on_variant(&v.name);
+        let m = play_variant(config, out, k, &options)?;
+        games += m.results.len() as u64;
+        notes.extend(m.notes);
+    }
+    Ok((games, notes))
 }
 
 /// The first mover's mean score in each pair of games (one seed, seats swapped).

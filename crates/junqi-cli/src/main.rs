@@ -65,6 +65,8 @@ enum Command {
     Arena(commands::arena::Args),
     /// Sequential probability ratio test of a candidate bot against a baseline (or of given pair counts).
     Sprt(commands::sprt::Args),
+    /// Join the parts of a selfplay, arena, study or sprt run made with --part I/N, and write its report.
+    Merge(commands::merge::Args),
     /// Studies over rule variants.
     #[command(subcommand)]
     Study(commands::study::Study),
@@ -166,6 +168,7 @@ fn main() -> ExitCode {
         Command::Import(a) => commands::import::run(a),
         Command::Arena(a) => commands::arena::run(a),
         Command::Sprt(a) => commands::sprt::run(a),
+        Command::Merge(a) => commands::merge::run(a),
         Command::Study(s) => commands::study::run(s),
         Command::Regress(a) => commands::regress::run(a),
         #[cfg(feature = "torch")]

@@ -39,7 +39,9 @@
 mod checksum;
 mod guard;
 pub mod limits;
+mod merge;
 mod obs;
+mod part;
 mod play;
 mod records;
 mod replay;
@@ -51,7 +53,9 @@ mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
 pub use guard::catch_library_panic;
+pub use merge::{copy_run, merge_parts, Merged};
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
+pub use part::{Part, MAX_PARTS};
 pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
 pub use records::{
     parse_records, record_text, tag, write_record, Record, RecordError, RecordReader, MAX_LINE_BYTES, RESULTS,
@@ -63,8 +67,8 @@ pub use replay::{
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
-    dataset_stats, prepare, workers, DatasetStats, Plan, Progress, RunOptions, Summary, Tally, Thinking,
-    BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
+    dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Plan, Progress, RunOptions, Summary,
+    Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
 };
 pub use run_dir::{differences, RunDir};
 pub use run_lock::{RunLock, LOCK_FILE};

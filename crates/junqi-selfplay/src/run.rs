@@ -1,5 +1,6 @@
 //! A run: its directory and `run.json`, resuming, and the worker threads.
 
+use crate::part::{owns, Part};
 use crate::writer::ShardWriter;
 use crate::{
     code_version, differences, Config, GameBuffers, GameInFlight, GameRecord, RunDir, RunLock, SelfplayError,
@@ -23,17 +24,39 @@ pub const RUN_FILE: &str = "run.json";
 const RUN_FORMAT: &str = "junqi-selfplay/1";
 
 /// `DIR/run.json`.
-#[derive(Serialize, Deserialize)]
-struct RunFile {
-    format: String,
-    config: serde_json::Value,
-    seed: u64,
-    code_version: String,
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct RunFile {
+    pub format: String,
+    pub config: serde_json::Value,
+    pub seed: u64,
+    pub code_version: String,
     /// The checksum every shard file of the run has a record of
     /// ([`crate::CHECKSUM_EXT`]); absent in runs started before records
     /// existed, whose shards without one are checked by their footers only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    checksums: Option<String>,
+    pub checksums: Option<String>,
+    /// The part of the run this directory holds (absent: the whole run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<Part>,
+}
+
+/// The run file of `dir`, or `None` for a new run; one of another format is corrupt.
+pub(crate) fn read_run_file(dir: &RunDir) -> Result<Option<RunFile>, SelfplayError> {
+    dir.read(RUN_FILE)?.map(|text| parse_run_file(&text, &dir.path().join(RUN_FILE))).transpose()
+}
+
+/// A run file's text (`path` for the errors).
+pub(crate) fn parse_run_file(text: &str, path: &Path) -> Result<RunFile, SelfplayError> {
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    let file: RunFile = serde_json::from_str(text).map_err(|e| corrupt(format!("not a run file: {e}")))?;
+    if file.format != RUN_FORMAT {
+        return Err(corrupt(format!("format `{}`, this program writes `{RUN_FORMAT}`", file.format)));
+    }
+    Ok(file)
+}
+
+pub(crate) fn write_run_file(dir: &RunDir, file: &RunFile) -> Result<(), SelfplayError> {
+    dir.write_json(RUN_FILE, file)
 }
 
 /// Live counters of a run, for a progress display (updated after every game).
@@ -63,6 +86,10 @@ pub struct RunOptions {
     /// abandoned (their temporary files removed), finished shards stay.
     pub stop: Arc<AtomicBool>,
     pub progress: Arc<Progress>,
+    /// For callers that run several plans (arena, study): the part of each
+    /// to play ([`prepare_part`]). [`Plan::run`] plays its plan's pending
+    /// shards, which its part already decided.
+    pub part: Option<Part>,
 }
 
 /// [`RunOptions::in_flight`] by default: automatic.
@@ -89,7 +116,13 @@ pub fn workers(threads: usize) -> usize {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { threads: 0, in_flight: DEFAULT_IN_FLIGHT, stop: Arc::default(), progress: Arc::default() }
+        RunOptions {
+            threads: 0,
+            in_flight: DEFAULT_IN_FLIGHT,
+            stop: Arc::default(),
+            progress: Arc::default(),
+            part: None,
+        }
     }
 }
 
@@ -234,6 +267,8 @@ pub struct Plan {
     pub notes: Vec<String>,
     /// The lock on `out`, held as long as the plan (or a clone) lives.
     pub lock: Option<Arc<RunLock>>,
+    /// The part of the run this plan plays (absent: all of it).
+    pub part: Option<Part>,
 }
 
 /// Check `config`, and with `out`: create the directory and its `run.json`,
@@ -244,16 +279,25 @@ pub struct Plan {
 /// missing (in runs whose `run.json` says every shard has one), or a file
 /// cannot be read back or holds the wrong games.
 pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError> {
+    prepare_part(config, out, None)
+}
+
+/// [`prepare`] for part `part` of the run (absent: the whole run): only the
+/// part's shards are pending or checked, and `run.json` records the part, so
+/// a directory never holds shards of two parts (or a part and a whole run).
+pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> Result<Plan, SelfplayError> {
     config.check()?;
+    let owned: Vec<u64> = (0..config.shards()).filter(|&s| owns(part, s)).collect();
     let Some(dir) = out else {
         return Ok(Plan {
-            pending: (0..config.shards()).collect(),
+            pending: owned,
             config,
             out: None,
             complete_games: 0,
             complete_thinking: Thinking::default(),
             notes: vec![],
             lock: None,
+            part,
         });
     };
     let mut notes = Vec::new();
@@ -261,13 +305,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
     let run_path = dir.join(RUN_FILE);
     let config_json = serde_json::to_value(&config).expect("configs serialize");
     let records_required;
-    if let Some(stored) = run_dir.read_json::<RunFile>(RUN_FILE)? {
-        if stored.format != RUN_FORMAT {
-            return Err(SelfplayError::Corrupt {
-                path: run_path,
-                message: format!("format `{}`, this program writes `{RUN_FORMAT}`", stored.format),
-            });
-        }
+    if let Some(stored) = read_run_file(&run_dir)? {
         // Read the stored config as a `Config` and write it again, so options
         // added since (with serde defaults) compare equal to their defaults.
         let stored_config = serde_json::from_value::<Config>(stored.config.clone())
@@ -277,6 +315,14 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         let diffs = differences(&stored_config, &config_json);
         if !diffs.is_empty() {
             return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
+        }
+        if stored.part != part {
+            return Err(SelfplayError::Config(format!(
+                "{} holds {}; this command plays {}: re-run it as it was, or choose another --out",
+                dir.display(),
+                describe_part(stored.part),
+                describe_part(part)
+            )));
         }
         records_required = match stored.checksums.as_deref() {
             None => false,
@@ -313,9 +359,10 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
             seed: config.seed,
             code_version: code_version(),
             checksums: Some(crate::CHECKSUM_EXT.into()),
+            part,
         };
         records_required = true;
-        run_dir.write_json(RUN_FILE, &file)?;
+        write_run_file(&run_dir, &file)?;
     }
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         let d = dir.join(sub);
@@ -330,8 +377,9 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
     }
     // Every complete shard is read once, in parallel: its checksums, then its footers.
     let shard_files = |s: u64| [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)));
-    let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = (0..config.shards())
-        .into_par_iter()
+    let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = owned
+        .par_iter()
+        .copied()
         .map(|s| {
             let [games, samples] = shard_files(s);
             // A shard counts as done once its games file exists (renamed last).
@@ -345,7 +393,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
     let mut complete_games = 0;
     let mut complete_thinking = Thinking::default();
     let mut unrecorded = 0;
-    for (s, check) in (0..config.shards()).zip(checked) {
+    for (&s, check) in owned.iter().zip(checked) {
         let range = config.shard_range(s);
         match check {
             None => pending.push(s),
@@ -384,7 +432,16 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
         complete_thinking,
         notes,
         lock: Some(run_dir.lock()),
+        part,
     })
+}
+
+/// "the whole run" or "part I/N of the run".
+pub fn describe_part(part: Option<Part>) -> String {
+    match part {
+        None => "the whole run".into(),
+        Some(p) => format!("part {p} of the run"),
+    }
 }
 
 /// Check a complete shard's two files: their checksum records (a missing
@@ -462,9 +519,19 @@ enum ShardOutcome {
 }
 
 impl Plan {
-    /// Shards in the run.
+    /// Shards in the run (in its part, for a part).
     pub fn shards_total(&self) -> u64 {
-        self.config.shards()
+        let total = self.config.shards();
+        self.part.map_or(total, |p| p.shards(total).count() as u64)
+    }
+
+    /// Games in the run (in its part, for a part).
+    pub fn games_total(&self) -> u64 {
+        let total = self.config.shards();
+        match self.part {
+            None => self.config.games,
+            Some(p) => p.shards(total).map(|s| self.config.shard_range(s)).map(|r| r.end - r.start).sum(),
+        }
     }
 
     /// Play the pending shards on `options.threads` rayon workers and write

@@ -4,7 +4,7 @@ use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{Context, Result};
-use junqi_arena::arena::{run_arena, ArenaConfig, Schedule};
+use junqi_arena::arena::{run_arena, run_arena_part, ArenaConfig, Schedule};
 use junqi_arena::{write_atomic, ArenaError};
 use junqi_core::Mode;
 use std::io::Write;
@@ -41,6 +41,11 @@ pub struct Args {
     /// matchup finishes.
     #[arg(long, value_name = "FILE")]
     pgnout: Option<PathBuf>,
+    /// Play only part I of N (0 ≤ I < N): the shards s with s % N == I of every matchup. N processes with parts
+    /// 0/N … N-1/N play the same games as one run; `junqi merge` joins them
+    /// and writes the report.
+    #[arg(long, value_name = "I/N", conflicts_with = "pgnout")]
+    part: Option<junqi_selfplay::Part>,
     /// Start the games from these openings in turn, every matchup the same
     /// (one JFEN position or one deal seed per line; `#` comments).
     #[arg(long, value_name = "FILE")]
@@ -126,6 +131,14 @@ pub fn run(args: Args) -> Result<()> {
     let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?
         .with_openings(read_openings(args.openings.as_deref(), &rules)?);
     let threads = threads(args.threads)?;
+    if let Some(part) = args.part {
+        let live = Live::start(threads, config.total_games().div_ceil(part.count), 0)?;
+        let played =
+            run_arena_part(&config, &args.out, &live.options, part, |a, b| live.set_label(&format!("{a} vs {b}")));
+        live.finish();
+        let (games, notes) = played.map_err(|e| interrupted(e, &args.out))?;
+        return part_done(&format!("part {part} of the arena"), games, &notes, &args.out);
+    }
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
     let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
@@ -152,12 +165,30 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     let report = report.map_err(|e| interrupted(e, &args.out))?;
+    write_results(&report, &args.out)
+}
+
+/// Write an arena's report (results.json, results.md) into `out` and print it.
+pub fn write_results(report: &junqi_arena::report::ArenaReport, out: &Path) -> Result<()> {
     let markdown = report.to_markdown();
-    write_atomic(&args.out.join("results.json"), &serde_json::to_string_pretty(&report)?)?;
-    write_atomic(&args.out.join("results.md"), &markdown)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{markdown}")?;
-    writeln!(out, "written: {} and results.md", args.out.join("results.json").display())?;
+    write_atomic(&out.join("results.json"), &serde_json::to_string_pretty(report)?)?;
+    write_atomic(&out.join("results.md"), &markdown)?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{markdown}")?;
+    writeln!(stdout, "written: {} and results.md", out.join("results.json").display())?;
+    Ok(())
+}
+
+/// What a part run (`--part I/N`) prints when it is done.
+pub fn part_done(what: &str, games: u64, notes: &[String], out: &Path) -> Result<()> {
+    for note in notes {
+        eprintln!("note: {note}");
+    }
+    writeln!(
+        std::io::stdout(),
+        "{what}: {games} games in {}; join the parts with `junqi merge --out DIR PART_DIR...`",
+        out.display()
+    )?;
     Ok(())
 }
 

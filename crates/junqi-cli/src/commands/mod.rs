@@ -5,6 +5,7 @@ pub mod bench_net;
 pub mod engine;
 pub mod export;
 pub mod import;
+pub mod merge;
 pub mod moves;
 pub mod perft;
 pub mod play;

@@ -6,7 +6,7 @@ use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{bail, Result};
 use junqi_core::Mode;
-use junqi_selfplay::{dataset_stats, prepare, Config, Resign, SamplesPerGame};
+use junqi_selfplay::{dataset_stats, prepare_part, Config, Resign, SamplesPerGame};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -52,6 +52,11 @@ pub struct Args {
     /// Games per shard file (default: about 32 shards, 256 to 10,000 games each).
     #[arg(long, value_name = "N")]
     shard_games: Option<u64>,
+    /// Play only part I of N (0 ≤ I < N) of the run: the shards s with
+    /// s % N == I. N processes (on one machine or many) with parts 0/N …
+    /// N-1/N play the same games as one run; `junqi merge` joins them.
+    #[arg(long, value_name = "I/N")]
+    part: Option<junqi_selfplay::Part>,
     /// Play (and encode samples) but write nothing: to measure the cost of writing.
     #[arg(long, conflicts_with = "out")]
     no_write: bool,
@@ -111,15 +116,16 @@ pub fn run(args: Args) -> Result<()> {
         config = config.with_shard_games(n);
     }
     config = config.with_pairs(args.paired);
-    let plan = prepare(config, args.out.as_deref())?;
+    let plan = prepare_part(config, args.out.as_deref(), args.part)?;
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
-    let total = plan.config.games;
+    let total = plan.games_total();
     if plan.pending.is_empty() {
+        let of = args.part.map_or(String::new(), |p| format!(" of part {p}"));
         writeln!(
             std::io::stdout(),
-            "nothing to do: all {total} games are already in {}",
+            "nothing to do: all {total} games{of} are already in {}",
             args.out.as_ref().unwrap().display()
         )?;
         return Ok(());
@@ -200,8 +206,9 @@ pub fn run(args: Args) -> Result<()> {
             };
             writeln!(
                 out,
-                "{}: {} of {total} games in {} of {} shards; games/ {} bytes{}, samples/ {} rows, {} bytes{}",
+                "{}{}: {} of {total} games in {} of {} shards; games/ {} bytes{}, samples/ {} rows, {} bytes{}",
                 dir.display(),
+                args.part.map_or(String::new(), |p| format!(" (part {p}; join the parts with `junqi merge`)")),
                 s.games,
                 s.shards,
                 summary.shards_total,

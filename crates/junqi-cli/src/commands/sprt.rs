@@ -5,7 +5,7 @@ use crate::commands::arena::{interrupted, threads};
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Context, Result};
-use junqi_arena::sprt::{describe, run_sprt, SprtConfig};
+use junqi_arena::sprt::{describe, run_sprt, run_sprt_part, SprtConfig, SprtOutcome};
 use junqi_core::Mode;
 use junqi_stats::{Penta, Sprt};
 use std::io::Write;
@@ -54,6 +54,13 @@ pub struct Args {
     /// deal seed per line; `#` comments), so two builds meet the same openings.
     #[arg(long, value_name = "FILE", conflicts_with = "penta")]
     openings: Option<PathBuf>,
+    /// Play only part I of N (0 ≤ I < N): the batches b with b % N == I, up
+    /// to --max-games, each whole and without stopping at a decision. N
+    /// processes with parts 0/N … N-1/N play the batches one run would;
+    /// `junqi merge` joins them, and this command without --part on the
+    /// merged directory gives the decision a single run reaches.
+    #[arg(long, value_name = "I/N", conflicts_with = "penta")]
+    part: Option<junqi_selfplay::Part>,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -97,6 +104,14 @@ pub fn run(args: Args) -> Result<()> {
     };
     config.check()?;
     let threads = threads(args.threads)?;
+    if let Some(part) = args.part {
+        let batches = config.max_games / config.batch_games;
+        let live = Live::start(threads, part.shards(batches).count() as u64 * config.batch_games, 0)?;
+        let played = run_sprt_part(&config, dir, &live.options, part, |b| live.set_label(&format!("batch {b}")));
+        live.finish();
+        let games = played.map_err(|e| interrupted(e, dir))?;
+        return crate::commands::arena::part_done(&format!("part {part} of the test"), games, &[], dir);
+    }
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
     let _run_dir = junqi_selfplay::RunDir::open(dir)?;
@@ -110,6 +125,11 @@ pub fn run(args: Args) -> Result<()> {
     });
     live.finish();
     let outcome = outcome.map_err(|e| interrupted(e, dir))?;
+    write_outcome(&config, &outcome, dir)
+}
+
+/// Write a test's result.json into `dir` and print its statistics.
+pub fn write_outcome(config: &SprtConfig, outcome: &SprtOutcome, dir: &std::path::Path) -> Result<()> {
     let mark = |bot: &str| {
         if junqi_bots::BotSpec::parse(bot).is_ok_and(|s| s.cheats()) {
             " (cheats: sees hidden pieces)"
@@ -127,10 +147,10 @@ pub fn run(args: Args) -> Result<()> {
         outcome.games,
         describe(&outcome.summary, config.elo0, config.elo1, outcome.limit_reached)
     );
-    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(&outcome)?)?;
+    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(outcome)?)?;
     for note in &outcome.notes {
         eprintln!("note: {note}");
     }
-    writeln!(out, "{text}")?;
+    writeln!(std::io::stdout(), "{text}")?;
     Ok(())
 }

@@ -4,7 +4,9 @@ use crate::commands::arena::{interrupted, threads};
 use crate::live::Live;
 use anyhow::{bail, Context, Result};
 use junqi_arena::factorial::{effects_csv, Factor};
-use junqi_arena::study::{bots_csv, bots_markdown, run_study, to_csv, to_markdown, StudyConfig, StudyResult, Variant};
+use junqi_arena::study::{
+    bots_csv, bots_markdown, run_study, run_study_part, to_csv, to_markdown, StudyConfig, StudyResult, Variant,
+};
 use junqi_arena::svg::{error_bar_chart, Row};
 use junqi_arena::{slug, write_atomic};
 use junqi_core::Rules;
@@ -63,6 +65,11 @@ pub struct FirstMove {
     /// (and with --factor first-move-effects.csv).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Play only part I of N (0 ≤ I < N): the shards s with s % N == I of
+    /// every variant. N processes with parts 0/N … N-1/N play the same games
+    /// as one run; `junqi merge` joins them and writes the report.
+    #[arg(long, value_name = "I/N", conflicts_with = "precision")]
+    part: Option<junqi_selfplay::Part>,
 }
 
 /// `anqi` or `anqi:mine_rule=trade,hq_locked=false` (`;` also separates).
@@ -154,6 +161,21 @@ pub fn run(study: Study) -> Result<()> {
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
     let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
+    if let Some(part) = args.part {
+        let live = Live::start(threads, total.div_ceil(part.count), 0)?;
+        let played = (|| {
+            let (mut games, mut notes) = (0, Vec::new());
+            for (c, dir) in configs.iter().zip(&dirs) {
+                let (g, n) = run_study_part(c, dir, &live.options, part, |name| live.set_label(name))?;
+                games += g;
+                notes.extend(n);
+            }
+            Ok((games, notes))
+        })();
+        live.finish();
+        let (games, notes) = played.map_err(|e| interrupted(e, &args.out))?;
+        return crate::commands::arena::part_done(&format!("part {part} of the study"), games, &notes, &args.out);
+    }
     let live = Live::start(threads, total, 0)?;
     let mut results = Vec::new();
     for (c, dir) in configs.iter().zip(&dirs) {
@@ -170,20 +192,33 @@ pub fn run(study: Study) -> Result<()> {
         }
     }
     live.finish();
-    let mut out = std::io::stdout().lock();
     for ((c, dir), result) in configs.iter().zip(&dirs).zip(&results) {
-        let (markdown, written) = write_report(c, result, dir)?;
-        writeln!(out, "{markdown}")?;
-        writeln!(out, "written: {written} in {}", dir.display())?;
+        print_report(c, result, dir)?;
     }
     if configs.len() > 1 {
         let studies: Vec<(String, StudyResult)> = bots.iter().cloned().zip(results).collect();
-        let table = bots_markdown(&studies);
-        write_atomic(&args.out.join("first-move-bots.md"), &table)?;
-        write_atomic(&args.out.join("first-move-bots.csv"), &bots_csv(&studies))?;
-        writeln!(out, "\n{table}")?;
-        writeln!(out, "written: first-move-bots.md and .csv in {}", args.out.display())?;
+        write_bots_table(&studies, &args.out)?;
     }
+    Ok(())
+}
+
+/// Write one study's report files into `dir` and print it.
+pub fn print_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Path) -> Result<()> {
+    let (markdown, written) = write_report(config, result, dir)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{markdown}")?;
+    writeln!(out, "written: {written} in {}", dir.display())?;
+    Ok(())
+}
+
+/// The bot × variant table of a study of several bots, written into `out` and printed.
+pub fn write_bots_table(studies: &[(String, StudyResult)], out: &std::path::Path) -> Result<()> {
+    let table = bots_markdown(studies);
+    write_atomic(&out.join("first-move-bots.md"), &table)?;
+    write_atomic(&out.join("first-move-bots.csv"), &bots_csv(studies))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "\n{table}")?;
+    writeln!(stdout, "written: first-move-bots.md and .csv in {}", out.display())?;
     Ok(())
 }
 

@@ -56,7 +56,7 @@ fn straight_and_killed(args: &[&str], straight: &Path, killed: &Path, kills: usi
 
 /// Every stored game under `dir` (any `games/` folder at any depth), keyed
 /// by the folder (relative to `dir`) and game id.
-fn games(dir: &Path) -> BTreeMap<(String, u64), StoredGame> {
+pub(crate) fn games(dir: &Path) -> BTreeMap<(String, u64), StoredGame> {
     let mut all = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -90,7 +90,7 @@ fn assert_same_games(straight: &Path, killed: &Path) -> usize {
 }
 
 /// The lines of a report that do not measure time or speed.
-fn timeless(text: &str) -> Vec<String> {
+pub(crate) fn timeless(text: &str) -> Vec<String> {
     let timed = ["/s", " s)", "seconds", "moves_per_s", "elapsed", "took", " in "];
     text.lines().filter(|l| !timed.iter().any(|t| l.contains(t))).map(str::to_string).collect()
 }

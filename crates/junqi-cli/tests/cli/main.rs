@@ -11,6 +11,7 @@ mod golden;
 mod kill_resume;
 mod limits;
 mod network;
+mod parts;
 mod play;
 mod records;
 mod selfplay;
