@@ -4,7 +4,7 @@
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use junqi_core::Mode;
 use junqi_selfplay::{dataset_stats, prepare_part, Config, Resign, SamplesPerGame};
 use std::io::Write;
@@ -13,8 +13,17 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// Games to play (game ids 0..N).
-    #[arg(long, value_name = "N")]
-    games: u64,
+    #[arg(long, value_name = "N", required_unless_present = "config")]
+    games: Option<u64>,
+    /// The run's whole config as JSON (the `config` object of a run's
+    /// run.json, as `junqi loop` writes one per generation), instead of the
+    /// flags that make one: how a driver runs the parts of any run.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["games", "bots", "bot", "swap", "paired", "seed", "shard_games", "resign_threshold", "rules", "set", "samples_per_game"]
+    )]
+    config: Option<PathBuf>,
     /// Bots of seat 1 and seat 2, e.g. `random,greedy` or `greedy:epsilon=0.1,random`;
     /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts.
     #[arg(long, value_name = "A,B", default_value = "random,random", conflicts_with = "bot")]
@@ -96,7 +105,8 @@ impl ResignArgs {
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+/// The run's config from the flags.
+fn config_from_flags(args: &Args) -> Result<Config> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
     let specs = if args.bot.is_empty() { junqi_bots::split_bot_list(&args.bots) } else { args.bot.clone() };
@@ -105,17 +115,31 @@ pub fn run(args: Args) -> Result<()> {
         [a, b] => [a, b],
         _ => bail!("--bots/--bot take one or two bot specs (seat 1, seat 2), got {}", specs.len()),
     };
-    let threads = crate::commands::arena::threads(args.threads)?;
-    junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)
-        .map_err(anyhow::Error::msg)?;
-    let mut config = Config::new(rules, args.games, bots, args.seed)?
+    let games = args.games.expect("clap requires --games without --config");
+    let mut config = Config::new(rules, games, bots, args.seed)?
         .with_samples(args.samples_per_game)
         .with_swap(args.swap)
         .with_resign(args.resign.resign());
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n);
     }
-    config = config.with_pairs(args.paired);
+    Ok(config.with_pairs(args.paired))
+}
+
+/// `--config FILE`: a run's config as JSON (checked when the run is prepared).
+fn config_file(path: &std::path::Path) -> Result<Config> {
+    let text = junqi_core::read_text(path).with_context(|| format!("--config {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("--config {}: not a self-play config", path.display()))
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let threads = crate::commands::arena::threads(args.threads)?;
+    junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)
+        .map_err(anyhow::Error::msg)?;
+    let config = match &args.config {
+        Some(path) => config_file(path)?,
+        None => config_from_flags(&args)?,
+    };
     let plan = prepare_part(config, args.out.as_deref(), args.part)?;
     for note in &plan.notes {
         eprintln!("note: {note}");

@@ -76,6 +76,22 @@ fn selfplay_parts_merge_into_the_run_one_process_writes() {
     assert!(run.get("part").is_none(), "{run}");
     let again = ok(junqi(&args, &["--out", s(&merged)]));
     assert!(stdout(&again).contains("nothing to do: all 300 games"), "{}", stdout(&again));
+    // The same run from its config file (as a driver runs a loop's self-play).
+    let config = root.join("config.json");
+    std::fs::write(&config, run["config"].to_string()).unwrap();
+    for i in 0..2 {
+        let dir = root.join(format!("by-config-{i}"));
+        ok(junqi(&["selfplay", "--config", s(&config), "--part", &format!("{i}/2"), "--out", s(&dir)], &[]));
+    }
+    let (b0, b1, bm) = (root.join("by-config-0"), root.join("by-config-1"), root.join("by-config"));
+    ok(junqi(&["merge", "--out", s(&bm), s(&b0), s(&b1)], &[]));
+    assert_same_games(&whole, &bm, 300);
+    assert_clean_error(&junqi(&["selfplay", "--config", s(&config), "--games", "3"], &[]), "--games");
+    std::fs::write(&config, "{\"games\": 3}").unwrap();
+    assert_clean_error(
+        &junqi(&["selfplay", "--config", s(&config), "--out", s(&root.join("y"))], &[]),
+        "not a self-play config",
+    );
     // A part remembers its part: another part into it is refused.
     let o = junqi(&args, &["--part", "1/4", "--out", s(&root.join("part-0"))]);
     assert_clean_error(&o, "holds part 0/4 of the run");
