@@ -98,6 +98,58 @@ pub struct SelfplaySettings {
     /// file, choosing among fresh candidates; see `docs/training.md`) or
     /// "heuristic" (the heuristic bot's formations).
     pub deploy: String,
+    /// Where the self-play runs: "local" (this machine's threads) or "ray"
+    /// (`[selfplay.ray]`: parts on a Ray cluster through the `junqi-ray`
+    /// driver, merged back into the generation's directory; training stays
+    /// here).
+    #[serde(skip_serializing_if = "is_local")]
+    pub backend: String,
+    /// `[selfplay.ray]`: the cluster, with `backend = "ray"`.
+    #[serde(skip_serializing_if = "RayBackend::is_default")]
+    pub ray: RayBackend,
+}
+
+fn is_local(backend: &str) -> bool {
+    backend == "local"
+}
+
+/// How the loop reaches a Ray cluster (`[selfplay.ray]`). The loop's
+/// directory must be one the cluster's nodes can read and write under the
+/// same path (a shared file system): the workers read the best net from
+/// it and write their parts into it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RayBackend {
+    /// The cluster address (`auto`, `HOST:PORT`, `ray://HOST:10001`).
+    pub address: String,
+    /// Parts (Ray tasks) per generation; 0 = the driver's default (the
+    /// cluster's CPUs / `cpus_per_part`).
+    pub parts: u64,
+    /// CPUs each task reserves (and junqi's threads there).
+    pub cpus_per_part: u64,
+    /// The driver command, e.g. `["junqi-ray"]` or `[".deps/ray/bin/junqi-ray"]`.
+    pub command: Vec<String>,
+    /// The junqi binary the workers run (a path on the workers, or a name on
+    /// their PATH); empty = the binary running the loop.
+    pub binary: String,
+}
+
+impl Default for RayBackend {
+    fn default() -> Self {
+        RayBackend {
+            address: "auto".into(),
+            parts: 0,
+            cpus_per_part: 1,
+            command: vec!["junqi-ray".into()],
+            binary: String::new(),
+        }
+    }
+}
+
+impl RayBackend {
+    fn is_default(&self) -> bool {
+        self == &RayBackend::default()
+    }
 }
 
 /// Would-be resignations needed before the loop calibrates the threshold.
@@ -198,6 +250,8 @@ impl Default for SelfplaySettings {
             resign: None,
             resign_false_rate: 0.05,
             deploy: "learned".into(),
+            backend: "local".into(),
+            ray: RayBackend::default(),
         }
     }
 }
@@ -303,6 +357,14 @@ impl LoopConfig {
             if t.max_games < e.games {
                 return bad(format!("evaluate.sprt.max_games ({}) must be at least evaluate.games", t.max_games));
             }
+        }
+        if !["local", "ray"].contains(&self.selfplay.backend.as_str()) {
+            return bad(format!("selfplay.backend: expected \"local\" or \"ray\", not {:?}", self.selfplay.backend));
+        }
+        if self.selfplay.backend == "ray"
+            && (self.selfplay.ray.command.is_empty() || self.selfplay.ray.cpus_per_part == 0)
+        {
+            return bad("selfplay.ray: `command` must name the driver and `cpus_per_part` be at least 1".into());
         }
         if !["learned", "heuristic"].contains(&self.selfplay.deploy.as_str()) {
             return bad(format!(
@@ -451,5 +513,18 @@ mod tests {
         // An ordinary path reads as before: `…,eval=net:path=FILE`.
         let plain = LoopConfig::default().selfplay_bot(Path::new("runs/x/net-001.safetensors"));
         assert!(plain.ends_with(",eval=net:path=runs/x/net-001.safetensors"), "{plain}");
+    }
+
+    #[test]
+    fn the_ray_backend_is_checked_and_a_local_config_reads_as_before() {
+        let mut config = LoopConfig::default();
+        let json = serde_json::to_value(&config).unwrap();
+        assert!(json["selfplay"].get("backend").is_none() && json["selfplay"].get("ray").is_none(), "{json}");
+        config.selfplay.backend = "cluster".into();
+        assert!(config.check().unwrap_err().to_string().contains("selfplay.backend"));
+        config.selfplay.backend = "ray".into();
+        config.check().unwrap();
+        config.selfplay.ray.command.clear();
+        assert!(config.check().unwrap_err().to_string().contains("selfplay.ray"));
     }
 }

@@ -16,6 +16,7 @@
 //! loop.toml               the config of the run (a resume must match it)
 //! state.json              generations done, each net's scores and Elo, the best net
 //! gen-NNN/selfplay/       generation NNN's games and samples (junqi selfplay layout)
+//! gen-NNN/selfplay-ray/   with `selfplay.backend = "ray"`: the driver's config file and log
 //! gen-NNN/eval-best/      paired games of net NNN against the best net so far
 //! gen-NNN/gate/           … or the SPRT gate's batches, with `[evaluate.sprt]`
 //! gen-NNN/eval-anchor/    paired games of net NNN against the anchor bot
@@ -43,6 +44,7 @@
 pub mod config;
 mod error;
 pub mod evaluate;
+mod ray;
 pub mod report;
 pub mod stages;
 pub mod state;

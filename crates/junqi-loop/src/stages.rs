@@ -169,8 +169,14 @@ impl Stages<'_> {
     /// one's from the best net's search (resigning with `[selfplay.resign]`).
     pub(crate) fn selfplay(&mut self, file: &StateFile, state: &mut LoopState, rec: &mut Generation) -> Result<()> {
         let (config, g) = (self.config, rec.index);
+        let on_ray = config.selfplay.backend == "ray";
         let bot = match &state.best {
             None => config.bootstrap.bot.clone(),
+            // The cluster's workers run elsewhere: the net by its absolute path.
+            Some(best) if on_ray => {
+                let net = self.out.join(best);
+                config.selfplay_bot(&std::path::absolute(&net).map_err(LoopError::io(net))?)
+            }
             Some(best) => config.selfplay_bot(&self.out.join(best)),
         };
         let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
@@ -190,8 +196,28 @@ impl Stages<'_> {
             .with_resign(resign)
             // One shard per worker at least: a shard's games run one after another.
             .with_shard_games(games.div_ceil(config.workers() as u64).clamp(1, 1000));
-        let plan = prepare(sp_config, Some(&gen_dir(self.out, g).join("selfplay")))?;
+        let sp_dir = gen_dir(self.out, g).join("selfplay");
+        let plan = prepare(sp_config.clone(), Some(&sp_dir))?;
         if plan.pending.is_empty() {
+            return Ok(());
+        }
+        if on_ray {
+            drop(plan); // its lock: the merged run is copied in
+            self.observer.stage(&format!("gen {g}: self-play on Ray ({bot})"), games);
+            let work = gen_dir(self.out, g).join(crate::ray::RAY_DIR);
+            let run = crate::ray::selfplay_on_ray(&config.selfplay.ray, &sp_config, &sp_dir, &work)?;
+            rec.selfplay_bot = bot;
+            rec.selfplay_games += run.games;
+            rec.selfplay_plies += run.plies;
+            rec.selfplay_seconds += run.seconds;
+            file.save(state, Some(rec))?;
+            self.observer.line(&format!(
+                "gen {g}: self-play on Ray {} games, {} plies in {:.0} s ({:.0} positions/s)",
+                run.games,
+                run.plies,
+                run.seconds,
+                run.plies as f64 / run.seconds.max(1e-9)
+            ));
             return Ok(());
         }
         reset(self.options);
