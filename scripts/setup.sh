@@ -14,6 +14,8 @@
 #   .deps/maturin    the builder of the Python package (python/).
 #   .deps/torch-python  what `import torch` needs beyond .deps/libtorch
 #                    (scripts/setup_torch_python.sh), for junqi.torch's tests.
+#   .deps/ray        a venv with the Ray driver junqi-ray (scripts/ray, pinned
+#                    ray) and its tests' moto S3 server (scripts/setup_ray.sh).
 #
 # See docs/training.md. No machine here reaches pytorch.org, hence PyPI.
 set -euo pipefail
@@ -104,5 +106,8 @@ fi
 
 # An importable torch (CPU) for the PyTorch net of the Python package.
 bash scripts/setup_torch_python.sh
+
+# The Ray driver (scripts/ray) and its tests' servers, in the venv .deps/ray.
+bash scripts/setup_ray.sh
 
 echo "setup done: LIBTORCH=$PWD/$libtorch/torch (set by .cargo/config.toml)"

@@ -3,7 +3,8 @@
 # install what is missing (scripts/setup.sh), then build and run all tests (doc tests, unit, integration and CLI tests,
 # and each criterion benchmark once in test mode), read a small self-play
 # run's Parquet files with pyarrow, build and test the Python package
-# (python/, pytest), and print one summary line.
+# (python/, pytest), run the Ray driver's tests on a local two-node cluster
+# (scripts/ray), and print one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +60,18 @@ PYTHONPATH="$PWD/.deps/junqi-python:$PWD/.deps/libtorch:$PWD/.deps/torch-python:
 cat "$pytest_log" >> "$log"
 if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log"; then
     echo "error: Python tests were skipped (see the reasons above); CI runs them all" >&2
+    exit 1
+fi
+
+# The Ray driver (scripts/ray, docs/distributed.md): a real two-node Ray
+# cluster on 127.0.0.1 and an S3-compatible server (moto), all started and
+# stopped by the tests; distributed self-play, arena, study and a loop
+# generation on the cluster must equal one process. About two minutes.
+bash scripts/setup_ray.sh
+JUNQI_BIN="$PWD/$junqi" .deps/ray/bin/python -m pytest scripts/ray/tests -q -rs -p no:cacheprovider 2>&1 | tee "$pytest_log"
+cat "$pytest_log" >> "$log"
+if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log"; then
+    echo "error: Ray driver tests were skipped (see the reasons above); CI runs them all" >&2
     exit 1
 fi
 
