@@ -89,6 +89,18 @@ fn assert_same_games(straight: &Path, killed: &Path) -> usize {
     a.len()
 }
 
+/// The samples of two self-play runs, shard by shard (same names, same rows).
+pub(crate) fn assert_same_samples(a: &Path, b: &Path) {
+    for shard in std::fs::read_dir(a.join("samples")).unwrap() {
+        let path = shard.unwrap().path();
+        if path.extension().is_some_and(|e| e == "parquet") {
+            let other = b.join("samples").join(path.file_name().unwrap());
+            let rows = junqi_selfplay::read_samples_file(&path).unwrap();
+            assert_eq!(rows, junqi_selfplay::read_samples_file(&other).unwrap(), "{}", path.display());
+        }
+    }
+}
+
 /// The lines of a report that do not measure time or speed.
 pub(crate) fn timeless(text: &str) -> Vec<String> {
     let timed = ["/s", " s)", "seconds", "moves_per_s", "elapsed", "took", " in "];
@@ -106,15 +118,7 @@ fn selfplay_killed_and_resumed_writes_the_same_games() {
     straight_and_killed(&args, &a, &b, 3, 1);
     let n = assert_same_games(&a, &b);
     assert_eq!(n, 240);
-    // The samples too, shard by shard (same names, same rows).
-    for shard in std::fs::read_dir(a.join("samples")).unwrap() {
-        let path = shard.unwrap().path();
-        if path.extension().is_some_and(|e| e == "parquet") {
-            let other = b.join("samples").join(path.file_name().unwrap());
-            let rows = junqi_selfplay::read_samples_file(&path).unwrap();
-            assert_eq!(rows, junqi_selfplay::read_samples_file(&other).unwrap(), "{}", path.display());
-        }
-    }
+    assert_same_samples(&a, &b);
     let _ = std::fs::remove_dir_all(a);
     let _ = std::fs::remove_dir_all(b);
 }

@@ -3,7 +3,7 @@
 //! up one run are refused with a clear error.
 
 use crate::common::{assert_clean_error, stderr, stdout};
-use crate::kill_resume::{games, timeless};
+use crate::kill_resume::{assert_same_samples, games, timeless};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -63,14 +63,7 @@ fn selfplay_parts_merge_into_the_run_one_process_writes() {
     whole_and_merged(&args, &root, 4);
     let (whole, merged) = (root.join("whole"), root.join("merged"));
     assert_same_games(&whole, &merged, 300);
-    for shard in std::fs::read_dir(whole.join("samples")).unwrap() {
-        let path = shard.unwrap().path();
-        if path.extension().is_some_and(|e| e == "parquet") {
-            let other = merged.join("samples").join(path.file_name().unwrap());
-            let rows = junqi_selfplay::read_samples_file(&path).unwrap();
-            assert_eq!(rows, junqi_selfplay::read_samples_file(&other).unwrap(), "{}", path.display());
-        }
-    }
+    assert_same_samples(&whole, &merged);
     // The merged run is a whole run: resuming it plays nothing.
     let run: serde_json::Value = serde_json::from_str(&read(&merged.join("run.json"))).unwrap();
     assert!(run.get("part").is_none(), "{run}");
