@@ -12,6 +12,10 @@
 # See docs/distributed.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The venv stands alone: packages on a PYTHONPATH (scripts/setup.sh's
+# .deps/python holds pytest and another pyarrow) would satisfy its pins
+# here and be missing, or shadow the pinned ones, when it runs.
+unset PYTHONPATH
 
 PINS="ray[default]==2.60.0 pyarrow==26.0.1 moto[server]==5.2.5 boto3==1.44.8 pytest==9.2.0"
 venv=.deps/ray

@@ -68,7 +68,7 @@ fi
 # stopped by the tests; distributed self-play, arena, study and a loop
 # generation on the cluster must equal one process. About two minutes.
 bash scripts/setup_ray.sh
-JUNQI_BIN="$PWD/$junqi" .deps/ray/bin/python -m pytest scripts/ray/tests -q -rs -p no:cacheprovider 2>&1 | tee "$pytest_log"
+env -u PYTHONPATH JUNQI_BIN="$PWD/$junqi" .deps/ray/bin/python -m pytest scripts/ray/tests -q -rs -p no:cacheprovider 2>&1 | tee "$pytest_log"
 cat "$pytest_log" >> "$log"
 if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log"; then
     echo "error: Ray driver tests were skipped (see the reasons above); CI runs them all" >&2

@@ -158,7 +158,7 @@ fn play_arena_matchup(
 }
 
 /// Play (or resume) part `part` of the arena into `out`: that part of every
-/// matchup ([`junqi_selfplay::Part`]); no report, which needs every game
+/// matchup ([`junqi_selfplay::Part::rotated`] by the matchup's index); no report, which needs every game
 /// (`junqi merge` joins the parts and writes it). Returns the part's games
 /// on disk and notes from resuming.
 pub fn run_arena_part(
@@ -169,10 +169,10 @@ pub fn run_arena_part(
     mut on_matchup: impl FnMut(&str, &str),
 ) -> Result<(u64, Vec<String>), ArenaError> {
     let _lock = ensure_run_file(out, ARENA_FILE, ARENA_FORMAT, config, Some(part))?;
-    let options = RunOptions { part: Some(part), ..options.clone() };
     let (mut games, mut notes) = (0, Vec::new());
     for (k, &(i, j)) in config.matchups().iter().enumerate() {
         on_matchup(&config.bots[i], &config.bots[j]);
+        let options = RunOptions { part: Some(part.rotated(k as u64)), ..options.clone() };
         let m = play_arena_matchup(config, out, k, &options)?;
         games += m.results.len() as u64;
         notes.extend(m.notes);

@@ -8,7 +8,7 @@ use junqi_core::Rules;
 use junqi_selfplay::{game_seed, RunOptions};
 use junqi_stats::{Decision, Penta, Sprt, SprtSummary};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Everything that decides a test's games and its verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +34,16 @@ pub struct SprtConfig {
 }
 
 impl SprtConfig {
+    /// The most batches the test plays (its game limit).
+    pub fn batches(&self) -> u64 {
+        self.max_games / self.batch_games
+    }
+
+    /// The directory of batch `b`'s games inside `out`.
+    pub fn batch_dir(&self, out: &Path, b: u64) -> PathBuf {
+        out.join("batches").join(format!("{b:05}"))
+    }
+
     /// The test statistic's parameters.
     pub fn sprt(&self) -> Result<Sprt, ArenaError> {
         Ok(Sprt::new(self.elo0, self.elo1, self.alpha, self.beta)?)
@@ -113,7 +123,7 @@ fn play_batch(config: &SprtConfig, out: &Path, batch: u64, options: &RunOptions)
     let openings = config.openings.as_ref().map(|o| o.from_offset(o.offset + batch * config.batch_games / 2));
     let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?
         .with_openings(openings);
-    play_matchup(c, &out.join("batches").join(format!("{batch:05}")), options)
+    play_matchup(c, &config.batch_dir(out, batch), options)
 }
 
 /// Play (or resume) part `part` of the test into `out`: the batches `b` with
@@ -133,7 +143,7 @@ pub fn run_sprt_part(
     let _lock = ensure_run_file(out, SPRT_FILE, SPRT_FORMAT, config, Some(part))?;
     let options = RunOptions { part: None, ..options.clone() };
     let mut games = 0;
-    for batch in part.shards(config.max_games / config.batch_games) {
+    for batch in part.shards(config.batches()) {
         on_batch(batch);
         games += play_batch(config, out, batch, &options)?.results.len() as u64;
     }

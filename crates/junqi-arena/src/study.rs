@@ -11,7 +11,7 @@ use junqi_stats::{pair_estimates, wilson_interval, Penta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A named rule set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -151,6 +151,12 @@ pub struct StudyResult {
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
 impl StudyConfig {
     /// Everything [`run_study`] checks before it writes anything.
+    /// The directory of variant `k`'s games inside `out` (with a precision
+    /// target, one `round-NNNNN` below it per round).
+    pub fn variant_dir(&self, out: &Path, k: usize) -> PathBuf {
+        out.join("variants").join(format!("{k:02}-{}", slug(&self.variants[k].name)))
+    }
+
     pub fn check(&self) -> Result<(), ArenaError> {
         let Some(first) = self.variants.first() else {
             return Err(ArenaError::Config("the study has no variants".into()));
@@ -225,7 +231,7 @@ pub fn run_study(
             on_variant(&format!("{} (round {})", v.name, round + 1));
             let seed = junqi_selfplay::game_seed(config.seed, round);
             let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, seed)?;
-            let dir = out.join("variants").join(format!("{k:02}-{}", slug(&v.name))).join(format!("round-{round:05}"));
+            let dir = config.variant_dir(out, k).join(format!("round-{round:05}"));
             let m = play_matchup(c, &dir, options)?;
             notes.extend(m.notes);
             results[k].extend(m.results);
@@ -255,7 +261,7 @@ fn play_variant(
 ) -> Result<crate::Matchup, ArenaError> {
     let v = &config.variants[k];
     let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, config.seed)?;
-    play_matchup(c, &out.join("variants").join(format!("{k:02}-{}", slug(&v.name))), options)
+    play_matchup(c, &config.variant_dir(out, k), options)
 }
 
 /// Play (or resume) part `part` of a fixed-count study into `out`: that part
@@ -279,10 +285,10 @@ pub fn run_study_part(
         ));
     }
     let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, Some(part))?;
-    let options = RunOptions { part: Some(part), ..options.clone() };
     let (mut games, mut notes) = (0, Vec::new());
     for (k, v) in config.variants.iter().enumerate() {
         on_variant(&v.name);
+        let options = RunOptions { part: Some(part.rotated(k as u64)), ..options.clone() };
         let m = play_variant(config, out, k, &options)?;
         games += m.results.len() as u64;
         notes.extend(m.notes);

@@ -52,12 +52,25 @@ pub fn run_loop(
     Ok(state)
 }
 
+/// How many self-play workers share a generation's games: this machine's, or
+/// on Ray the parts' threads (the driver's default number of parts depends
+/// on the cluster, which the config does not know: then 256, enough shards
+/// for a few dozen machines that stays the same from run to run).
+fn selfplay_slots(config: &LoopConfig) -> u64 {
+    let ray = &config.selfplay.ray;
+    match (config.selfplay.backend.as_str(), ray.parts) {
+        ("ray", 0) => 256,
+        ("ray", parts) => parts.saturating_mul(ray.cpus_per_part).max(1),
+        _ => config.workers() as u64,
+    }
+}
+
 /// The loop's config in its run directory.
 pub const CONFIG_FILE: &str = "loop.toml";
 
 /// Write `loop.toml`, or check that the one there is this loop's: only when
-/// to stop, where the net runs, and the further anchors (ratings, not
-/// training) may change on a resume.
+/// to stop, where the net runs, the further anchors (ratings, not training)
+/// and how the Ray cluster is reached may change on a resume.
 fn write_config(config: &LoopConfig, dir: &RunDir) -> Result<()> {
     let text = config.to_toml();
     match dir.read(CONFIG_FILE)? {
@@ -65,6 +78,11 @@ fn write_config(config: &LoopConfig, dir: &RunDir) -> Result<()> {
             let old_cfg = LoopConfig::from_toml(&old)?;
             let mut same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
             same.train.device = config.train.device;
+            // Where the cluster is and how to reach it; not how the games are cut into shards.
+            let ray = &config.selfplay.ray;
+            same.selfplay.ray.address = ray.address.clone();
+            same.selfplay.ray.command = ray.command.clone();
+            same.selfplay.ray.binary = ray.binary.clone();
             same.evaluate.more_anchors = config.evaluate.more_anchors.clone();
             if &same != config {
                 return Err(LoopError::Config(format!(
@@ -195,7 +213,7 @@ impl Stages<'_> {
             .with_swap(false)
             .with_resign(resign)
             // One shard per worker at least: a shard's games run one after another.
-            .with_shard_games(games.div_ceil(config.workers() as u64).clamp(1, 1000));
+            .with_shard_games(games.div_ceil(selfplay_slots(config)).clamp(1, 1000));
         let sp_dir = gen_dir(self.out, g).join("selfplay");
         let plan = prepare(sp_config.clone(), Some(&sp_dir))?;
         if plan.pending.is_empty() {

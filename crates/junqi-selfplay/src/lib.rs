@@ -53,7 +53,7 @@ mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
 pub use guard::catch_library_panic;
-pub use merge::{copy_run, merge_parts, Merged};
+pub use merge::{check_parts, check_whole_run, copy_run, merge_parts, MergePlan, Merged};
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
 pub use part::{Part, MAX_PARTS};
 pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};

@@ -3,7 +3,7 @@
 //! same `run.json` (without a part), the same shards.
 
 use crate::run::{read_run_file, write_run_file, RunFile};
-use crate::{prepare, prepare_part, Config, Part, RunDir, SelfplayError, GAMES_DIR, RUN_FILE, SAMPLES_DIR};
+use crate::{Config, Part, RunDir, SelfplayError, GAMES_DIR, RUN_FILE, SAMPLES_DIR};
 use std::path::{Path, PathBuf};
 
 /// What [`merge_parts`] joined.
@@ -15,31 +15,70 @@ pub struct Merged {
 }
 
 /// Join the self-play runs `parts` (the directories of parts `0/N` …
-/// `N-1/N` of one run, in any order) into `out`. Refused, with nothing
-/// written, unless every part was made with the same config and code
-/// version, each part appears exactly once and each is complete (its shards
-/// checked as a resume checks them). `out` may be new, or a merge of the same
-/// run left unfinished, which is completed. Shards are copied (whole files,
-/// each renamed into place), so the parts stay as they were.
+/// `N-1/N` of one run, in any order) into `out`: [`check_parts`], then
+/// [`MergePlan::write`].
 pub fn merge_parts(parts: &[PathBuf], out: &Path) -> Result<Merged, SelfplayError> {
-    let (config, stored, n) = check_parts(parts)?;
-    // Every part complete, its shards checked (checksums and footers).
-    for (dir, part) in &n {
-        let plan = prepare_part(config.clone(), Some(dir), Some(*part))?;
-        if !plan.pending.is_empty() {
-            let shards: Vec<String> = plan.pending.iter().map(u64::to_string).collect();
-            return Err(SelfplayError::Config(format!(
-                "{} (part {part}) is not finished: shard(s) {} are missing; run its command again to finish it",
-                dir.display(),
-                shards.join(", ")
-            )));
-        }
+    check_parts(parts)?.write(out)
+}
+
+/// Copy the whole self-play run `from` (not a part: e.g. one SPRT batch,
+/// which a part plays whole) into `to`: [`check_whole_run`], then
+/// [`MergePlan::write`].
+pub fn copy_run(from: &Path, to: &Path) -> Result<Merged, SelfplayError> {
+    check_whole_run(from)?.write(to)
+}
+
+/// Checked sources of one self-play run, ready to be written into one
+/// directory: every shard of the run is in exactly one of them and sound.
+#[derive(Debug)]
+pub struct MergePlan {
+    config: Config,
+    /// The run file to write (without a part).
+    file: RunFile,
+    /// Each source directory and the shards it holds.
+    sources: Vec<(PathBuf, Part)>,
+    games: u64,
+}
+
+/// Check, reading only, that `parts` are the parts `0..N` of one run, each
+/// once, made with one config and one code version, each finished and every
+/// shard sound (checksums and footers, as a resume checks them). Nothing is
+/// written or removed: a damaged shard is reported, and re-running that
+/// part's command mends it.
+pub fn check_parts(parts: &[PathBuf]) -> Result<MergePlan, SelfplayError> {
+    let (config, stored, sources) = identify_parts(parts)?;
+    let file = RunFile { part: None, ..stored };
+    let games = check_sources_complete(&config, &file, &sources)?;
+    Ok(MergePlan { config, file, sources, games })
+}
+
+/// [`check_parts`] for a whole run (made without a part), to be copied.
+pub fn check_whole_run(from: &Path) -> Result<MergePlan, SelfplayError> {
+    let file = read_run_file_at(from)?;
+    if let Some(p) = file.part {
+        return Err(SelfplayError::Config(format!("{} holds part {p} of a run, not a whole run", from.display())));
     }
-    {
+    let config = config_of(&file, from)?;
+    let sources = vec![(from.to_path_buf(), Part::new(0, 1).expect("one part"))];
+    let games = check_sources_complete(&config, &file, &sources)?;
+    Ok(MergePlan { config, file, sources, games })
+}
+
+impl MergePlan {
+    /// Games in the run.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Write the run into `out` (under its lock): its `run.json`, then every
+    /// shard copied whole (each renamed into place, so the sources stay as
+    /// they were), then read back as a resume would. `out` may be new, or a
+    /// merge of the same run left unfinished, which is completed.
+    pub fn write(&self, out: &Path) -> Result<Merged, SelfplayError> {
         let out_dir = RunDir::open(out)?;
         match read_run_file(&out_dir)? {
             Some(existing) => {
-                if existing.part.is_some() || existing.config != stored.config {
+                if existing.part.is_some() || differences_of(&existing, &self.file).is_some() {
                     return Err(SelfplayError::Config(format!(
                         "{} already holds other work; merge into a new directory",
                         out.display()
@@ -47,7 +86,6 @@ pub fn merge_parts(parts: &[PathBuf], out: &Path) -> Result<Merged, SelfplayErro
                 }
             }
             None => {
-                let whole = RunFile { part: None, ..stored.clone() };
                 // A directory with shards but no run file is refused as a resume refuses it.
                 for sub in [GAMES_DIR, SAMPLES_DIR] {
                     if crate::shard_files(&out.join(sub)).is_ok_and(|f| !f.is_empty()) {
@@ -57,61 +95,56 @@ pub fn merge_parts(parts: &[PathBuf], out: &Path) -> Result<Merged, SelfplayErro
                         )));
                     }
                 }
-                write_run_file(&out_dir, &whole)?;
+                write_run_file(&out_dir, &self.file)?;
             }
         }
-        for (dir, part) in &n {
-            copy_shards(dir, out, &config, *part)?;
+        for (dir, part) in &self.sources {
+            copy_shards(dir, out, &self.config, *part)?;
         }
-    }
-    // Read back as a resume would: every shard there and sound.
-    let plan = prepare(config.clone(), Some(out))?;
-    if !plan.pending.is_empty() || !plan.notes.is_empty() {
-        return Err(SelfplayError::Corrupt {
+        let whole = [(out.to_path_buf(), Part::new(0, 1).expect("one part"))];
+        let games = check_sources_complete(&self.config, &self.file, &whole).map_err(|e| SelfplayError::Corrupt {
             path: out.to_path_buf(),
-            message: format!(
-                "the merged run is not complete ({} shard(s) missing{})",
-                plan.pending.len(),
-                plan.notes.iter().map(|n| format!("; {n}")).collect::<String>()
-            ),
-        });
+            message: format!("the merged run does not read back whole: {e}"),
+        })?;
+        Ok(Merged { parts: self.sources.len() as u64, shards: self.config.shards(), games })
     }
-    Ok(Merged { parts: n.len() as u64, shards: config.shards(), games: plan.complete_games })
 }
 
-/// Copy the whole self-play run `from` (not a part: e.g. one SPRT batch,
-/// which a part plays whole) into `to`, then check it as a resume would.
-pub fn copy_run(from: &Path, to: &Path) -> Result<Merged, SelfplayError> {
-    let file = read_run_file_at(from)?;
-    if let Some(p) = file.part {
-        return Err(SelfplayError::Config(format!("{} holds part {p} of a run, not a whole run", from.display())));
+/// Whether two run files describe different work (config or code version).
+fn differences_of(a: &RunFile, b: &RunFile) -> Option<String> {
+    let mut diffs = crate::differences(&a.config, &b.config);
+    if a.code_version != b.code_version {
+        diffs.push(format!("code version {} vs {}", a.code_version, b.code_version));
     }
-    let config: Config = serde_json::from_value(file.config.clone()).map_err(|e| SelfplayError::Corrupt {
-        path: from.join(RUN_FILE),
-        message: format!("a config this program cannot read: {e}"),
-    })?;
-    let part = Part::new(0, 1).expect("one part");
-    {
-        let to_dir = RunDir::open(to)?;
-        if let Some(existing) = read_run_file(&to_dir)? {
-            if existing.config != file.config || existing.part.is_some() {
-                return Err(SelfplayError::Config(format!("{} already holds other work", to.display())));
-            }
-        } else {
-            write_run_file(&to_dir, &file)?;
+    (!diffs.is_empty()).then(|| diffs.join("; "))
+}
+
+/// Read-only: every shard of each source's part is there and sound. Returns
+/// the games they hold.
+fn check_sources_complete(config: &Config, file: &RunFile, sources: &[(PathBuf, Part)]) -> Result<u64, SelfplayError> {
+    let config_json = serde_json::to_value(config).expect("configs serialize");
+    let mut games = 0;
+    for (dir, part) in sources {
+        let required = crate::run::checksum_records_required(file, &dir.join(RUN_FILE))?;
+        let owned: Vec<u64> = part.shards(config.shards()).collect();
+        let check = crate::run::check_shards(config, &config_json, dir, &owned, required);
+        let mut problems: Vec<String> = Vec::new();
+        if !check.missing.is_empty() {
+            let shards: Vec<String> = check.missing.iter().map(u64::to_string).collect();
+            problems.push(format!("shard(s) {} not played yet", shards.join(", ")));
         }
-        copy_shards(from, to, &config, part)?;
+        problems.extend(check.damaged.iter().map(|(s, why)| format!("shard {s} damaged: {why}")));
+        if !problems.is_empty() {
+            let what = if part.count == 1 { String::new() } else { format!(" (part {part})") };
+            return Err(SelfplayError::Config(format!(
+                "{}{what} is not finished: {}; run its command again to finish (or mend) it",
+                dir.display(),
+                problems.join("; ")
+            )));
+        }
+        games += check.complete_games;
     }
-    let plan = prepare(config.clone(), Some(to))?;
-    if !plan.pending.is_empty() || !plan.notes.is_empty() {
-        return Err(SelfplayError::Config(format!(
-            "{} is not finished ({} of {} shards missing or damaged); run its command again to finish it",
-            from.display(),
-            plan.pending.len(),
-            config.shards()
-        )));
-    }
-    Ok(Merged { parts: 1, shards: config.shards(), games: plan.complete_games })
+    Ok(games)
 }
 
 /// Copy part `part`'s shards (both datasets, with their checksum records) from `from` to `to`.
@@ -135,7 +168,7 @@ fn copy_shards(from: &Path, to: &Path, config: &Config, part: Part) -> Result<()
 /// The parts' common config and run file, and each directory's part; an
 /// error unless they are the parts `0..N` of one run, each once.
 #[allow(clippy::type_complexity)]
-fn check_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, Part)>), SelfplayError> {
+fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, Part)>), SelfplayError> {
     let Some(first_dir) = parts.first() else {
         return Err(SelfplayError::Config("no parts to merge".into()));
     };
@@ -195,12 +228,17 @@ fn check_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, Part
         return Err(SelfplayError::Config(format!("part(s) {} missing: all {count} are needed", missing.join(", "))));
     }
     let file = first.expect("one part at least");
-    let config: Config = serde_json::from_value(file.config.clone()).map_err(|e| SelfplayError::Corrupt {
-        path: first_dir.join(RUN_FILE),
-        message: format!("a config this program cannot read: {e}"),
-    })?;
+    let config = config_of(&file, first_dir)?;
     found.sort_by_key(|(_, p)| p.index);
     Ok((config, file, found))
+}
+
+/// The config of a run file, as this program reads it.
+fn config_of(file: &RunFile, dir: &Path) -> Result<Config, SelfplayError> {
+    serde_json::from_value(file.config.clone()).map_err(|e| SelfplayError::Corrupt {
+        path: dir.join(RUN_FILE),
+        message: format!("a config this program cannot read: {e}"),
+    })
 }
 
 /// `dir/run.json`, which must be there.

@@ -9,10 +9,25 @@ use std::fmt;
 
 /// Part `index` of `count` (0-based: `0/4` … `3/4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "RawPart")]
 pub struct Part {
     pub index: u64,
     pub count: u64,
+}
+
+/// A part as a run file stores it, checked by [`Part::new`] when read.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPart {
+    index: u64,
+    count: u64,
+}
+
+impl TryFrom<RawPart> for Part {
+    type Error = String;
+    fn try_from(raw: RawPart) -> Result<Part, String> {
+        Part::new(raw.index, raw.count)
+    }
 }
 
 /// The most parts a run may be split into.
@@ -33,6 +48,14 @@ impl Part {
     /// Whether shard (or batch) `s` is this part's.
     pub fn owns(&self, s: u64) -> bool {
         s % self.count == self.index
+    }
+
+    /// This part of the `k`-th of several runs played one after another
+    /// (an arena's matchups, a study's variants): the parts take turns at
+    /// the first shard, so runs of fewer shards than parts still spread over
+    /// all parts. Part `I` plays the shards `s` with `(s + k) % N == I`.
+    pub fn rotated(&self, k: u64) -> Part {
+        Part { index: (self.index + self.count - k % self.count) % self.count, count: self.count }
     }
 
     /// This part's shards among `0..total`.
@@ -85,6 +108,28 @@ mod tests {
     }
 
     #[test]
+    fn rotated_parts_still_cover_every_shard_once_and_spread_small_runs() {
+        for count in 1..=5u64 {
+            for k in 0..7u64 {
+                let mut seen = [0u32; 9];
+                for index in 0..count {
+                    let p = Part::new(index, count).unwrap().rotated(k);
+                    assert_eq!(p.count, count);
+                    for s in p.shards(9) {
+                        assert_eq!((s + k) % count, index);
+                        seen[s as usize] += 1;
+                    }
+                }
+                assert!(seen.iter().all(|&n| n == 1));
+            }
+        }
+        // Four one-shard runs over four parts: each part plays one.
+        let firsts: Vec<u64> =
+            (0..4).map(|k| (0..4).find(|&i| Part::new(i, 4).unwrap().rotated(k).owns(0)).unwrap()).collect();
+        assert_eq!(firsts, [0, 1, 2, 3]);
+    }
+
+    #[test]
     fn parse_and_display_round_trip_and_bad_parts_are_refused() {
         let p: Part = "3/8".parse().unwrap();
         assert_eq!(p, Part { index: 3, count: 8 });
@@ -93,6 +138,12 @@ mod tests {
             assert!(bad.parse::<Part>().is_err(), "{bad}");
         }
         assert!(owns(None, 5));
+        // Run files are checked the same way.
+        let json: Part = serde_json::from_str(r#"{"index":3,"count":8}"#).unwrap();
+        assert_eq!(json, p);
+        for bad in [r#"{"index":8,"count":8}"#, r#"{"index":0,"count":0}"#, r#"{"index":0}"#] {
+            assert!(serde_json::from_str::<Part>(bad).is_err(), "{bad}");
+        }
         assert!(!owns(Some(p), 4));
     }
 }

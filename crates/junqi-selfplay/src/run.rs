@@ -24,7 +24,7 @@ pub const RUN_FILE: &str = "run.json";
 const RUN_FORMAT: &str = "junqi-selfplay/1";
 
 /// `DIR/run.json`.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct RunFile {
     pub format: String,
     pub config: serde_json::Value,
@@ -324,16 +324,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
                 describe_part(part)
             )));
         }
-        records_required = match stored.checksums.as_deref() {
-            None => false,
-            Some(crate::CHECKSUM_EXT) => true,
-            Some(other) => {
-                return Err(SelfplayError::Corrupt {
-                    path: run_path,
-                    message: format!("shard checksums `{other}`; this program reads `{}`", crate::CHECKSUM_EXT),
-                })
-            }
-        };
+        records_required = checksum_records_required(&stored, &run_path)?;
         if stored.code_version != code_version() {
             notes.push(format!(
                 "resuming a run started by code version {}; new games record {}",
@@ -375,53 +366,25 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             }
         }
     }
-    // Every complete shard is read once, in parallel: its checksums, then its footers.
-    let shard_files = |s: u64| [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)));
-    let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = owned
-        .par_iter()
-        .copied()
-        .map(|s| {
-            let [games, samples] = shard_files(s);
-            // A shard counts as done once its games file exists (renamed last).
-            games.exists().then(|| {
-                let range = config.shard_range(s);
-                check_complete_shard(&games, &samples, s, &config_json, range.end - range.start, records_required)
-            })
-        })
-        .collect();
-    let mut pending = Vec::new();
-    let mut complete_games = 0;
-    let mut complete_thinking = Thinking::default();
-    let mut unrecorded = 0;
-    for (&s, check) in owned.iter().zip(checked) {
+    let check = check_shards(&config, &config_json, dir, &owned, records_required);
+    let mut pending = check.missing;
+    for (s, why) in check.damaged {
         let range = config.shard_range(s);
-        match check {
-            None => pending.push(s),
-            Some(Ok((files_without_record, thinking))) => {
-                complete_games += range.end - range.start;
-                complete_thinking.add(&thinking);
-                unrecorded += files_without_record;
-            }
-            Some(Err(e)) => {
-                notes.push(format!(
-                    "shard {s} damaged, re-playing games {} to {}: {}",
-                    range.start,
-                    range.end - 1,
-                    relative_error(&e, dir)
-                ));
-                // The games file first: without it the shard is pending even
-                // if this is interrupted.
-                for path in shard_files(s) {
-                    crate::checksum::remove_shard(&path)?;
-                }
-                pending.push(s);
-            }
+        notes.push(format!("shard {s} damaged, re-playing games {} to {}: {why}", range.start, range.end - 1));
+        // The games file first: without it the shard is pending even if this
+        // is interrupted.
+        for path in [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s))) {
+            crate::checksum::remove_shard(&path)?;
         }
+        pending.push(s);
     }
-    if unrecorded > 0 {
+    pending.sort_unstable();
+    let (complete_games, complete_thinking) = (check.complete_games, check.complete_thinking);
+    if check.unrecorded > 0 {
         notes.push(format!(
-            "this run was started before shards had checksum records: {unrecorded} shard file(s) without one \
-             were checked by their Parquet footers only (shards written from now on get records)"
+            "this run was started before shards had checksum records: {} shard file(s) without one \
+             were checked by their Parquet footers only (shards written from now on get records)",
+            check.unrecorded
         ));
     }
     Ok(Plan {
@@ -434,6 +397,77 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
         lock: Some(run_dir.lock()),
         part,
     })
+}
+
+/// Whether every shard of the run `stored` must have a checksum record
+/// (runs from before the records had none); an error for records of a kind
+/// this program cannot read.
+pub(crate) fn checksum_records_required(stored: &RunFile, run_path: &Path) -> Result<bool, SelfplayError> {
+    match stored.checksums.as_deref() {
+        None => Ok(false),
+        Some(crate::CHECKSUM_EXT) => Ok(true),
+        Some(other) => Err(SelfplayError::Corrupt {
+            path: run_path.to_path_buf(),
+            message: format!("shard checksums `{other}`; this program reads `{}`", crate::CHECKSUM_EXT),
+        }),
+    }
+}
+
+/// What [`check_shards`] found; it changes nothing on disk.
+pub(crate) struct ShardCheck {
+    /// Shards whose games file is not there (not played yet).
+    pub missing: Vec<u64>,
+    /// Shards that are there but unsound, with why.
+    pub damaged: Vec<(u64, String)>,
+    pub complete_games: u64,
+    pub complete_thinking: Thinking,
+    /// Sound shard files without a checksum record (older runs).
+    pub unrecorded: u64,
+}
+
+/// Read each of the shards `owned` of the run in `dir` once, in parallel:
+/// their checksum records, then their footers. Read-only: a resume removes
+/// the damaged shards, a merge refuses them.
+pub(crate) fn check_shards(
+    config: &Config,
+    config_json: &serde_json::Value,
+    dir: &Path,
+    owned: &[u64],
+    records_required: bool,
+) -> ShardCheck {
+    let shard_files = |s: u64| [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)));
+    let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = owned
+        .par_iter()
+        .copied()
+        .map(|s| {
+            let [games, samples] = shard_files(s);
+            // A shard counts as done once its games file exists (renamed last).
+            games.exists().then(|| {
+                let range = config.shard_range(s);
+                check_complete_shard(&games, &samples, s, config_json, range.end - range.start, records_required)
+            })
+        })
+        .collect();
+    let mut check = ShardCheck {
+        missing: vec![],
+        damaged: vec![],
+        complete_games: 0,
+        complete_thinking: Thinking::default(),
+        unrecorded: 0,
+    };
+    for (&s, result) in owned.iter().zip(checked) {
+        let range = config.shard_range(s);
+        match result {
+            None => check.missing.push(s),
+            Some(Ok((files_without_record, thinking))) => {
+                check.complete_games += range.end - range.start;
+                check.complete_thinking.add(&thinking);
+                check.unrecorded += files_without_record;
+            }
+            Some(Err(e)) => check.damaged.push((s, relative_error(&e, dir))),
+        }
+    }
+    check
 }
 
 /// "the whole run" or "part I/N of the run".

@@ -63,7 +63,9 @@ def test_loop_plays_its_generations_on_the_cluster(ray_cluster, junqi_bin, tmp_r
         [
             'selfplay.backend="ray"',
             f'selfplay.ray.address="{ray_cluster}"',
-            "selfplay.ray.parts=3",
+            # parts × cpus_per_part = the local loop's 2 threads: the same
+            # shards, so training reads the same stream and gen 1 matches.
+            "selfplay.ray.parts=2",
             f"selfplay.ray.command={command}",
         ],
         env,

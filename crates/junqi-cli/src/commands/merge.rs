@@ -1,16 +1,18 @@
 //! `junqi merge`: join the parts of a `selfplay`, `arena`, `study
 //! first-move` or `sprt` run made with `--part I/N` (by N processes, on one
 //! machine or many) into one directory, the same as a single run would have
-//! written, then write the report a single run writes.
+//! written, then write the report a single run writes. Everything is
+//! checked (reading only) before anything is written. The bot × variant
+//! table of a study of several bots lists the bots in the order of their
+//! directories (`bots/BOT/`), which may differ from the `--bot` order.
 
 use anyhow::{bail, Context, Result};
 use junqi_arena::arena::{run_arena, ArenaConfig, ARENA_FILE};
 use junqi_arena::sprt::{run_sprt, SprtConfig, SPRT_FILE};
 use junqi_arena::study::{run_study, StudyConfig, STUDY_FILE};
-use junqi_selfplay::{copy_run, merge_parts, Part, RunOptions, RUN_FILE};
+use junqi_selfplay::{check_parts, check_whole_run, merge_parts, Part, RunDir, RunOptions, RUN_FILE};
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::io::Write;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -70,12 +72,12 @@ pub fn run(args: Args) -> Result<()> {
             bail!("--out {} is one of the parts; merge into a new directory", args.out.display());
         }
     }
-    let mut out = std::io::stdout().lock();
     if kind == Kind::Selfplay {
         let m = merge_parts(&args.parts, &args.out)?;
-        writeln!(out, "merged {} parts: {} games in {} shards in {}", m.parts, m.games, m.shards, args.out.display())?;
+        println!("merged {} parts: {} games in {} shards in {}", m.parts, m.games, m.shards, args.out.display());
         return Ok(());
     }
+    // Everything is checked, reading only, before anything is written.
     // The work's own run files (arena.json, study.json, sprt.json): the same in every part.
     let task_files: Vec<PathBuf> = match kind {
         Kind::Arena => vec![ARENA_FILE.into()],
@@ -84,26 +86,74 @@ pub fn run(args: Args) -> Result<()> {
         Kind::Studies => studies_of(&args.parts[0])?,
         Kind::Selfplay => unreachable!(),
     };
-    let mut count = 0;
+    let mut tasks = Vec::new();
     for f in &task_files {
-        count = merge_task_file(&args.parts, &args.out, f)?;
+        tasks.push((f.clone(), check_task_file(&args.parts, f)?));
     }
-    let (mut games, mut runs) = (0, 0);
-    for (leaf, holders) in leaves(&args.parts)? {
-        let to = args.out.join(&leaf);
-        let m = if holders.len() == 1 && part_of(&holders[0].join(RUN_FILE))?.is_none() {
+    let count = args.parts.len();
+    // The self-play runs the parts hold: exactly those the work plays.
+    let leaves = leaves(&args.parts)?;
+    let expected = expected_leaves(kind, &tasks)?;
+    if let Some(missing) = expected.iter().find(|l| !leaves.contains_key(*l)) {
+        bail!("no part holds {}: finish every part's run first", missing.display());
+    }
+    if let Some(extra) = leaves.keys().find(|l| !expected.contains(*l)) {
+        bail!("{} is not a run of this work (its config plays no such games)", extra.display());
+    }
+    let mut plans = Vec::new();
+    for (leaf, holders) in &leaves {
+        let plan = if holders.len() == 1 && part_of(&holders[0].join(RUN_FILE))?.is_none() {
             // An SPRT batch: each part plays its batches whole.
-            copy_run(&holders[0], &to)
+            check_whole_run(&holders[0])
         } else {
-            merge_parts(&holders, &to)
+            check_parts(holders)
         }
         .with_context(|| format!("merging {}", leaf.display()))?;
-        games += m.games;
-        runs += 1;
+        plans.push((leaf, plan));
     }
-    drop(out);
-    eprintln!("merged {count} parts: {games} games in {runs} self-play runs; writing the report");
+    for (f, whole) in &tasks {
+        check_target(&args.out, f, whole)?;
+    }
+    // Then written, under the lock of --out (released before the report,
+    // which takes it again as a single run does).
+    let games = {
+        let _lock = RunDir::open(&args.out)?;
+        for (f, whole) in &tasks {
+            write_target(&args.out, f, whole)?;
+        }
+        let mut games = 0;
+        for (leaf, plan) in &plans {
+            games += plan.write(&args.out.join(leaf)).with_context(|| format!("merging {}", leaf.display()))?.games;
+        }
+        games
+    };
+    eprintln!("merged {count} parts: {games} games in {} self-play runs; writing the report", plans.len());
     report(kind, &args.out, &task_files)
+}
+
+/// The self-play runs (relative directories) that the work of `tasks` plays.
+fn expected_leaves(kind: Kind, tasks: &[(PathBuf, Value)]) -> Result<BTreeSet<PathBuf>> {
+    let mut leaves = BTreeSet::new();
+    for (file, whole) in tasks {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        let config = &whole["config"];
+        match kind {
+            Kind::Arena => {
+                let c: ArenaConfig = config_value(config, file)?;
+                leaves.extend((0..c.matchups().len()).map(|k| c.matchup_dir(dir, k)));
+            }
+            Kind::Study | Kind::Studies => {
+                let c: StudyConfig = config_value(config, file)?;
+                leaves.extend((0..c.variants.len()).map(|k| c.variant_dir(dir, k)));
+            }
+            Kind::Sprt => {
+                let c: SprtConfig = config_value(config, file)?;
+                leaves.extend((0..c.batches()).map(|b| c.batch_dir(dir, b)));
+            }
+            Kind::Selfplay => unreachable!(),
+        }
+    }
+    Ok(leaves)
 }
 
 /// Write the report a single run of the merged work writes.
@@ -117,11 +167,6 @@ fn report(kind: Kind, out: &Path, task_files: &[PathBuf]) -> Result<()> {
         }
         Kind::Sprt => {
             let config: SprtConfig = read_config(&out.join(SPRT_FILE))?;
-            let batches = config.max_games / config.batch_games;
-            let have = std::fs::read_dir(out.join("batches")).map(|d| d.count() as u64).unwrap_or(0);
-            if have != batches {
-                bail!("the parts hold {have} of the test's {batches} batches; finish every part's run first");
-            }
             let outcome = run_sprt(&config, out, &options, |_, _| {})?;
             crate::commands::sprt::write_outcome(&config, &outcome, out)
         }
@@ -160,9 +205,9 @@ fn studies_of(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Check that `file` is the same work in every part, that the parts are
-/// `0..N` each once, and write it into `out` without the part. Returns N.
-fn merge_task_file(parts: &[PathBuf], out: &Path, file: &Path) -> Result<u64> {
+/// Check that `file` is the same work in every part and that the parts are
+/// `0..N` each once. Returns the file without its part.
+fn check_task_file(parts: &[PathBuf], file: &Path) -> Result<Value> {
     let mut first: Option<(Value, PathBuf)> = None;
     let mut seen: BTreeMap<u64, PathBuf> = BTreeMap::new();
     let mut count = None;
@@ -204,18 +249,30 @@ fn merge_task_file(parts: &[PathBuf], out: &Path, file: &Path) -> Result<u64> {
         bail!("part(s) {} missing: all {count} are needed", missing.join(", "));
     }
     let (whole, _) = first.expect("at least one part");
+    Ok(whole)
+}
+
+/// Refuse an `out` whose `file` holds other work than `whole`.
+fn check_target(out: &Path, file: &Path, whole: &Value) -> Result<()> {
     let target = out.join(file);
     if target.exists() {
         let mut there = read_json(&target)?;
-        if take_part(&mut there, &target)?.is_some() || there != whole {
+        if take_part(&mut there, &target)?.is_some() || there != *whole {
             bail!("{} already holds other work; merge into a new directory", out.display());
         }
-    } else {
+    }
+    Ok(())
+}
+
+/// Write `whole` as `out/file` (kept when it is there: [`check_target`]).
+fn write_target(out: &Path, file: &Path, whole: &Value) -> Result<()> {
+    let target = out.join(file);
+    if !target.exists() {
         std::fs::create_dir_all(target.parent().unwrap_or(out)).with_context(|| format!("{}", out.display()))?;
-        let text = serde_json::to_string_pretty(&whole)? + "\n";
+        let text = serde_json::to_string_pretty(whole)? + "\n";
         junqi_core::write_atomic(&target, text.as_bytes()).with_context(|| format!("{}", target.display()))?;
     }
-    Ok(count)
+    Ok(())
 }
 
 /// The self-play runs (directories holding `run.json`) below the parts, by
@@ -266,8 +323,11 @@ fn read_json(path: &Path) -> Result<Value> {
 }
 
 fn read_config<C: serde::de::DeserializeOwned>(path: &Path) -> Result<C> {
-    let value = read_json(path)?;
-    serde_json::from_value(value["config"].clone())
+    config_value(&read_json(path)?["config"], path)
+}
+
+fn config_value<C: serde::de::DeserializeOwned>(config: &Value, path: &Path) -> Result<C> {
+    serde_json::from_value(config.clone())
         .with_context(|| format!("{}: a config this program cannot read", path.display()))
 }
 

@@ -6,7 +6,7 @@ use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{bail, Context, Result};
 use junqi_core::Mode;
-use junqi_selfplay::{dataset_stats, prepare_part, Config, Resign, SamplesPerGame};
+use junqi_selfplay::{dataset_stats, describe_part, prepare_part, Config, Resign, SamplesPerGame};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -147,11 +147,17 @@ pub fn run(args: Args) -> Result<()> {
     let total = plan.games_total();
     if plan.pending.is_empty() {
         let of = args.part.map_or(String::new(), |p| format!(" of part {p}"));
-        writeln!(
-            std::io::stdout(),
-            "nothing to do: all {total} games{of} are already in {}",
-            args.out.as_ref().unwrap().display()
-        )?;
+        match &args.out {
+            Some(out) => {
+                writeln!(std::io::stdout(), "nothing to do: all {total} games{of} are already in {}", out.display())?
+            }
+            // Without --out only a part can have nothing to play.
+            None => writeln!(
+                std::io::stdout(),
+                "nothing to do: {} holds no games (fewer shards than parts)",
+                describe_part(args.part)
+            )?,
+        }
         return Ok(());
     }
     if plan.complete_games > 0 {

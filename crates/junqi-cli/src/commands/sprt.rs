@@ -105,7 +105,7 @@ pub fn run(args: Args) -> Result<()> {
     config.check()?;
     let threads = threads(args.threads)?;
     if let Some(part) = args.part {
-        let batches = config.max_games / config.batch_games;
+        let batches = config.batches();
         let live = Live::start(threads, part.shards(batches).count() as u64 * config.batch_games, 0)?;
         let played = run_sprt_part(&config, dir, &live.options, part, |b| live.set_label(&format!("batch {b}")));
         live.finish();

@@ -41,7 +41,7 @@ pub struct FirstMove {
     #[arg(long, value_name = "FRACTION", value_parser = ["half"], requires = "factors")]
     fraction: Option<String>,
     /// The bot playing both seats; repeatable (`--bot heuristic --bot mcts:800`):
-    /// one study per bot on the same variants and seeds, in `bots/NN-BOT/`, and
+    /// one study per bot on the same variants and seeds, in `bots/BOT/`, and
     /// a bot × variant table (first-move-bots.md, .csv).
     #[arg(long = "bot", value_name = "BOT", default_value = "greedy")]
     bots: Vec<String>,

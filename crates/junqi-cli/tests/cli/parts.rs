@@ -192,10 +192,42 @@ fn parts_that_are_not_one_run_are_refused() {
     // An unfinished part: a shard gone.
     std::fs::remove_file(p1.join("games/shard-000004.parquet")).unwrap();
     assert_clean_error(&merge(&[&p0, &p1, &p2], "m"), "is not finished");
+    // A damaged shard is reported, and left for the part's own resume to mend.
+    let damaged = p0.join("samples/shard-000003.parquet");
+    let good = std::fs::read(&damaged).unwrap();
+    let mut bad = good.clone();
+    bad[good.len() / 2] ^= 0xff;
+    std::fs::write(&damaged, &bad).unwrap();
+    assert_clean_error(&merge(&[&p0, &p1, &p2], "m"), "shard 3 damaged");
+    assert_eq!(std::fs::read(&damaged).unwrap(), bad, "a merge changed a part");
+    std::fs::write(&damaged, &good).unwrap();
     // Finished again, the merge goes through; a whole run is not a part.
     ok(junqi(&args, &["--part", "1/3", "--out", s(&p1)]));
+    // Parts made by another build than the one merging them (all alike) merge.
+    let texts: Vec<String> = [&p0, &p1, &p2].iter().map(|p| read(&p.join("run.json"))).collect();
+    for (p, t) in [&p0, &p1, &p2].iter().zip(&texts) {
+        std::fs::write(p.join("run.json"), t.replace(v["code_version"].as_str().unwrap(), "0.0.1+other")).unwrap();
+    }
     ok(merge(&[&p2, &p0, &p1], "m"));
     assert_eq!(games(&root.join("m")).len(), 60);
+    assert!(read(&root.join("m/run.json")).contains("0.0.1+other"));
+    for (p, t) in [&p0, &p1, &p2].iter().zip(&texts) {
+        std::fs::write(p.join("run.json"), t).unwrap();
+    }
+    // Without --out, a part that owns no shard has nothing to do.
+    let o = ok(junqi(&args, &["--part", "7/8", "--no-write"]));
+    assert!(stdout(&o).contains("part 7/8 of the run holds no games"), "{}", stdout(&o));
+    // An arena whose parts lack a matchup is refused before anything is written.
+    let arena = ["arena", "--bots", "random,greedy,greedy:epsilon=0.5", "--games-per-pair", "4", "--seed", "1"];
+    let (a0, a1) = (root.join("a0"), root.join("a1"));
+    ok(junqi(&arena, &["--part", "0/2", "--out", s(&a0)]));
+    ok(junqi(&arena, &["--part", "1/2", "--out", s(&a1)]));
+    let matchup = std::fs::read_dir(a0.join("matchups")).unwrap().next().unwrap().unwrap().file_name();
+    for p in [&a0, &a1] {
+        std::fs::remove_dir_all(p.join("matchups").join(&matchup)).unwrap();
+    }
+    assert_clean_error(&merge(&[&a0, &a1], "am"), "finish every part's run first");
+    assert!(!root.join("am").join("arena.json").exists(), "a refused merge wrote its run file");
     assert_clean_error(&merge(&[&root.join("m")], "m2"), "not a part");
     assert_clean_error(&merge(&[&root.join("nowhere")], "m3"), "no such directory");
     let bad = junqi(&args, &["--part", "3/3", "--out", s(&root.join("x"))]);
