@@ -16,6 +16,9 @@
 #                    (scripts/setup_torch_python.sh), for junqi.torch's tests.
 #   .deps/ray        a venv with the Ray driver junqi-ray (scripts/ray, pinned
 #                    ray) and its tests' moto S3 server (scripts/setup_ray.sh).
+#   .deps/browser    Playwright for Python and pytest, driving Debian's
+#                    chromium (apt-get), for `junqi serve`'s browser tests
+#                    (scripts/setup_browser.sh).
 #
 # See docs/training.md. No machine here reaches pytorch.org, hence PyPI.
 set -euo pipefail
@@ -67,18 +70,7 @@ done
 # the APIs they were written for. One pip call (with --upgrade) so the three
 # resolve together and a changed pin replaces the old files.
 test_pins="pytest==9.2.0 pettingzoo==1.27.0 gymnasium==1.4.0"
-missing=$(python3 - $test_pins <<'PY'
-import importlib.metadata as m, sys
-for spec in sys.argv[1:]:
-    name, version = spec.split("==")
-    try:
-        ok = m.version(name) == version
-    except m.PackageNotFoundError:
-        ok = False
-    if not ok:
-        print(spec)
-PY
-)
+missing=$(python3 scripts/missing_pins.py $test_pins)
 if [ -z "$missing" ]; then
     echo "pytest, pettingzoo, gymnasium: pinned versions already installed"
 else
@@ -109,5 +101,8 @@ bash scripts/setup_torch_python.sh
 
 # The Ray driver (scripts/ray) and its tests' servers, in the venv .deps/ray.
 bash scripts/setup_ray.sh
+
+# Chromium and Playwright for the browser tests of `junqi serve` (.deps/browser).
+bash scripts/setup_browser.sh
 
 echo "setup done: LIBTORCH=$PWD/$libtorch/torch (set by .cargo/config.toml)"

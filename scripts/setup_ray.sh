@@ -40,19 +40,7 @@ pip_install() {
 # Which pins are missing (name==version, extras ignored), and whether the
 # driver is installed from this checkout.
 # shellcheck disable=SC2086 # the pins are words
-missing=$("$py" - $PINS <<'PY'
-import importlib.metadata as m, re, sys
-for spec in sys.argv[1:]:
-    name, version = spec.split("==")
-    name = re.sub(r"\[.*\]", "", name)
-    try:
-        ok = m.version(name) == version
-    except m.PackageNotFoundError:
-        ok = False
-    if not ok:
-        print(spec)
-PY
-)
+missing=$("$py" scripts/missing_pins.py $PINS)
 if [ -z "$missing" ]; then
     echo "ray, pyarrow, moto, boto3, pytest: pinned versions already in $venv"
 else

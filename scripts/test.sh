@@ -4,7 +4,8 @@
 # and each criterion benchmark once in test mode), read a small self-play
 # run's Parquet files with pyarrow, build and test the Python package
 # (python/, pytest), run the Ray driver's tests on a local two-node cluster
-# (scripts/ray), and print one summary line.
+# (scripts/ray), test `junqi serve` in headless Chromium (scripts/browser),
+# and print one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,6 +73,18 @@ env -u PYTHONPATH JUNQI_BIN="$PWD/$junqi" .deps/ray/bin/python -m pytest scripts
 cat "$pytest_log" >> "$log"
 if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log"; then
     echo "error: Ray driver tests were skipped (see the reasons above); CI runs them all" >&2
+    exit 1
+fi
+
+# `junqi serve` in a real browser (scripts/browser): Debian's Chromium,
+# driven by Playwright, against the server on 127.0.0.1 (started and
+# stopped by the tests): replay, a game by clicks, a 暗棋 deployment, and
+# no hidden kind in any response. About 15 seconds.
+bash scripts/setup_browser.sh
+env -u PYTHONPATH JUNQI_BIN="$PWD/$junqi" .deps/browser/bin/python -m pytest scripts/browser -q -rs -p no:cacheprovider 2>&1 | tee "$pytest_log"
+cat "$pytest_log" >> "$log"
+if grep -Eq '^(=+ )?[0-9]+ .*skipped' "$pytest_log" || ! grep -Eq '^(=+ )?[0-9]+ passed' "$pytest_log"; then
+    echo "error: the browser tests did not all run and pass (see above)" >&2
     exit 1
 fi
 

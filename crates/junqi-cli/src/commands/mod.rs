@@ -13,6 +13,7 @@ pub mod random_game;
 pub mod regress;
 pub mod replay;
 pub mod selfplay;
+pub mod serve;
 pub mod show;
 pub mod sign_net;
 pub mod sprt;

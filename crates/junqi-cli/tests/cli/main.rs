@@ -15,4 +15,5 @@ mod parts;
 mod play;
 mod records;
 mod selfplay;
+mod serve;
 mod shard_checksums;

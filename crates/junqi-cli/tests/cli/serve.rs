@@ -1,0 +1,160 @@
+//! `junqi serve` over plain HTTP on 127.0.0.1: the API answers, and bad
+//! input (a damaged dataset, a game id that is not there, an illegal move
+//! posted by hand, a path out of the runs directory) gets a clear JSON
+//! error while the server goes on serving. The page itself is tested in a
+//! real browser (scripts/browser).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// The server, killed when dropped (whatever the test does).
+struct Server {
+    child: Child,
+    addr: String,
+    /// Its stdout, kept open.
+    _out: BufReader<std::process::ChildStdout>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(runs: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--runs"])
+        .arg(runs)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut line).unwrap();
+    let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line}")).to_string();
+    Server { child, addr, _out: out }
+}
+
+/// One request; the status and the body.
+fn request(server: &Server, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    let body = body.unwrap_or("");
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        server.addr,
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{text}"));
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+fn json(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-cli-serve-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn selfplay(out: &Path, rules: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(["selfplay", "--rules", rules, "--games", "6", "--bots", "greedy,random", "--samples-per-game", "all"])
+        .args(["--shard-games", "3", "--seed", "2", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
+    let root = temp_dir("api");
+    selfplay(&root.join("fanqi"), "fanqi");
+    selfplay(&root.join("broken"), "fanqi");
+    let server = start(&root);
+
+    let (status, body) = request(&server, "GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(body.contains("<script src=\"/app.js\">"), "{body}");
+    let datasets = json(&request(&server, "GET", "/api/datasets", None).1);
+    let ids: Vec<&str> = datasets.as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["0/broken", "0/fanqi"]);
+
+    // A game list, a filter, one game seen by the referee and by seat 1.
+    let list = json(&request(&server, "GET", "/api/games?d=0/fanqi&bot=greedy&limit=4", None).1);
+    assert_eq!((list["total"].as_u64(), list["matched"].as_u64()), (Some(6), Some(6)));
+    assert_eq!(list["games"].as_array().unwrap().len(), 4);
+    let game = json(&request(&server, "GET", "/api/game?d=0/fanqi&id=1", None).1);
+    let moves = game["moves"].as_array().unwrap();
+    assert_eq!(game["frames"].as_array().unwrap().len(), moves.len() + 1);
+    assert!(game["error"].is_null());
+    assert!(!game["samples"].as_array().unwrap().is_empty(), "the samples' policy and value are shown");
+    // The last frame is the position `junqi apply` gives.
+    let start = game["jfen"][0].as_str().unwrap();
+    let text: Vec<&str> = moves.iter().map(|m| m.as_str().unwrap()).collect();
+    let applied = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(["apply", "--position", start, "--moves", &text.join(" ")])
+        .output()
+        .unwrap();
+    let applied = String::from_utf8_lossy(&applied.stdout).lines().next().unwrap().to_string();
+    assert_eq!(game["jfen"].as_array().unwrap().last().unwrap().as_str().unwrap(), applied);
+    let seat = json(&request(&server, "GET", "/api/game?d=0/fanqi&id=1&view=2", None).1);
+    assert!(seat["jfen"].as_array().unwrap().is_empty(), "a seat's view carries no JFEN");
+
+    // Bad input: each a clear error, and the server goes on.
+    let shard = std::fs::read_dir(root.join("broken/games"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".parquet"));
+    std::fs::write(shard.unwrap().path(), b"not parquet at all").unwrap();
+    for (path, want) in [
+        ("/api/games?d=0/broken", 422),
+        ("/api/game?d=0/fanqi&id=999", 404),
+        ("/api/game?d=0/fanqi&id=1&view=3", 400),
+        ("/api/games?d=0/../..", 400),
+        ("/api/games?d=7/x", 404),
+        ("/api/play/12345", 404),
+        ("/api/nothing", 404),
+    ] {
+        let (status, body) = request(&server, "GET", path, None);
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(json(&body)["error"].as_str().is_some_and(|e| !e.is_empty()), "{path}: {body}");
+    }
+    // A game against a bot, and an illegal move posted by hand.
+    let (status, body) =
+        request(&server, "POST", "/api/play", Some(r#"{"mode":"fanqi","seat":1,"bot":"random","seed":3}"#));
+    assert_eq!(status, 200, "{body}");
+    let st = json(&body);
+    let id = st["id"].as_u64().unwrap();
+    assert!(st["your_turn"].as_bool().unwrap());
+    for (bad, want) in [(r#"{"move":"a1a12"}"#, 400), (r#"{"move":"zz"}"#, 400), (r#"{}"#, 422)] {
+        let (status, body) = request(&server, "POST", &format!("/api/play/{id}/move"), Some(bad));
+        assert_eq!(status, want, "{bad}: {body}");
+    }
+    let (status, _) = request(&server, "GET", &format!("/api/play/{id}/record"), None);
+    assert_eq!(status, 409, "no record before the end");
+    let legal = st["legal"][0].as_str().unwrap().to_string();
+    let (status, body) =
+        request(&server, "POST", &format!("/api/play/{id}/move"), Some(&format!(r#"{{"move":"{legal}"}}"#)));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["ply"].as_u64(), Some(2), "the bot replied");
+    let (status, body) = request(&server, "POST", "/api/play", Some(r#"{"mode":"anqi","seat":1,"bot":"no-such-bot"}"#));
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = request(&server, "GET", "/api/datasets", None);
+    assert_eq!(status, 200, "still serving");
+    drop(server);
+    let _ = std::fs::remove_dir_all(root);
+}

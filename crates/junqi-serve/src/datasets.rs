@@ -1,0 +1,359 @@
+//! Datasets below the `--runs` roots: every directory with a `games/`
+//! folder of shards (a self-play run, an arena matchup, a study variant, a
+//! loop generation). A dataset is named `R/relative/path` (root number R);
+//! a name that leaves its root is refused. A dataset's games (and the
+//! samples shards asked for) are read once and read again when their
+//! files change (a run going on).
+
+use crate::ApiError;
+use junqi_core::{Mode, Rules};
+use junqi_selfplay::{read_games_file, read_samples_file, shard_files, StoredGame, StoredSample, GAMES_DIR};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// How deep below a root datasets are looked for.
+const MAX_DEPTH: usize = 6;
+
+/// One dataset, as listed.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct DatasetInfo {
+    /// `R/relative/path`, the name the other requests take.
+    pub id: String,
+    /// Shard files in its `games/`.
+    pub shards: usize,
+}
+
+/// Every dataset below the roots, in path order.
+pub fn discover(roots: &[PathBuf]) -> Vec<DatasetInfo> {
+    fn walk(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(PathBuf, usize)>) {
+        let games = dir.join(GAMES_DIR);
+        if games.is_dir() {
+            let shards = shard_files(&games).map(|f| f.len()).unwrap_or(0);
+            out.push((rel.to_path_buf(), shards));
+        }
+        if depth == MAX_DEPTH {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut children: Vec<_> = entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).collect();
+        children.sort_by_key(|e| e.file_name());
+        for entry in children {
+            let name = entry.file_name();
+            let text = name.to_string_lossy();
+            if text.starts_with('.') || text == GAMES_DIR || text == junqi_selfplay::SAMPLES_DIR {
+                continue;
+            }
+            walk(&entry.path(), &rel.join(&name), depth + 1, out);
+        }
+    }
+    let mut list = Vec::new();
+    for (r, root) in roots.iter().enumerate() {
+        let mut found = Vec::new();
+        walk(root, Path::new(""), 0, &mut found);
+        list.extend(found.into_iter().map(|(rel, shards)| DatasetInfo { id: dataset_id(r, &rel), shards }));
+    }
+    list
+}
+
+fn dataset_id(root: usize, rel: &Path) -> String {
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    if rel.is_empty() {
+        root.to_string()
+    } else {
+        format!("{root}/{rel}")
+    }
+}
+
+/// The directory a dataset or run name (`R/relative/path`) stands for:
+/// below root R, with no `..`, and there.
+pub fn resolve(roots: &[PathBuf], id: &str) -> Result<PathBuf, ApiError> {
+    let (root, rel) = id.split_once('/').unwrap_or((id, ""));
+    let index: usize = root.parse().map_err(|_| ApiError::bad_request(format!("`{id}` is not a run name (R/path)")))?;
+    let base = roots.get(index).ok_or_else(|| ApiError::not_found(format!("no run root {index}")))?;
+    let rel = Path::new(rel);
+    if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(ApiError::bad_request(format!("`{id}`: a run name is a plain path below its root")));
+    }
+    let dir = base.join(rel);
+    if !dir.is_dir() {
+        return Err(ApiError::not_found(format!("no run `{id}`")));
+    }
+    Ok(dir)
+}
+
+/// What a dataset's games were read from: each shard's path, size and time.
+type Stamp = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+fn stamp_of(files: &[PathBuf]) -> Stamp {
+    files
+        .iter()
+        .map(|f| {
+            let meta = std::fs::metadata(f).ok();
+            (f.clone(), meta.as_ref().map_or(0, |m| m.len()), meta.and_then(|m| m.modified().ok()))
+        })
+        .collect()
+}
+
+/// One dataset's games, read.
+pub struct Dataset {
+    /// By game id.
+    pub games: Vec<StoredGame>,
+    /// Each game's variant ([`variant`]), computed once.
+    pub variants: Vec<String>,
+    /// The games shard each game came from.
+    shard_of: HashMap<u64, PathBuf>,
+    stamp: Stamp,
+}
+
+impl Dataset {
+    /// The games shard holding game `id`.
+    pub fn shard_of(&self, id: u64) -> Option<&Path> {
+        self.shard_of.get(&id).map(PathBuf::as_path)
+    }
+}
+
+/// The games of one samples shard, by game id.
+pub type ShardSamples = HashMap<u64, Vec<StoredSample>>;
+
+/// How many samples shards are kept read (each holds all the positions of
+/// its games: the largest part of a dataset).
+const SAMPLE_SHARDS_KEPT: usize = 16;
+
+/// The datasets and samples shards read so far; each is read again when
+/// its files change.
+#[derive(Default)]
+pub struct Cache {
+    datasets: Mutex<HashMap<PathBuf, Arc<Dataset>>>,
+    samples: Mutex<HashMap<PathBuf, (Stamp, Arc<ShardSamples>)>>,
+    /// Answers about one game (dataset, game id, view), each with the
+    /// dataset it was made from: kept while that is the dataset's current read.
+    answers: Mutex<HashMap<(PathBuf, u64, String), (Arc<Dataset>, Arc<String>)>>,
+    /// Held while files are read, so many requests for one dataset or
+    /// shard at once read it once (and the others then find it here).
+    reading: Mutex<()>,
+}
+
+/// How many answers about single games are kept.
+const ANSWERS_KEPT: usize = 512;
+
+impl Cache {
+    /// Every game of the dataset in `dir`.
+    pub fn dataset(&self, dir: &Path) -> Result<Arc<Dataset>, ApiError> {
+        let files = shard_files(&dir.join(GAMES_DIR))
+            .map_err(|e| ApiError::not_found(format!("no games in {}: {e}", dir.display())))?;
+        let stamp = stamp_of(&files);
+        let current = || self.datasets.lock().expect("cache lock").get(dir).filter(|d| d.stamp == stamp).cloned();
+        if let Some(d) = current() {
+            return Ok(d);
+        }
+        let _reading = self.reading.lock().expect("cache lock");
+        if let Some(d) = current() {
+            return Ok(d);
+        }
+        let mut games = Vec::new();
+        let mut shard_of = HashMap::new();
+        for f in &files {
+            let shard = read_games_file(f).map_err(|e| ApiError::unreadable(e.to_string()))?;
+            shard_of.extend(shard.iter().map(|g| (g.game_id, f.clone())));
+            games.extend(shard);
+        }
+        games.sort_by_key(|g| g.game_id);
+        let variants = games.iter().map(|g| variant(&g.rules)).collect();
+        let d = Arc::new(Dataset { games, variants, shard_of, stamp });
+        self.datasets.lock().expect("cache lock").insert(dir.to_path_buf(), d.clone());
+        Ok(d)
+    }
+
+    /// The answer `make` gives about game `id` of the dataset in `dir` seen
+    /// by `view`, made once for each read of the dataset (many viewers of
+    /// one game, or one viewer switching views, cost one replay).
+    pub fn answer(
+        &self,
+        dir: &Path,
+        id: u64,
+        view: &str,
+        make: impl FnOnce(&Arc<Dataset>) -> Result<String, ApiError>,
+    ) -> Result<Arc<String>, ApiError> {
+        let data = self.dataset(dir)?;
+        let key = (dir.to_path_buf(), id, view.to_string());
+        if let Some((made_from, text)) = self.answers.lock().expect("cache lock").get(&key) {
+            if Arc::ptr_eq(made_from, &data) {
+                return Ok(text.clone());
+            }
+        }
+        let text = Arc::new(make(&data)?);
+        let mut kept = self.answers.lock().expect("cache lock");
+        if kept.len() >= ANSWERS_KEPT {
+            if let Some(any) = kept.keys().next().cloned() {
+                kept.remove(&any);
+            }
+        }
+        kept.insert(key, (data, text.clone()));
+        Ok(text)
+    }
+
+    /// The samples shard `path` (absent: `None`), by game id.
+    pub fn samples(&self, path: &Path) -> Result<Option<Arc<ShardSamples>>, ApiError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let stamp = stamp_of(&[path.to_path_buf()]);
+        let current =
+            || self.samples.lock().expect("cache lock").get(path).filter(|(s, _)| *s == stamp).map(|(_, r)| r.clone());
+        if let Some(rows) = current() {
+            return Ok(Some(rows));
+        }
+        let _reading = self.reading.lock().expect("cache lock");
+        if let Some(rows) = current() {
+            return Ok(Some(rows));
+        }
+        let mut by_game: ShardSamples = HashMap::new();
+        for row in read_samples_file(path).map_err(|e| ApiError::unreadable(e.to_string()))? {
+            by_game.entry(row.game_id).or_default().push(row);
+        }
+        let rows = Arc::new(by_game);
+        let mut kept = self.samples.lock().expect("cache lock");
+        if kept.len() >= SAMPLE_SHARDS_KEPT {
+            if let Some(any) = kept.keys().next().cloned() {
+                kept.remove(&any);
+            }
+        }
+        kept.insert(path.to_path_buf(), (stamp, rows.clone()));
+        Ok(Some(rows))
+    }
+}
+
+/// Which games to list (every field optional).
+#[derive(Deserialize, Default, Debug)]
+pub struct Filter {
+    /// A substring of either bot's spec.
+    pub bot: Option<String>,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: Option<String>,
+    /// A termination name (`flag_captured`, `quiet_plies`, …).
+    pub termination: Option<String>,
+    pub min_plies: Option<u32>,
+    pub max_plies: Option<u32>,
+    /// A substring of the game's variant (its mode and the options that
+    /// differ from the mode's preset, e.g. `anqi` or `first_player=black`).
+    pub variant: Option<String>,
+    /// Skip this many matching games (paging).
+    pub offset: Option<usize>,
+    /// At most this many (default 200, at most 5000).
+    pub limit: Option<usize>,
+}
+
+/// One game in a list.
+#[derive(Serialize, Debug)]
+pub struct GameSummary {
+    pub id: u64,
+    pub bots: [String; 2],
+    pub result: String,
+    pub termination: String,
+    pub plies: u32,
+    pub variant: String,
+}
+
+impl GameSummary {
+    pub fn of(g: &StoredGame, variant: String) -> GameSummary {
+        GameSummary {
+            id: g.game_id,
+            bots: g.bots.clone(),
+            result: g.result.clone(),
+            termination: g.termination.clone(),
+            plies: g.plies,
+            variant,
+        }
+    }
+}
+
+#[derive(Serialize, Debug)]
+pub struct GameList {
+    /// Games in the dataset.
+    pub total: usize,
+    /// Games the filter keeps.
+    pub matched: usize,
+    pub games: Vec<GameSummary>,
+}
+
+/// A game's mode and the options that differ from its preset, e.g.
+/// `anqi first_player=black`; the rules text when it cannot be read.
+pub fn variant(rules_json: &str) -> String {
+    let Ok(rules) = serde_json::from_str::<Rules>(rules_json) else { return rules_json.to_string() };
+    let mode: Mode = rules.mode;
+    let (Ok(serde_json::Value::Object(have)), Ok(serde_json::Value::Object(preset))) =
+        (serde_json::to_value(rules), serde_json::to_value(Rules::preset(mode)))
+    else {
+        return mode.name().to_string();
+    };
+    let mut parts = vec![mode.name().to_string()];
+    for (key, value) in &have {
+        if preset.get(key) != Some(value) {
+            let shown = match value {
+                serde_json::Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            parts.push(format!("{key}={shown}"));
+        }
+    }
+    parts.join(" ")
+}
+
+/// The games of `data` that `filter` keeps.
+pub fn list(data: &Dataset, filter: &Filter) -> Result<GameList, ApiError> {
+    let limit = filter.limit.unwrap_or(200);
+    if limit > 5000 {
+        return Err(ApiError::bad_request(format!("limit {limit}: at most 5000 games a page")));
+    }
+    let keep = |g: &StoredGame, variant: &str| {
+        filter.bot.as_ref().is_none_or(|b| g.bots.iter().any(|x| x.contains(b.as_str())))
+            && filter.result.as_ref().is_none_or(|r| &g.result == r)
+            && filter.termination.as_ref().is_none_or(|t| &g.termination == t)
+            && filter.min_plies.is_none_or(|m| g.plies >= m)
+            && filter.max_plies.is_none_or(|m| g.plies <= m)
+            && filter.variant.as_ref().is_none_or(|v| variant.contains(v.as_str()))
+    };
+    let mut matched = 0;
+    let mut out = Vec::new();
+    let offset = filter.offset.unwrap_or(0);
+    for (g, v) in data.games.iter().zip(&data.variants) {
+        if !keep(g, v) {
+            continue;
+        }
+        if matched >= offset && out.len() < limit {
+            out.push(GameSummary::of(g, v.clone()));
+        }
+        matched += 1;
+    }
+    Ok(GameList { total: data.games.len(), matched, games: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_names_stay_below_their_root() {
+        let root = std::env::temp_dir().join(format!("junqi-serve-resolve-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        let roots = vec![root.clone()];
+        assert_eq!(resolve(&roots, "0/a/b").unwrap(), root.join("a/b"));
+        assert_eq!(resolve(&roots, "0").unwrap(), root);
+        for bad in ["0/../x", "0//etc", "1/a", "x/a", "0/a/../../..", "0/nope"] {
+            assert!(resolve(&roots, bad).is_err(), "{bad}");
+        }
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn a_variant_names_the_options_that_differ_from_the_preset() {
+        let mut rules = Rules::preset(Mode::Anqi);
+        assert_eq!(variant(&serde_json::to_string(&rules).unwrap()), "anqi");
+        rules.apply_override("first_player=black").unwrap();
+        assert_eq!(variant(&serde_json::to_string(&rules).unwrap()), "anqi first_player=black");
+        assert_eq!(variant("not json"), "not json");
+    }
+}

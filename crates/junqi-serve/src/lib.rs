@@ -1,0 +1,75 @@
+//! `junqi serve`: a local web server to replay stored games, play against
+//! any bot and watch loop, arena and study runs, all in the browser.
+//!
+//! The page (`assets/`) is embedded in the binary. Every request that
+//! reads a run names it by a directory below one of the `--runs` roots;
+//! nothing outside them is read. The referee of a game against a bot stays
+//! here: the page only ever receives the person's own view of the board
+//! (an information set's view, [`board::encode`]), so a hidden kind never
+//! reaches the browser while the game is on.
+
+pub mod board;
+pub mod dashboards;
+pub mod datasets;
+pub mod error;
+pub mod play;
+pub mod replay;
+mod routes;
+
+pub use error::ApiError;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What `junqi serve` serves.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The address to listen on (port 0: any free port; the one chosen is printed).
+    pub addr: SocketAddr,
+    /// Directories whose runs (self-play, arena, study, loop) are shown.
+    pub runs: Vec<PathBuf>,
+}
+
+/// State shared by every request.
+pub(crate) struct AppState {
+    pub roots: Vec<PathBuf>,
+    pub datasets: datasets::Cache,
+    pub games: play::Sessions,
+}
+
+/// Listen on `options.addr` and serve until Ctrl-C. Prints
+/// `listening on http://ADDR` once the socket is bound (tests wait for it).
+pub fn serve(options: ServeOptions) -> std::io::Result<()> {
+    for root in &options.runs {
+        if !root.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("--runs {}: no such directory", root.display()),
+            ));
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(options.addr).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(AppState {
+            roots: options.runs.clone(),
+            datasets: datasets::Cache::default(),
+            games: play::Sessions::default(),
+        });
+        // Written, not println!: a closed stdout must not stop the server.
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{addr}");
+        for root in &options.runs {
+            let _ = writeln!(out, "runs from {}", root.display());
+        }
+        let _ = out.flush();
+        drop(out);
+        axum::serve(listener, routes::router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })
+}

@@ -1,0 +1,426 @@
+//! Games between a person in the browser and a bot. The referee (the
+//! [`Game`]) stays here; the page gets [`PlayState`], built only from the
+//! person's information set and the observations made for their seat, so
+//! no hidden kind leaves the server while the game is on. The full record
+//! (with every piece) is given only once the game is over.
+
+use crate::board::{encode, piece_token};
+use crate::replay::{effect_words, observation_words};
+use crate::ApiError;
+use junqi_bots::{from_spec, Player};
+use junqi_core::setup::deployment_zone;
+use junqi_core::{
+    rng_from_seed, Colour, Deployment, Game, GameRng, Kind, Mode, Move, MoveList, Outcome, Position, Rules, Seat,
+    Square,
+};
+use junqi_selfplay::{record_text, StoredGame};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// At most this many games are kept; the oldest goes first.
+const MAX_SESSIONS: usize = 256;
+/// The most plies a bot is asked to play in a row before the page hears back.
+const MAX_BOT_PLIES: usize = 1000;
+
+/// Every game being played, by id.
+#[derive(Default)]
+pub struct Sessions {
+    next: AtomicU64,
+    games: Mutex<BTreeMap<u64, Arc<Mutex<Session>>>>,
+}
+
+impl Sessions {
+    pub fn insert(&self, s: Session) -> (u64, Arc<Mutex<Session>>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let s = Arc::new(Mutex::new(Session { id, ..s }));
+        let mut games = self.games.lock().expect("sessions lock");
+        while games.len() >= MAX_SESSIONS {
+            let oldest = *games.keys().next().expect("not empty");
+            games.remove(&oldest);
+        }
+        games.insert(id, s.clone());
+        (id, s)
+    }
+
+    pub fn get(&self, id: u64) -> Result<Arc<Mutex<Session>>, ApiError> {
+        self.games
+            .lock()
+            .expect("sessions lock")
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(format!("no game {id} (games are kept while the server runs)")))
+    }
+}
+
+/// A new game as the page asks for it.
+#[derive(Deserialize, Debug)]
+pub struct NewGame {
+    /// `fanqi`, `anqi` or `mingqi`.
+    pub mode: String,
+    /// Rules options over the mode's preset, e.g. `["first_player=black"]`.
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// The person's seat: 1 (moves first) or 2.
+    pub seat: u8,
+    /// The bot's spec, e.g. `heuristic` or `mcts:800`.
+    pub bot: String,
+    /// Seed of the deal, the deployments and the bot (default: from the clock).
+    pub seed: Option<u64>,
+}
+
+/// One game.
+pub struct Session {
+    pub id: u64,
+    rules: Rules,
+    human: Seat,
+    bot: Player,
+    rng: GameRng,
+    seed: u64,
+    /// The person's deployment being edited (暗棋, 明棋), before the game starts.
+    proposal: Option<Deployment>,
+    /// The bot's deployment, waiting for the person's.
+    bot_deployment: Option<Deployment>,
+    game: Option<Game>,
+    /// What happened, as the person saw it.
+    log: Vec<String>,
+    outcome: Option<Outcome>,
+}
+
+/// What the page is shown: the person's view only.
+#[derive(Serialize, Debug)]
+pub struct PlayState {
+    pub id: u64,
+    pub mode: String,
+    /// `deploy`, `play` or `over`.
+    pub phase: String,
+    pub seat: u8,
+    /// The person's colour, once known.
+    pub colour: Option<String>,
+    pub bot: String,
+    pub seed: u64,
+    /// The board as the person sees it ([`crate::board`] tokens); while
+    /// deploying, the person's own pieces only.
+    pub board: String,
+    pub your_turn: bool,
+    pub legal: Vec<String>,
+    pub last_move: Option<(String, String)>,
+    pub log: Vec<String>,
+    pub ply: u32,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    /// While deploying: the nodes of the person's half.
+    pub zone: Vec<String>,
+}
+
+impl Session {
+    /// A new game; in 暗棋 and 明棋 the bot deploys now and the person
+    /// edits a random legal deployment before the first move.
+    pub fn new(req: &NewGame) -> Result<Session, ApiError> {
+        let rules = Rules::preset_with(&req.mode, &req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let human = match req.seat {
+            1 => Seat::First,
+            2 => Seat::Second,
+            s => return Err(ApiError::bad_request(format!("seat {s}: 1 or 2"))),
+        };
+        let bot = from_spec(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        let seed = req.seed.unwrap_or_else(|| {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            now.as_nanos() as u64 % 1_000_000_000
+        });
+        let mut s = Session {
+            id: 0,
+            rules,
+            human,
+            bot,
+            rng: rng_from_seed(seed),
+            seed,
+            proposal: None,
+            bot_deployment: None,
+            game: None,
+            log: Vec::new(),
+            outcome: None,
+        };
+        if rules.mode == Mode::Fanqi {
+            let start = Position::deal_fanqi(rules, &mut s.rng);
+            s.game = Some(Game::new(start));
+        } else {
+            let bot_colour = s.colour_of(human.other());
+            let d = s.bot.deploy(bot_colour, &rules, &mut s.rng);
+            if let Some(reason) = s.bot.take_forfeit() {
+                return Err(ApiError::bad_request(format!("bot `{}` could not deploy: {reason}", req.bot)));
+            }
+            if d.colour != bot_colour || d.validate().is_err() {
+                return Err(ApiError::bad_request(format!("bot `{}` gave an illegal deployment", req.bot)));
+            }
+            s.bot_deployment = Some(d);
+            s.proposal = Some(Deployment::random(s.colour_of(human), &mut s.rng));
+        }
+        Ok(s)
+    }
+
+    /// The fixed colour of `seat` in 暗棋 and 明棋.
+    fn colour_of(&self, seat: Seat) -> Colour {
+        Position::empty(self.rules).colour_of(seat).expect("anqi/mingqi colours are fixed")
+    }
+
+    /// A new random deployment for the person to start editing from.
+    pub fn shuffle(&mut self) -> Result<(), ApiError> {
+        if self.proposal.is_none() {
+            return Err(ApiError::conflict("the deployment is over"));
+        }
+        self.proposal = Some(Deployment::random(self.colour_of(self.human), &mut self.rng));
+        Ok(())
+    }
+
+    /// The person's deployment, `{square: kind letter}` for all 25 pieces:
+    /// checked against the deployment rules, then the game starts (and the
+    /// bot moves if it moves first).
+    pub fn deploy(&mut self, placement: &HashMap<String, String>) -> Result<(), ApiError> {
+        let Some(bot_deployment) = self.bot_deployment.clone() else {
+            return Err(ApiError::conflict("this game has no deployment to make (翻棋, or already deployed)"));
+        };
+        let colour = self.colour_of(self.human);
+        let mut pieces = Vec::new();
+        for (sq, kind) in placement {
+            let square: Square = sq.parse().map_err(|e| ApiError::bad_request(format!("{e}")))?;
+            let mut letters = kind.chars();
+            let kind = match (letters.next(), letters.next()) {
+                (Some(c), None) => Kind::from_letter(c.to_ascii_uppercase()),
+                _ => None,
+            }
+            .ok_or_else(|| ApiError::bad_request(format!("`{kind}` on {sq} is not a kind letter")))?;
+            pieces.push((square, kind));
+        }
+        pieces.sort();
+        let mine = Deployment { colour, pieces };
+        mine.validate().map_err(|e| ApiError::bad_request(format!("illegal deployment: {e}")))?;
+        let (red, black) = match colour {
+            Colour::Red => (&mine, &bot_deployment),
+            Colour::Black => (&bot_deployment, &mine),
+        };
+        let start =
+            Position::from_deployments(self.rules, red, black).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        self.game = Some(Game::new(start));
+        self.proposal = None;
+        self.bot_deployment = None;
+        Ok(())
+    }
+
+    /// The person's move, then the bot's replies until it is the person's
+    /// turn again or the game is over.
+    pub fn play(&mut self, text: &str) -> Result<(), ApiError> {
+        let human = self.human;
+        if self.outcome.is_some() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        let game = self.game.as_mut().ok_or_else(|| ApiError::conflict("deploy your pieces first"))?;
+        if game.truth().turn() != human {
+            return Err(ApiError::conflict("it is the bot's turn"));
+        }
+        let mv: Move = text.trim().parse().map_err(|e| ApiError::bad_request(format!("`{text}`: {e}")))?;
+        let mut list = MoveList::new();
+        game.infoset(human).legal_moves(&mut list);
+        if !list.contains(mv) {
+            return Err(ApiError::bad_request(format!("{mv} is not a legal move here")));
+        }
+        let (_, obs) = game.play(mv).map_err(|e| ApiError::bad_request(format!("{mv}: {e}")))?;
+        self.log.push(format!("you: {}", observation_words(&obs[human.index()])));
+        self.settle();
+        Ok(())
+    }
+
+    /// The bot plays while it is its turn; the game's end is noted.
+    pub fn bot_moves(&mut self) -> Result<(), ApiError> {
+        self.settle();
+        Ok(())
+    }
+
+    fn settle(&mut self) {
+        let human = self.human;
+        let Some(game) = self.game.as_mut() else { return };
+        let mut list = MoveList::new();
+        for _ in 0..MAX_BOT_PLIES {
+            game.truth().legal_moves(&mut list);
+            if let Some(o) = game.truth().outcome_given(list.len()) {
+                self.outcome = Some(o);
+                return;
+            }
+            if game.truth().turn() == human {
+                return;
+            }
+            let mv = self.bot.act(game, &mut self.rng).action;
+            if let Some(reason) = self.bot.take_forfeit() {
+                self.log.push(format!("the bot forfeits: {reason}"));
+                self.outcome = Some(Outcome::forfeit(human.other()));
+                return;
+            }
+            if !list.contains(mv) {
+                self.log.push(format!("the bot chose the illegal action {mv} and forfeits"));
+                self.outcome = Some(Outcome::forfeit(human.other()));
+                return;
+            }
+            let (_, obs) = game.play_unchecked(mv);
+            self.log.push(format!("bot: {}", observation_words(&obs[human.index()])));
+        }
+    }
+
+    /// The person gives up.
+    pub fn resign(&mut self) -> Result<(), ApiError> {
+        if self.outcome.is_some() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        if self.game.is_none() {
+            return Err(ApiError::conflict("deploy your pieces first"));
+        }
+        self.outcome = Some(Outcome::resignation(self.human));
+        self.log.push("you resign".into());
+        Ok(())
+    }
+
+    /// The page's view of the game.
+    pub fn state(&self) -> PlayState {
+        let human = self.human;
+        let mut st = PlayState {
+            id: self.id,
+            mode: self.rules.mode.name().into(),
+            phase: "play".into(),
+            seat: human.index() as u8 + 1,
+            colour: None,
+            bot: self.bot.name(),
+            seed: self.seed,
+            board: String::new(),
+            your_turn: false,
+            legal: Vec::new(),
+            last_move: None,
+            log: self.log.clone(),
+            ply: 0,
+            result: None,
+            termination: None,
+            zone: Vec::new(),
+        };
+        if let Some(d) = &self.proposal {
+            st.phase = "deploy".into();
+            st.colour = Some(d.colour.name().into());
+            let mut tokens = vec![".".to_string(); 60];
+            for &(sq, kind) in &d.pieces {
+                tokens[sq.index()] = piece_token(junqi_core::Piece::new(d.colour, kind));
+            }
+            st.board = tokens.join(" ");
+            st.zone = junqi_core::board::squares(deployment_zone(d.colour)).map(|s| s.to_string()).collect();
+            return st;
+        }
+        let Some(game) = &self.game else { return st };
+        let info = game.infoset(human);
+        let view = info.view();
+        st.board = encode(view);
+        st.colour = view.colour_of(human).map(|c| c.name().to_string());
+        st.ply = view.ply();
+        st.last_move = game.moves().last().map(|m| (m.from.to_string(), m.to.to_string()));
+        if let Some(o) = self.outcome {
+            st.phase = "over".into();
+            st.result = Some(o.result_str().into());
+            st.termination = Some(o.termination.name().into());
+            return st;
+        }
+        if view.turn() == human {
+            st.your_turn = true;
+            let mut list = MoveList::new();
+            info.legal_moves(&mut list);
+            st.legal = list.iter().map(|m| m.to_string()).collect();
+        }
+        st
+    }
+
+    /// The whole game as a text record (every piece): only once it is over.
+    pub fn record(&self) -> Result<String, ApiError> {
+        let (Some(game), Some(o)) = (&self.game, self.outcome) else {
+            return Err(ApiError::conflict("the record is given once the game is over"));
+        };
+        let you = "person".to_string();
+        let bots = if self.human == Seat::First { [you, self.bot.name()] } else { [self.bot.name(), you] };
+        let stored = StoredGame {
+            game_id: self.id,
+            rules: serde_json::to_string(&self.rules).expect("rules serialise"),
+            seed: self.seed,
+            start_jfen: game.start().to_jfen(),
+            moves: game.moves().iter().map(|m| m.to_string()).collect(),
+            result: o.result_str().into(),
+            termination: o.termination.name().into(),
+            plies: game.moves().len() as u32,
+            bots,
+            code_version: junqi_selfplay::code_version(),
+        };
+        let mut text = record_text(&stored, Some("junqi serve")).map_err(ApiError::unreadable)?;
+        text.push_str("% the referee's account of every move:\n");
+        let mut replay = Game::new(game.start().clone());
+        for &mv in game.moves() {
+            if let Ok((effect, _)) = replay.play(mv) {
+                text.push_str(&format!("% {}\n", effect_words(mv, &effect)));
+            }
+        }
+        Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_game(mode: &str, seat: u8) -> Session {
+        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4) })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_fanqi_game_against_random_plays_to_its_end() {
+        let mut s = new_game("fanqi", 2);
+        s.bot_moves().unwrap();
+        let mut plies = 0;
+        while s.state().phase == "play" {
+            let st = s.state();
+            assert!(st.your_turn);
+            assert!(s.play("a1a2x").is_err());
+            s.play(&st.legal[plies % st.legal.len()]).unwrap();
+            plies += 1;
+        }
+        let st = s.state();
+        assert!(st.result.is_some() && st.legal.is_empty());
+        assert!(s.record().unwrap().contains("[Result"));
+        assert!(s.play("a1a2").is_err());
+    }
+
+    #[test]
+    fn an_anqi_deployment_is_checked_and_the_view_hides_the_bot_pieces() {
+        let mut s = new_game("anqi", 1);
+        assert!(s.play("a6a7").is_err(), "no move before deploying");
+        let st = s.state();
+        assert_eq!(st.phase, "deploy");
+        assert_eq!(st.zone.len(), 25);
+        let mut placement: HashMap<String, String> = HashMap::new();
+        for (sq, t) in st.board.split(' ').enumerate() {
+            if t != "." {
+                placement.insert(Square::new(sq).unwrap().to_string(), t[1..].to_string());
+            }
+        }
+        // A flag out of its headquarters is refused.
+        let flag = placement.iter().find(|(_, k)| *k == "F").map(|(s, _)| s.clone()).unwrap();
+        let other = placement.keys().find(|s| **s != flag && !["b1", "d1"].contains(&s.as_str())).unwrap().clone();
+        let mut bad = placement.clone();
+        let (a, b) = (bad[&flag].clone(), bad[&other].clone());
+        bad.insert(flag.clone(), b);
+        bad.insert(other.clone(), a);
+        if bad != placement {
+            let err = s.deploy(&bad).unwrap_err();
+            assert!(err.message.contains("illegal deployment"), "{}", err.message);
+        }
+        s.deploy(&placement).unwrap();
+        let st = s.state();
+        assert_eq!(st.phase, "play");
+        let colour = st.colour.clone().unwrap();
+        let enemy = if colour == "red" { 'b' } else { 'r' };
+        assert!(st.board.split(' ').all(|t| !t.starts_with(enemy) || t.ends_with('?')), "{}", st.board);
+        assert!(s.record().is_err(), "no record before the end");
+    }
+}

@@ -1,0 +1,194 @@
+"""`junqi serve` in a real browser (Debian's Chromium, driven by
+Playwright): replay a stored game to its end and check the drawn board
+against `junqi apply`; play a whole game against `random` by clicks;
+deploy in 暗棋 by dragging; and prove that no response of a 暗棋 game
+ever carries a kind the person could not see at the table."""
+
+import json
+import re
+import subprocess
+
+FILES = "abcde"
+
+
+def board_tokens(page, svg):
+    """The drawn board: square name -> token (pieces only)."""
+    return page.eval_on_selector_all(
+        f"#{svg} g.piece", "els => Object.fromEntries(els.map(e => [e.dataset.square, e.dataset.token]))")
+
+
+def jfen_tokens(jfen):
+    """A JFEN board as the page's tokens (docs/rules.md: ranks 12 to 1, files a to e)."""
+    tokens = {}
+    for r, row in enumerate(jfen.split()[0].split("/")):
+        rank, file, down = 12 - r, 0, False
+        for ch in row:
+            if ch == "~":
+                down = True
+            elif ch.isdigit():
+                file += int(ch)
+            else:
+                token = ("r" if ch.isupper() else "b") + ch.upper()
+                tokens[f"{FILES[file]}{rank}"] = ("#" + token) if down else token
+                file, down = file + 1, False
+    return tokens
+
+
+def test_replay_a_stored_game_to_its_end(page, server, junqi_bin, screenshots):
+    page.select_option("#dataset", "0/fanqi")
+    page.wait_for_selector("#games tbody tr")
+    rows = page.locator("#games tbody tr")
+    assert rows.count() == 4
+    rows.nth(1).click()
+    page.wait_for_function("document.querySelector('#ply-label').textContent.startsWith('ply 0')")
+    game = page.evaluate("fetch('/api/game?d=0/fanqi&id=1').then(r => r.json())")
+    n = len(game["moves"])
+    # Forwards with the button and the keyboard, back, then jump to the end.
+    page.click("#next")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert page.text_content("#ply-label") == f"ply 1 / {n}"
+    page.keyboard.press("End")
+    assert page.text_content("#ply-label") == f"ply {n} / {n}"
+    drawn = board_tokens(page, "replay-board")
+    applied = subprocess.run([junqi_bin, "apply", "--position", game["jfen"][0], "--moves", " ".join(game["moves"])],
+                             check=True, capture_output=True, text=True).stdout.splitlines()
+    assert drawn == jfen_tokens(applied[0])
+    assert game["result"] in applied[1], applied
+    # The last move is marked, and captures are listed.
+    assert page.locator("#replay-board rect.mark").count() == 2
+    assert page.locator("#replay-captures li").count() > 0
+    if screenshots:
+        page.keyboard.press("Home")
+        for _ in range(40):
+            page.keyboard.press("ArrowRight")
+        page.screenshot(path=str(screenshots / "serve-replay.png"), full_page=True)
+    # Seat 2's view of the same ply: no face-down piece's kind is drawn.
+    page.select_option("#view", "2")
+    page.wait_for_function("document.querySelector('#ply-label').textContent.startsWith('ply')")
+    page.wait_for_timeout(200)
+    assert all(not t.startswith("#") or t == "#" for t in board_tokens(page, "replay-board").values())
+
+
+def new_game(page, mode, options, seed):
+    page.click("#tab-play")
+    page.select_option("#new-game select[name=mode]", mode)
+    page.fill("#new-game input[name=options]", options)
+    page.fill("#new-game input[name=bot]", "random")
+    page.fill("#new-game input[name=seed]", str(seed))
+    page.click("#start")
+    page.wait_for_function("document.querySelector('#play-status').dataset.phase")
+
+
+def play_by_clicks(page, max_moves=200):
+    """Click legal moves (the first one listed) until the game is over."""
+    moves = 0
+    while page.get_attribute("#play-status", "data-phase") == "play" and moves < max_moves:
+        st = page.evaluate("play.state")
+        assert st["your_turn"], st
+        mv = st["legal"][0]
+        src, dst = re.match(r"([a-e]\d+)([a-e]\d+)", mv).groups()
+        ply = st["ply"]
+        page.click(f"#play-board g.piece[data-square={src}]")
+        page.click(f"#play-board circle.target[data-square={dst}]")
+        page.wait_for_function(f"play.state.ply > {ply} || play.state.phase !== 'play'")
+        moves += 1
+    return moves
+
+
+def test_play_a_whole_game_against_random_by_clicks(page, screenshots):
+    new_game(page, "fanqi", "max_plies=40", 11)
+    assert page.get_attribute("#play-status", "data-phase") == "play"
+    moves = play_by_clicks(page)
+    assert page.get_attribute("#play-status", "data-phase") == "over", page.text_content("#play-status")
+    assert moves >= 1
+    assert "game over" in page.text_content("#play-status")
+    assert page.locator("#play-log li").count() >= moves
+    record = page.evaluate("fetch(document.querySelector('#record').href).then(r => r.text())")
+    assert "[Result" in record and "flips" in record
+
+
+def test_anqi_deployment_by_dragging_and_no_hidden_kind_is_ever_sent(page, screenshots):
+    bodies = []
+
+    def keep(response):
+        if "/api/play" in response.url and not response.url.endswith("/record"):
+            bodies.append(response.text())
+
+    page.on("response", keep)
+    new_game(page, "anqi", "max_plies=60", 7)
+    assert page.get_attribute("#play-status", "data-phase") == "deploy"
+    zone = page.evaluate("play.state.zone")
+    assert len(zone) == 25
+    before = board_tokens(page, "play-board")
+    assert len(before) == 25 and set(before) == set(zone)
+
+    def drag(a, b):
+        box_a = page.locator(f"#play-board g.piece[data-square={a}]").bounding_box()
+        box_b = page.locator(f"#play-board g.piece[data-square={b}]").bounding_box()
+        page.mouse.move(box_a["x"] + box_a["width"] / 2, box_a["y"] + box_a["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box_b["x"] + box_b["width"] / 2, box_b["y"] + box_b["height"] / 2, steps=5)
+        page.mouse.up()
+
+    # Drag two pieces of different kinds onto each other: they swap.
+    a, b = next((x, y) for x in zone for y in zone if before[x] != before[y] and before[x] not in ("rF", "rL", "rB")
+                and before[y] not in ("rF", "rL", "rB"))
+    drag(a, b)
+    after = board_tokens(page, "play-board")
+    assert (after[a], after[b]) == (before[b], before[a])
+    # The flag dragged out of its headquarters: refused with the rule named.
+    flag = next(s for s, t in after.items() if t == "rF")
+    other = next(s for s in zone if s not in ("b1", "d1") and after[s] not in ("rL", "rB"))
+    drag(flag, other)
+    page.click("#deploy-done")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "flag" in page.text_content("#error")
+    assert page.get_attribute("#play-status", "data-phase") == "deploy"
+    drag(other, flag)
+    if screenshots:
+        page.screenshot(path=str(screenshots / "serve-deploy.png"), full_page=True)
+    page.click("#deploy-done")
+    page.wait_for_function("play.state.phase !== 'deploy'")
+    assert page.is_hidden("#error")
+    if screenshots:
+        for _ in range(12):
+            st = page.evaluate("play.state")
+            if st["phase"] != "play":
+                break
+            mv = st["legal"][len(st["legal"]) // 2]
+            src, dst = re.match(r"([a-e]\d+)([a-e]\d+)", mv).groups()
+            page.click(f"#play-board g.piece[data-square={src}]")
+            page.click(f"#play-board circle.target[data-square={dst}]")
+            page.wait_for_function(f"play.state.ply > {st['ply']} || play.state.phase !== 'play'")
+        page.screenshot(path=str(screenshots / "serve-play.png"), full_page=True)
+    play_by_clicks(page, max_moves=100)
+    assert page.get_attribute("#play-status", "data-phase") == "over"
+
+    # Every response of the game, from the deployment to the end: black (the
+    # bot's army) only ever as `b?`, and no black kind named in the log but
+    # where the rules make it public (a flag after its 司令 falls).
+    assert len(bodies) >= 5
+    black_kinds = re.compile("黑 (司令|军长|师长|旅长|团长|营长|连长|排长|工兵|炸弹|地雷|军旗)")
+    for text in bodies:
+        st = json.loads(text)
+        if "board" not in st:
+            continue
+        assert st["colour"] in (None, "red")
+        public = [line for line in st["log"] if "made public" in line]
+        for token in st["board"].split():
+            if token.startswith("b"):
+                assert token == "b?" or (token == "bF" and public), (token, st["board"])
+        for line in st["log"]:
+            if black_kinds.search(line):
+                assert "made public" in line and "军旗" in line, line
+
+
+def test_the_runs_page_shows_an_arena_report(page, screenshots):
+    page.click("#tab-runs")
+    page.wait_for_selector("#run-list li")
+    page.locator("#run-list li", has_text="arena: 0/arena").click()
+    page.wait_for_selector("#run-view h3")
+    assert "results.md" in page.text_content("#run-view")
+    if screenshots:
+        page.screenshot(path=str(screenshots / "serve-runs.png"), full_page=True)
