@@ -9,7 +9,8 @@
 # connections for 8 s (SECONDS_EACH) on each request one page load makes
 # (page, script, styles, board, dataset list, game list, one game with
 # its frames and samples) one after another, and prints each one's rate
-# and latency percentiles.
+# and latency percentiles; then 50 viewers loading whole pages at once
+# (scripts/page_loads.py), with the page loads' time percentiles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 junqi=${1:-target/release/junqi}
@@ -23,9 +24,11 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 server=$!
 for _ in $(seq 50); do grep -q listening "$work/log" && break; sleep 0.1; done
 url=$(sed -n 's/^listening on //p' "$work/log")
-# Warm the dataset cache (the first read of 1,000 games), then measure each
-# request of a page load with 50 connections; a page load makes them in turn.
+# Warm the dataset cache (the first read of 1,000 games and of its ten
+# samples shards: one game of each), then measure each request of a page
+# load with 50 connections; a page load makes them in turn.
 curl -sf "$url/api/games?d=0/fanqi" >/dev/null
+for id in 0 100 200 300 400 500 600 700 800 900; do curl -sf "$url/api/game?d=0/fanqi&id=$id" >/dev/null; done
 printf '%-28s %10s %10s %10s %10s\n' request "req/s" "p50 ms" "p90 ms" "p99 ms"
 # A game: each request a game drawn at random from the 1,000 (viewers
 # browsing; the first look at each game replays it, later ones are kept).
@@ -47,3 +50,8 @@ for path in / /app.js /style.css /api/board /api/datasets "/api/games?d=0/fanqi"
     rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")
     printf '%-28s %10s %10s %10s %10s\n' "$path" "$rps" "$(ms "$p50")" "$(ms "$p90")" "$(ms "$p99")"
 done
+
+# Then whole page loads: 50 viewers at once, each loading the page and its
+# data and opening a random game, again and again (scripts/page_loads.py;
+# its Python threads share the 2 cores with the server).
+python3 scripts/page_loads.py "$url" 0/fanqi 1000 50 "${SECONDS_EACH:-8}"

@@ -63,11 +63,19 @@ def test_replay_a_stored_game_to_its_end(page, server, junqi_bin, screenshots):
         for _ in range(40):
             page.keyboard.press("ArrowRight")
         page.screenshot(path=str(screenshots / "serve-replay.png"), full_page=True)
-    # Seat 2's view of the same ply: no face-down piece's kind is drawn.
+    # Seat 2's view, early in the game: face-down pieces are drawn, none
+    # with its kind; the referee's view of the same ply shows their kinds.
+    page.keyboard.press("Home")
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    referee = board_tokens(page, "replay-board")
+    assert any(t.startswith("#") and len(t) == 3 for t in referee.values()), referee
     page.select_option("#view", "2")
-    page.wait_for_function("document.querySelector('#ply-label').textContent.startsWith('ply')")
-    page.wait_for_timeout(200)
-    assert all(not t.startswith("#") or t == "#" for t in board_tokens(page, "replay-board").values())
+    page.wait_for_function("replay.data.view === '2'")
+    assert page.text_content("#ply-label") == f"ply 6 / {n}"
+    seat = board_tokens(page, "replay-board")
+    assert set(seat) == set(referee)
+    assert any(t == "#" for t in seat.values()) and not any(t.startswith("#") and len(t) > 1 for t in seat.values())
 
 
 def new_game(page, mode, options, seed):
@@ -75,7 +83,7 @@ def new_game(page, mode, options, seed):
     page.select_option("#new-game select[name=mode]", mode)
     page.fill("#new-game input[name=options]", options)
     page.fill("#new-game input[name=bot]", "random")
-    page.fill("#new-game input[name=seed]", str(seed))
+    page.fill("#new-game input[name=seed]", "" if seed is None else str(seed))
     page.click("#start")
     page.wait_for_function("document.querySelector('#play-status').dataset.phase")
 
@@ -97,7 +105,9 @@ def play_by_clicks(page, max_moves=200):
 
 
 def test_play_a_whole_game_against_random_by_clicks(page, screenshots):
-    new_game(page, "fanqi", "max_plies=40", 11)
+    bodies = []
+    page.on("response", lambda r: bodies.append(r.text()) if "/api/play" in r.url and "/record" not in r.url else None)
+    new_game(page, "fanqi", "max_plies=40", None)
     assert page.get_attribute("#play-status", "data-phase") == "play"
     moves = play_by_clicks(page)
     assert page.get_attribute("#play-status", "data-phase") == "over", page.text_content("#play-status")
@@ -106,6 +116,14 @@ def test_play_a_whole_game_against_random_by_clicks(page, screenshots):
     assert page.locator("#play-log li").count() >= moves
     record = page.evaluate("fetch(document.querySelector('#record').href).then(r => r.text())")
     assert "[Result" in record and "flips" in record
+    # While the game was on, no face-down piece's kind and no seed (the
+    # server chose it: it would give the deal away) reached the page.
+    page.wait_for_timeout(100)
+    states = [json.loads(b) for b in bodies]
+    assert len(states) >= 2
+    for st in states:
+        assert not any(t.startswith("#") and len(t) > 1 for t in st["board"].split()), st["board"]
+        assert (st["seed"] is None) == (st["phase"] != "over"), st
 
 
 def test_anqi_deployment_by_dragging_and_no_hidden_kind_is_ever_sent(page, screenshots):
@@ -190,5 +208,8 @@ def test_the_runs_page_shows_an_arena_report(page, screenshots):
     page.locator("#run-list li", has_text="arena: 0/arena").click()
     page.wait_for_selector("#run-view h3")
     assert "results.md" in page.text_content("#run-view")
+    # The report's Markdown tables are drawn as tables (the ratings, the crosstable).
+    assert page.locator("#run-view .report table").count() >= 1
+    assert "greedy" in page.locator("#run-view .report table").first.text_content()
     if screenshots:
         page.screenshot(path=str(screenshots / "serve-runs.png"), full_page=True)

@@ -131,23 +131,26 @@ fn play_batch(config: &SprtConfig, out: &Path, batch: u64, options: &RunOptions)
 /// decision (a part cannot see the others' games). `junqi merge` joins the
 /// parts; `junqi sprt` with the same options on the merged directory then
 /// reads the batches in order and stops where a single run would have
-/// (playing more only if the limit was not reached). Returns the part's games.
+/// (playing more only if the limit was not reached). Returns the part's
+/// games and notes from resuming.
 pub fn run_sprt_part(
     config: &SprtConfig,
     out: &Path,
     options: &RunOptions,
     part: junqi_selfplay::Part,
     mut on_batch: impl FnMut(u64),
-) -> Result<u64, ArenaError> {
+) -> Result<(u64, Vec<String>), ArenaError> {
     config.check()?;
     let _lock = ensure_run_file(out, SPRT_FILE, SPRT_FORMAT, config, Some(part))?;
     let options = RunOptions { part: None, ..options.clone() };
-    let mut games = 0;
+    let (mut games, mut notes) = (0, Vec::new());
     for batch in part.shards(config.batches()) {
         on_batch(batch);
-        games += play_batch(config, out, batch, &options)?.results.len() as u64;
+        let m = play_batch(config, out, batch, &options)?;
+        games += m.results.len() as u64;
+        notes.extend(m.notes);
     }
-    Ok(games)
+    Ok((games, notes))
 }
 
 /// The verdict in words; `limit_reached`: the test stopped at its game limit.

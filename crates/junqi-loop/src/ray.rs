@@ -34,6 +34,11 @@ pub(crate) fn selfplay_on_ray(ray: &RayBackend, config: &Config, dir: &Path, wor
     junqi_core::write_atomic(&config_file, text.as_bytes()).map_err(LoopError::io(&config_file))?;
     let binary = match ray.binary.as_str() {
         "" => std::env::current_exe().map_err(LoopError::io("the running junqi binary"))?.display().to_string(),
+        // A relative path names a file here; the workers do not run here.
+        b if b.contains('/') && Path::new(b).is_relative() => {
+            std::path::absolute(b).map_err(LoopError::io(b))?.display().to_string()
+        }
+        // A bare name is looked up on the workers' PATH.
         b => b.to_string(),
     };
     let out = work.join("out");

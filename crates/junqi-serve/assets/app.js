@@ -153,16 +153,23 @@ async function loadDatasets() {
   else $("game-count").textContent = "No datasets below the --runs directories.";
 }
 
-async function loadGames() {
+const PAGE = 200;
+let offset = 0;
+
+async function loadGames(from) {
+  offset = typeof from === "number" ? Math.max(0, from) : 0;
   const d = $("dataset").value;
   if (!d) return;
-  const params = new URLSearchParams({ d });
+  const params = new URLSearchParams({ d, offset, limit: PAGE });
   for (const [k, v] of new FormData($("filters"))) if (v) params.set(k, v);
   const body = $("games").tBodies[0];
   body.textContent = "";
   let list;
   try { list = await api("/api/games?" + params); } catch (_) { $("game-count").textContent = ""; return; }
-  $("game-count").textContent = `${list.matched} of ${list.total} games` + (list.games.length < list.matched ? ` (first ${list.games.length} shown)` : "");
+  const shown = offset + list.games.length;
+  $("game-count").textContent = `${list.matched} of ${list.total} games` + (list.matched > list.games.length ? `, ${offset + 1}–${shown} shown` : "");
+  $("more-games").hidden = shown >= list.matched;
+  $("fewer-games").hidden = offset === 0;
   for (const g of list.games) {
     const tr = body.insertRow();
     tr.dataset.id = g.id;
@@ -206,7 +213,7 @@ function showPly() {
     }
   }
   const s = data.samples.find((x) => x.ply === replay.ply);
-  $("replay-sample").textContent = s
+  $("replay-sample").textContent = data.samples_error ? `the samples cannot be read: ${data.samples_error}` : s
     ? `seat ${s.seat}, value ${s.value == null ? "—" : s.value.toFixed(3)}, played ${s.played}; policy: ` + s.policy.map(([m, p]) => `${m} ${(p * 100).toFixed(1)}%`).join(", ")
     : "—";
 }
@@ -217,8 +224,10 @@ function step(to) {
   showPly();
 }
 
-$("filters").onsubmit = (e) => { e.preventDefault(); guard(loadGames)(); };
-$("dataset").onchange = guard(loadGames);
+$("filters").onsubmit = (e) => { e.preventDefault(); guard(loadGames)(0); };
+$("more-games").onclick = guard(() => loadGames(offset + PAGE));
+$("fewer-games").onclick = guard(() => loadGames(offset - PAGE));
+$("dataset").onchange = guard(() => loadGames(0));
 $("first").onclick = () => step(0);
 $("prev").onclick = () => step(replay.ply - 1);
 $("next").onclick = () => step(replay.ply + 1);
@@ -267,8 +276,8 @@ function showPlay(st) {
   }
   const you = `you are seat ${st.seat}` + (st.colour ? ` (${st.colour === "red" ? "红 red" : "黑 black"})` : "");
   let status;
-  if (st.phase === "deploy") status = `${st.mode}: deploy your pieces; ${you}; against ${st.bot}, seed ${st.seed}`;
-  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination} after ${st.ply} plies; ${you}`;
+  if (st.phase === "deploy") status = `${st.mode}: deploy your pieces; ${you}; against ${st.bot}`;
+  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination} after ${st.ply} plies; ${you}; seed ${st.seed}`;
   else status = `${st.mode}, ply ${st.ply}: ${st.your_turn ? "your move" : "the bot is thinking"}; ${you}; against ${st.bot}`;
   $("play-status").textContent = status;
   $("play-status").dataset.phase = st.phase;
@@ -395,13 +404,56 @@ async function showRun() {
       img.src = `/api/run/file?d=${encodeURIComponent(report.id)}&name=${encodeURIComponent(f.name)}&t=${Date.now()}`;
       img.alt = f.name;
       view.appendChild(img);
+    } else if (f.format === "markdown" && f.text != null) {
+      view.appendChild(renderMarkdown(f.text));
     } else {
+      // CSV and JSON: the same numbers as the tables, folded away.
+      const details = document.createElement("details");
+      const summary = document.createElement("summary");
+      summary.textContent = `${f.format}, ${f.bytes} bytes`;
       const pre = document.createElement("pre");
-      pre.textContent = f.text == null ? `(${f.bytes} bytes: too large to show)` : f.text;
-      view.appendChild(pre);
+      pre.textContent = f.text == null ? "(too large to show)" : f.text;
+      details.append(summary, pre);
+      view.appendChild(details);
     }
   }
   runsTimer = setTimeout(guard(showRun), 5000);
+}
+
+// The reports' Markdown: headings, tables and paragraphs (all as text,
+// never as HTML), enough for the tables and notes the runs write.
+function renderMarkdown(text) {
+  const box = document.createElement("div");
+  box.className = "report";
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^#+ /.test(line)) {
+      const h = document.createElement("h4");
+      h.textContent = line.replace(/^#+ /, "");
+      box.appendChild(h);
+    } else if (line.startsWith("|")) {
+      const table = document.createElement("table");
+      let header = true;
+      for (; i < lines.length && lines[i].startsWith("|"); i++) {
+        const cells = lines[i].replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+        if (cells.every((c) => /^:?-+:?$/.test(c))) { header = false; continue; }
+        const tr = table.insertRow();
+        for (const c of cells) {
+          const cell = document.createElement(header ? "th" : "td");
+          cell.textContent = c.replace(/\*\*/g, "").replace(/`/g, "");
+          tr.appendChild(cell);
+        }
+      }
+      i--;
+      box.appendChild(table);
+    } else if (line.trim()) {
+      const p = document.createElement("p");
+      p.textContent = line.replace(/\*\*/g, "").replace(/`/g, "");
+      box.appendChild(p);
+    }
+  }
+  return box;
 }
 
 // ---- start ---------------------------------------------------------------

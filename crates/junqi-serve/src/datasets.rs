@@ -81,7 +81,11 @@ pub fn resolve(roots: &[PathBuf], id: &str) -> Result<PathBuf, ApiError> {
     if !dir.is_dir() {
         return Err(ApiError::not_found(format!("no run `{id}`")));
     }
-    Ok(dir)
+    // Not out of the root through a symbolic link either.
+    match (dir.canonicalize(), base.canonicalize()) {
+        (Ok(d), Ok(b)) if d.starts_with(&b) => Ok(dir),
+        _ => Err(ApiError::bad_request(format!("`{id}` leads out of its runs directory"))),
+    }
 }
 
 /// What a dataset's games were read from: each shard's path, size and time.
@@ -342,7 +346,8 @@ mod tests {
         let roots = vec![root.clone()];
         assert_eq!(resolve(&roots, "0/a/b").unwrap(), root.join("a/b"));
         assert_eq!(resolve(&roots, "0").unwrap(), root);
-        for bad in ["0/../x", "0//etc", "1/a", "x/a", "0/a/../../..", "0/nope"] {
+        std::os::unix::fs::symlink("/", root.join("a/out")).unwrap();
+        for bad in ["0/../x", "0//etc", "1/a", "x/a", "0/a/../../..", "0/nope", "0/a/out", "0/a/out/tmp"] {
             assert!(resolve(&roots, bad).is_err(), "{bad}");
         }
         let _ = std::fs::remove_dir_all(root);

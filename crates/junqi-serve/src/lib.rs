@@ -28,11 +28,14 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     /// Directories whose runs (self-play, arena, study, loop) are shown.
     pub runs: Vec<PathBuf>,
+    /// Offer `engine:` bots, which start programs on this machine.
+    pub allow_engines: bool,
 }
 
 /// State shared by every request.
 pub(crate) struct AppState {
     pub roots: Vec<PathBuf>,
+    pub allow_engines: bool,
     pub datasets: datasets::Cache,
     pub games: play::Sessions,
 }
@@ -54,6 +57,7 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
         let addr = listener.local_addr()?;
         let state = Arc::new(AppState {
             roots: options.runs.clone(),
+            allow_engines: options.allow_engines,
             datasets: datasets::Cache::default(),
             games: play::Sessions::default(),
         });

@@ -19,6 +19,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// A seed nobody can guess from the page: the standard library's per-process
+/// random hash keys, mixed with the clock.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    h.write_u128(now.as_nanos());
+    h.finish()
+}
+
 /// At most this many games are kept; the oldest goes first.
 const MAX_SESSIONS: usize = 256;
 /// The most plies a bot is asked to play in a row before the page hears back.
@@ -35,19 +45,24 @@ impl Sessions {
     pub fn insert(&self, s: Session) -> (u64, Arc<Mutex<Session>>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let s = Arc::new(Mutex::new(Session { id, ..s }));
-        let mut games = self.games.lock().expect("sessions lock");
-        while games.len() >= MAX_SESSIONS {
-            let oldest = *games.keys().next().expect("not empty");
-            games.remove(&oldest);
+        let mut evicted = Vec::new();
+        {
+            let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            while games.len() >= MAX_SESSIONS {
+                let oldest = *games.keys().next().expect("not empty");
+                evicted.extend(games.remove(&oldest));
+            }
+            games.insert(id, s.clone());
         }
-        games.insert(id, s.clone());
+        // Dropped outside the lock: a bot's drop (an engine process ending) takes its time.
+        drop(evicted);
         (id, s)
     }
 
     pub fn get(&self, id: u64) -> Result<Arc<Mutex<Session>>, ApiError> {
         self.games
             .lock()
-            .expect("sessions lock")
+            .unwrap_or_else(|e| e.into_inner())
             .get(&id)
             .cloned()
             .ok_or_else(|| ApiError::not_found(format!("no game {id} (games are kept while the server runs)")))
@@ -66,7 +81,9 @@ pub struct NewGame {
     pub seat: u8,
     /// The bot's spec, e.g. `heuristic` or `mcts:800`.
     pub bot: String,
-    /// Seed of the deal, the deployments and the bot (default: from the clock).
+    /// Seed of the deal, the deployments and the bot (default: a random one,
+    /// told once the game is over: with it a second game would show this
+    /// one's hidden pieces).
     pub seed: Option<u64>,
 }
 
@@ -78,6 +95,8 @@ pub struct Session {
     bot: Player,
     rng: GameRng,
     seed: u64,
+    /// Whether the person chose the seed (and so may know it).
+    seed_chosen: bool,
     /// The person's deployment being edited (暗棋, 明棋), before the game starts.
     proposal: Option<Deployment>,
     /// The bot's deployment, waiting for the person's.
@@ -99,7 +118,8 @@ pub struct PlayState {
     /// The person's colour, once known.
     pub colour: Option<String>,
     pub bot: String,
-    pub seed: u64,
+    /// The seed: only once the game is over, unless the person chose it.
+    pub seed: Option<u64>,
     /// The board as the person sees it ([`crate::board`] tokens); while
     /// deploying, the person's own pieces only.
     pub board: String,
@@ -117,7 +137,12 @@ pub struct PlayState {
 impl Session {
     /// A new game; in 暗棋 and 明棋 the bot deploys now and the person
     /// edits a random legal deployment before the first move.
-    pub fn new(req: &NewGame) -> Result<Session, ApiError> {
+    pub fn new(req: &NewGame, allow_engines: bool) -> Result<Session, ApiError> {
+        if !allow_engines && req.bot.contains("engine:") {
+            return Err(ApiError::bad_request(
+                "engine bots start programs on this machine: run `junqi serve --allow-engines` to offer them",
+            ));
+        }
         let rules = Rules::preset_with(&req.mode, &req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
         let human = match req.seat {
             1 => Seat::First,
@@ -125,10 +150,7 @@ impl Session {
             s => return Err(ApiError::bad_request(format!("seat {s}: 1 or 2"))),
         };
         let bot = from_spec(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
-        let seed = req.seed.unwrap_or_else(|| {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            now.as_nanos() as u64 % 1_000_000_000
-        });
+        let seed = req.seed.unwrap_or_else(random_seed);
         let mut s = Session {
             id: 0,
             rules,
@@ -136,6 +158,7 @@ impl Session {
             bot,
             rng: rng_from_seed(seed),
             seed,
+            seed_chosen: req.seed.is_some(),
             proposal: None,
             bot_deployment: None,
             game: None,
@@ -289,7 +312,7 @@ impl Session {
             seat: human.index() as u8 + 1,
             colour: None,
             bot: self.bot.name(),
-            seed: self.seed,
+            seed: self.seed_chosen.then_some(self.seed),
             board: String::new(),
             your_turn: false,
             legal: Vec::new(),
@@ -320,6 +343,7 @@ impl Session {
         st.last_move = game.moves().last().map(|m| (m.from.to_string(), m.to.to_string()));
         if let Some(o) = self.outcome {
             st.phase = "over".into();
+            st.seed = Some(self.seed);
             st.result = Some(o.result_str().into());
             st.termination = Some(o.termination.name().into());
             return st;
@@ -369,8 +393,33 @@ mod tests {
     use super::*;
 
     fn new_game(mode: &str, seat: u8) -> Session {
-        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4) })
+        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4) }, false)
             .unwrap()
+    }
+
+    #[test]
+    fn the_seed_is_told_only_when_chosen_or_at_the_end_and_engines_need_leave() {
+        let req = |seed, bot: &str| NewGame { mode: "anqi".into(), options: vec![], seat: 1, bot: bot.into(), seed };
+        let mut s = Session::new(&req(None, "random"), false).unwrap();
+        assert_eq!(s.state().seed, None);
+        s.deploy(&own_placement(&s)).unwrap();
+        assert_eq!(s.state().seed, None);
+        s.resign().unwrap();
+        assert!(s.state().seed.is_some());
+        assert_eq!(Session::new(&req(Some(9), "random"), false).unwrap().state().seed, Some(9));
+        let err = Session::new(&req(None, "engine:cmd=true"), false).err().unwrap();
+        assert!(err.message.contains("--allow-engines"), "{}", err.message);
+    }
+
+    /// The person's proposed deployment as the page sends it.
+    fn own_placement(s: &Session) -> HashMap<String, String> {
+        let mut placement = HashMap::new();
+        for (sq, t) in s.state().board.split(' ').enumerate() {
+            if t != "." {
+                placement.insert(Square::new(sq).unwrap().to_string(), t[1..].to_string());
+            }
+        }
+        placement
     }
 
     #[test]
@@ -398,12 +447,7 @@ mod tests {
         let st = s.state();
         assert_eq!(st.phase, "deploy");
         assert_eq!(st.zone.len(), 25);
-        let mut placement: HashMap<String, String> = HashMap::new();
-        for (sq, t) in st.board.split(' ').enumerate() {
-            if t != "." {
-                placement.insert(Square::new(sq).unwrap().to_string(), t[1..].to_string());
-            }
-        }
+        let placement = own_placement(&s);
         // A flag out of its headquarters is refused.
         let flag = placement.iter().find(|(_, k)| *k == "F").map(|(s, _)| s.clone()).unwrap();
         let other = placement.keys().find(|s| **s != flag && !["b1", "d1"].contains(&s.as_str())).unwrap().clone();

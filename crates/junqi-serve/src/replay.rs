@@ -76,6 +76,8 @@ pub struct Replay {
     /// The omniscient view only: each frame's position in JFEN.
     pub jfen: Vec<String>,
     pub samples: Vec<SampleView>,
+    /// Why the samples could not be read (the game is shown without them).
+    pub samples_error: Option<String>,
     /// Where the stored game disagrees with the rules (frames stop there).
     pub error: Option<String>,
 }
@@ -139,6 +141,7 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
         frames: Vec::new(),
         jfen: Vec::new(),
         samples: Vec::new(),
+        samples_error: None,
         error: None,
     };
     let rules: Rules = match serde_json::from_str(&game.rules) {
@@ -226,17 +229,13 @@ pub fn samples(rows: &[StoredSample], view: View) -> Vec<SampleView> {
 
 /// A mover's-frame action id (`from * 60 + to`; seat 2 sees the board
 /// turned round) as a move on the board.
+/// `?` for an id outside the 60 × 60 table.
 fn frame_move(id: u16, seat: u8) -> String {
-    let (from, to) = (id as usize / 60, id as usize % 60);
-    let sq = |i: usize| {
-        let s = Square::new(i).unwrap_or(Square::new(0).expect("a1"));
-        if seat == 2 {
-            s.rotated()
-        } else {
-            s
-        }
+    let (Some(from), Some(to)) = (Square::new(id as usize / 60), Square::new(id as usize % 60)) else {
+        return "?".into();
     };
-    format!("{}{}", sq(from), sq(to))
+    let turn = |s: Square| if seat == 2 { s.rotated() } else { s };
+    format!("{}{}", turn(from), turn(to))
 }
 
 #[cfg(test)]
@@ -294,11 +293,15 @@ mod tests {
         let g = random_game(Mode::Anqi, 9);
         let r = replay(&g, View::Seat(Seat::First), "anqi".into());
         assert!(r.error.is_none() && r.jfen.is_empty());
-        // Seat 1 is red in 暗棋: no black kind letter appears unless made public.
-        let public = r.frames.iter().any(|f| f.event.contains("made public"));
+        // Seat 1 is red in 暗棋: no black kind letter appears before one is made public.
+        let mut public = false;
         for f in &r.frames {
+            public |= f.event.contains("made public");
             assert!(public || f.board.split(' ').all(|t| !t.starts_with('b') || t == "b?"), "{}", f.board);
         }
+        assert_eq!(frame_move(3600, 1), "?");
+        assert_eq!(frame_move(5 * 60 + 10, 1), "a2a3");
+        assert_eq!(frame_move(5 * 60 + 10, 2), "e11e10");
         let bad = StoredGame { moves: vec!["a1a1".into()], ..g };
         assert!(replay(&bad, View::All, String::new()).error.is_some());
     }

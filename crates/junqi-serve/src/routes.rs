@@ -4,12 +4,15 @@ use crate::datasets::{self, Filter};
 use crate::play::{NewGame, PlayState, Session};
 use crate::replay::{self, ReplayQuery, View};
 use crate::{dashboards, ApiError, AppState};
-use axum::extract::{Path as UrlPath, Query, State};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use junqi_selfplay::SAMPLES_DIR;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -42,7 +45,70 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/resign", post(play_resign))
         .route("/api/play/{id}/record", get(play_record))
         .fallback(|| async { ApiError::not_found("no such page") })
+        .layer(middleware::from_fn(local_host_only))
         .with_state(state)
+}
+
+/// Refuse a request whose `Host` is a name other than `localhost`: a page
+/// elsewhere cannot reach this server through a name of its own that it
+/// points at 127.0.0.1 (DNS rebinding). IP addresses are accepted as given.
+async fn local_host_only(req: Request, next: Next) -> Response {
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if host_allowed(host) {
+        next.run(req).await
+    } else {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            message: format!("host `{host}`: open this page by localhost or an IP address"),
+        }
+        .into_response()
+    }
+}
+
+fn host_allowed(host: &str) -> bool {
+    // Drop a port; a bracketed IPv6 address keeps its colons.
+    let name = match host.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) && !h.ends_with(':') => h,
+        _ => host,
+    };
+    let bare = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
+    name.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// Query, path and JSON body extractors whose rejections are [`ApiError`]s
+/// (the page's JSON error, logged), not axum's plain text.
+struct Query<T>(T);
+struct UrlPath<T>(T);
+struct Body<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Query(q.0))
+            .map_err(|e| ApiError { status: e.status(), message: e.body_text() })
+    }
+}
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for UrlPath<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| UrlPath(p.0))
+            .map_err(|e| ApiError { status: e.status(), message: e.body_text() })
+    }
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        Json::<T>::from_request(req, state)
+            .await
+            .map(|j| Body(j.0))
+            .map_err(|e| ApiError { status: e.status(), message: e.body_text() })
+    }
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -87,9 +153,12 @@ async fn one_game(State(s): Shared, Query(q): Query<ReplayQuery>) -> Result<Resp
                 .map_err(|_| ApiError::not_found(format!("no game {} in `{}`", q.id, q.d)))?;
             let mut r = replay::replay(&data.games[k], view, data.variants[k].clone());
             // The samples shard named as the game's games shard.
+            // A samples shard that cannot be read leaves the game viewable.
             if let Some(name) = data.shard_of(q.id).and_then(Path::file_name) {
-                if let Some(rows) = s.datasets.samples(&dir.join(SAMPLES_DIR).join(name))? {
-                    r.samples = replay::samples(rows.get(&q.id).map_or(&[][..], Vec::as_slice), view);
+                match s.datasets.samples(&dir.join(SAMPLES_DIR).join(name)) {
+                    Ok(Some(rows)) => r.samples = replay::samples(rows.get(&q.id).map_or(&[][..], Vec::as_slice), view),
+                    Ok(None) => {}
+                    Err(e) => r.samples_error = Some(e.message),
                 }
             }
             Ok(serde_json::to_string(&r).expect("replays serialise"))
@@ -133,12 +202,18 @@ async fn run_file(State(s): Shared, Query(q): Query<FileQuery>) -> Result<Respon
         .find(|f| f.name == q.name && f.format == "svg")
         .ok_or_else(|| ApiError::not_found(format!("no chart `{}` in the run", q.name)))?;
     let text = file.text.ok_or_else(|| ApiError::unreadable("the chart is too large to send"))?;
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "no-cache")], text).into_response())
+    // A chart is a picture: no script in it runs.
+    let headers = [
+        (header::CONTENT_TYPE, "image/svg+xml"),
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'"),
+    ];
+    Ok((headers, text).into_response())
 }
 
-async fn new_game(State(s): Shared, Json(req): Json<NewGame>) -> ApiResult<PlayState> {
+async fn new_game(State(s): Shared, Body(req): Body<NewGame>) -> ApiResult<PlayState> {
     blocking(move || {
-        let session = Session::new(&req)?;
+        let session = Session::new(&req, s.allow_engines)?;
         let (_, game) = s.games.insert(session);
         let mut g = game.lock().expect("game lock");
         g.bot_moves()?;
@@ -174,7 +249,7 @@ struct MoveBody {
     mv: String,
 }
 
-async fn play_move(State(s): Shared, UrlPath(id): UrlPath<u64>, Json(body): Json<MoveBody>) -> ApiResult<PlayState> {
+async fn play_move(State(s): Shared, UrlPath(id): UrlPath<u64>, Body(body): Body<MoveBody>) -> ApiResult<PlayState> {
     with_game(s, id, move |g| g.play(&body.mv)).await
 }
 
@@ -187,7 +262,7 @@ struct DeployBody {
 async fn play_deploy(
     State(s): Shared,
     UrlPath(id): UrlPath<u64>,
-    Json(body): Json<DeployBody>,
+    Body(body): Body<DeployBody>,
 ) -> ApiResult<PlayState> {
     with_game(s, id, move |g| {
         g.deploy(&body.placement)?;
@@ -217,4 +292,19 @@ async fn play_record(State(s): Shared, UrlPath(id): UrlPath<u64>) -> Result<Resp
         text,
     )
         .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn only_localhost_and_ip_addresses_are_accepted_as_hosts() {
+        for ok in ["localhost", "localhost:8080", "127.0.0.1:1", "[::1]:80", "[::1]", "10.0.0.2", "LOCALHOST"] {
+            assert!(host_allowed(ok), "{ok}");
+        }
+        for bad in ["", "evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil:80"] {
+            assert!(!host_allowed(bad), "{bad}");
+        }
+    }
 }

@@ -11,12 +11,24 @@ pub struct Args {
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
     addr: SocketAddr,
     /// Directories whose runs are shown: self-play, arena, study and loop
-    /// runs below them (repeatable).
-    #[arg(long = "runs", value_name = "DIR", default_value = "data")]
+    /// runs below them (repeatable; default: `data` when there is one).
+    #[arg(long = "runs", value_name = "DIR")]
     runs: Vec<PathBuf>,
+    /// Offer `engine:cmd=…` bots on the play page (they start programs on
+    /// this machine, named by whoever uses the page).
+    #[arg(long)]
+    allow_engines: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    junqi_serve::serve(junqi_serve::ServeOptions { addr: args.addr, runs: args.runs })?;
+    let runs = match args.runs {
+        runs if !runs.is_empty() => runs,
+        _ if std::path::Path::new("data").is_dir() => vec![PathBuf::from("data")],
+        _ => {
+            eprintln!("note: no --runs directory (and no ./data): only the play page has something to show");
+            vec![]
+        }
+    };
+    junqi_serve::serve(junqi_serve::ServeOptions { addr: args.addr, runs, allow_engines: args.allow_engines })?;
     Ok(())
 }

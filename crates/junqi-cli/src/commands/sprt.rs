@@ -109,8 +109,8 @@ pub fn run(args: Args) -> Result<()> {
         let live = Live::start(threads, part.shards(batches).count() as u64 * config.batch_games, 0)?;
         let played = run_sprt_part(&config, dir, &live.options, part, |b| live.set_label(&format!("batch {b}")));
         live.finish();
-        let games = played.map_err(|e| interrupted(e, dir))?;
-        return crate::commands::arena::part_done(&format!("part {part} of the test"), games, &[], dir);
+        let (games, notes) = played.map_err(|e| interrupted(e, dir))?;
+        return crate::commands::arena::part_done(&format!("part {part} of the test"), games, &notes, dir);
     }
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.

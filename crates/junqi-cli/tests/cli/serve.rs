@@ -42,12 +42,16 @@ fn start(runs: &Path) -> Server {
 
 /// One request; the status and the body.
 fn request(server: &Server, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    request_to(server, &server.addr, method, path, body)
+}
+
+/// One request naming `host` in its `Host` header.
+fn request_to(server: &Server, host: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
     let mut s = TcpStream::connect(&server.addr).unwrap();
     let body = body.unwrap_or("");
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        server.addr,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -127,6 +131,8 @@ fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
         ("/api/games?d=0/../..", 400),
         ("/api/games?d=7/x", 404),
         ("/api/play/12345", 404),
+        ("/api/play/x", 400),
+        ("/api/game?d=0/fanqi&id=abc", 400),
         ("/api/nothing", 404),
     ] {
         let (status, body) = request(&server, "GET", path, None);
@@ -140,10 +146,24 @@ fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
     let st = json(&body);
     let id = st["id"].as_u64().unwrap();
     assert!(st["your_turn"].as_bool().unwrap());
-    for (bad, want) in [(r#"{"move":"a1a12"}"#, 400), (r#"{"move":"zz"}"#, 400), (r#"{}"#, 422)] {
+    for (bad, want) in [(r#"{"move":"a1a12"}"#, 400), (r#"{"move":"zz"}"#, 400), (r#"{}"#, 422), ("not json", 400)] {
         let (status, body) = request(&server, "POST", &format!("/api/play/{id}/move"), Some(bad));
         assert_eq!(status, want, "{bad}: {body}");
+        assert!(json(&body)["error"].as_str().is_some_and(|e| !e.is_empty()), "{bad}: {body}");
     }
+    // A seed the person chose is theirs; one the server drew is told at the end only.
+    assert_eq!(st["seed"].as_u64(), Some(3));
+    let (_, body) = request(&server, "POST", "/api/play", Some(r#"{"mode":"anqi","seat":2,"bot":"random"}"#));
+    assert!(json(&body)["seed"].is_null(), "{body}");
+    // Engines start programs: only when the server was started to offer them.
+    let (status, body) =
+        request(&server, "POST", "/api/play", Some(r#"{"mode":"fanqi","seat":1,"bot":"engine:cmd=true"}"#));
+    assert_eq!(status, 400);
+    assert!(body.contains("--allow-engines"), "{body}");
+    // A page elsewhere, reaching 127.0.0.1 through a name of its own, is refused.
+    let (status, body) = request_to(&server, "evil.example:8080", "GET", "/api/datasets", None);
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(request_to(&server, "localhost", "GET", "/", None).0, 200);
     let (status, _) = request(&server, "GET", &format!("/api/play/{id}/record"), None);
     assert_eq!(status, 409, "no record before the end");
     let legal = st["legal"][0].as_str().unwrap().to_string();
