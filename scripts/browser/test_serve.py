@@ -208,6 +208,9 @@ def test_the_runs_page_shows_an_arena_report(page, screenshots):
     page.locator("#run-list li", has_text="arena: 0/arena").click()
     page.wait_for_selector("#run-view h3")
     assert "results.md" in page.text_content("#run-view")
+    # The games on disk, tallied now (an arena writes its report at its end).
+    live = page.locator("#run-view table.live tr").nth(1).text_content()
+    assert "00-random-vs-greedy" in live and "4" in live, live
     # The report's Markdown tables are drawn as tables (the ratings, the crosstable).
     assert page.locator("#run-view .report table").count() >= 1
     assert "greedy" in page.locator("#run-view .report table").first.text_content()

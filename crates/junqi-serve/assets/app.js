@@ -395,6 +395,27 @@ async function showRun() {
   const h = document.createElement("h2");
   h.textContent = `${report.kind}: ${report.id}`;
   view.appendChild(h);
+  if (report.live.length) {
+    const title = document.createElement("h3");
+    title.textContent = "Games on disk now";
+    view.appendChild(title);
+    const table = document.createElement("table");
+    table.className = "report live";
+    const head = table.insertRow();
+    for (const c of ["", "games", "points", "first mover"]) {
+      const th = document.createElement("th");
+      th.textContent = c;
+      head.appendChild(th);
+    }
+    for (const r of report.live) {
+      const tr = table.insertRow();
+      tr.insertCell().textContent = r.name;
+      tr.insertCell().textContent = r.games;
+      tr.insertCell().textContent = r.points.map(([bot, p]) => `${bot} ${p}`).join(", ");
+      tr.insertCell().textContent = r.games ? `${(100 * r.first_mover).toFixed(1)}%` : "—";
+    }
+    view.appendChild(table);
+  }
   for (const f of report.files) {
     const title = document.createElement("h3");
     title.textContent = f.name;

@@ -3,7 +3,9 @@
 //! CSV, JSON, SVG charts), read again on every request so a page that
 //! polls sees a run going on.
 
+use crate::datasets::Cache;
 use crate::ApiError;
+use junqi_selfplay::GAMES_DIR;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +78,82 @@ pub struct RunReport {
     pub id: String,
     pub kind: String,
     pub files: Vec<ReportFile>,
+    /// An arena's, study's or SPRT's games on disk so far, counted now: the
+    /// report files of those runs are written at their end.
+    pub live: Vec<LiveRow>,
+}
+
+/// One matchup, variant or test, tallied from its games on disk.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LiveRow {
+    /// The matchup's or variant's directory (`00-random-vs-greedy`), or `all batches`.
+    pub name: String,
+    pub games: u64,
+    /// Each bot's points (a draw is half a point each), in order of appearance.
+    pub points: Vec<(String, f64)>,
+    /// The first mover's share of the points.
+    pub first_mover: f64,
+}
+
+/// Where each kind of run keeps its games: one row per directory below it
+/// (`true`: all of them in one row).
+fn live_layout(kind: &str) -> Option<(&'static str, bool)> {
+    match kind {
+        "arena" => Some(("matchups", false)),
+        "study" => Some(("variants", false)),
+        "sprt" => Some(("batches", true)),
+        _ => None,
+    }
+}
+
+/// The live rows of the run in `dir` (empty for kinds without any).
+pub fn live(dir: &Path, kind: &str, cache: &Cache) -> Vec<LiveRow> {
+    let Some((sub, one_row)) = live_layout(kind) else { return vec![] };
+    let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { return vec![] };
+    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    let mut rows: Vec<LiveRow> = Vec::new();
+    for d in dirs {
+        // A study with a precision target keeps each round in `round-NNNNN/`.
+        let mut runs = vec![d.clone()];
+        if let Ok(rounds) = std::fs::read_dir(&d) {
+            let mut r: Vec<PathBuf> =
+                rounds.flatten().map(|e| e.path()).filter(|p| p.join(GAMES_DIR).is_dir()).collect();
+            r.sort();
+            runs.extend(r);
+        }
+        let name = if one_row {
+            "all batches".to_string()
+        } else {
+            d.file_name().unwrap_or_default().to_string_lossy().into()
+        };
+        if rows.last().is_none_or(|r| r.name != name) {
+            rows.push(LiveRow { name, games: 0, points: vec![], first_mover: 0.0 });
+        }
+        let row = rows.last_mut().expect("pushed");
+        let mut first_points = row.first_mover * row.games as f64;
+        for run in runs.iter().filter(|r| r.join(GAMES_DIR).is_dir()) {
+            // A shard that cannot be read is left out of the tally (the replay tab says why).
+            let Ok(data) = cache.dataset(run) else { continue };
+            for g in &data.games {
+                let (a, b) = match g.result.as_str() {
+                    "1-0" => (1.0, 0.0),
+                    "0-1" => (0.0, 1.0),
+                    _ => (0.5, 0.5),
+                };
+                for (bot, p) in g.bots.iter().zip([a, b]) {
+                    match row.points.iter_mut().find(|(n, _)| n == bot) {
+                        Some(entry) => entry.1 += p,
+                        None => row.points.push((bot.clone(), p)),
+                    }
+                }
+                first_points += a;
+                row.games += 1;
+            }
+        }
+        row.first_mover = if row.games == 0 { 0.0 } else { first_points / row.games as f64 };
+    }
+    rows
 }
 
 /// The report files at the top of the run `dir`, Markdown first.
@@ -102,5 +180,21 @@ pub fn report(id: &str, dir: &Path) -> Result<RunReport, ApiError> {
     let order =
         |f: &ReportFile| (["markdown", "svg", "csv", "json"].iter().position(|x| *x == f.format), f.name.clone());
     files.sort_by_key(order);
-    Ok(RunReport { id: id.into(), kind: kind.into(), files })
+    Ok(RunReport { id: id.into(), kind: kind.into(), files, live: vec![] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_that_is_not_there_or_has_no_games_has_no_live_rows() {
+        let dir = std::env::temp_dir().join(format!("junqi-serve-live-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("matchups/00-a-vs-b")).unwrap();
+        let cache = Cache::default();
+        assert!(live(&dir, "loop", &cache).is_empty());
+        let rows = live(&dir, "arena", &cache);
+        assert_eq!(rows, vec![LiveRow { name: "00-a-vs-b".into(), games: 0, points: vec![], first_mover: 0.0 }]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

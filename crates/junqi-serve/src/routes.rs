@@ -180,7 +180,9 @@ struct RunQuery {
 async fn one_run(State(s): Shared, Query(q): Query<RunQuery>) -> ApiResult<dashboards::RunReport> {
     blocking(move || {
         let dir = datasets::resolve(&s.roots, &q.d)?;
-        dashboards::report(&q.d, &dir)
+        let mut report = dashboards::report(&q.d, &dir)?;
+        report.live = dashboards::live(&dir, &report.kind, &s.datasets);
+        Ok(report)
     })
     .await
     .map(Json)

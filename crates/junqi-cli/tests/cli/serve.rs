@@ -88,6 +88,12 @@ fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
     let root = temp_dir("api");
     selfplay(&root.join("fanqi"), "fanqi");
     selfplay(&root.join("broken"), "fanqi");
+    let arena = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(["arena", "--bots", "random,greedy", "--games-per-pair", "6", "--seed", "4", "--out"])
+        .arg(root.join("arena"))
+        .output()
+        .unwrap();
+    assert!(arena.status.success(), "{}", String::from_utf8_lossy(&arena.stderr));
     let server = start(&root);
 
     let (status, body) = request(&server, "GET", "/", None);
@@ -95,7 +101,15 @@ fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
     assert!(body.contains("<script src=\"/app.js\">"), "{body}");
     let datasets = json(&request(&server, "GET", "/api/datasets", None).1);
     let ids: Vec<&str> = datasets.as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["0/broken", "0/fanqi"]);
+    assert_eq!(ids, ["0/arena/matchups/00-random-vs-greedy", "0/broken", "0/fanqi"]);
+    // An arena's games on disk, tallied: every game once, every point given.
+    let run = json(&request(&server, "GET", "/api/run?d=0/arena", None).1);
+    assert_eq!(run["kind"], "arena");
+    let live = &run["live"][0];
+    assert_eq!(live["games"].as_u64(), Some(6), "{run}");
+    let points: f64 = live["points"].as_array().unwrap().iter().map(|p| p[1].as_f64().unwrap()).sum();
+    assert_eq!(points, 6.0);
+    assert!(run["files"].as_array().unwrap().iter().any(|f| f["name"] == "results.md"));
 
     // A game list, a filter, one game seen by the referee and by seat 1.
     let list = json(&request(&server, "GET", "/api/games?d=0/fanqi&bot=greedy&limit=4", None).1);
