@@ -41,6 +41,14 @@ def runs(junqi_bin):
                        capture_output=True)
     subprocess.run([junqi_bin, "arena", "--bots", "random,greedy", "--games-per-pair", "4", "--seed", "1", "--out",
                     str(root / "arena")], check=True, capture_output=True)
+    # A one-generation loop of a tiny net (a few seconds).
+    tiny = ['rules_set=["max_plies=80"]', "bootstrap.bot=greedy", "bootstrap.games=8", "steps_per_generation=4",
+            "evaluate.games=4", "evaluate.sims=2", "evaluate.anchor=random", "evaluate.anchor_games=4",
+            "train.model.blocks=1", "train.model.channels=8", "train.optim.batch_size=16",
+            "train.data.shuffle_buffer=500"]
+    sets = [x for kv in tiny for x in ("--set", kv)]
+    subprocess.run([junqi_bin, "loop", "--out", str(root / "loop"), "--generations", "1", "--threads", "2",
+                    "--device", "cpu", *sets], check=True, capture_output=True)
     yield root
     shutil.rmtree(root, ignore_errors=True)
 

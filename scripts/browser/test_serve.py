@@ -216,3 +216,15 @@ def test_the_runs_page_shows_an_arena_report(page, screenshots):
     assert "greedy" in page.locator("#run-view .report table").first.text_content()
     if screenshots:
         page.screenshot(path=str(screenshots / "serve-runs.png"), full_page=True)
+
+
+def test_the_runs_page_shows_a_loops_generations(page):
+    page.click("#tab-runs")
+    page.locator("#run-list li", has_text="loop: 0/loop").click()
+    page.wait_for_selector("#run-view table.generations")
+    rows = page.locator("#run-view table.generations tr")
+    assert rows.count() == 2
+    header, first = rows.nth(0).text_content(), rows.nth(1).text_content()
+    assert "Elo vs random" in header and "policy loss" in header
+    # Generation 0, finished, rated against random with an interval.
+    assert re.search(r"[+-]\d+ \[-?\d+, -?\d+\]", first), first

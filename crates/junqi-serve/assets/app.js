@@ -395,6 +395,7 @@ async function showRun() {
   const h = document.createElement("h2");
   h.textContent = `${report.kind}: ${report.id}`;
   view.appendChild(h);
+  if (report.generations.length) view.appendChild(generationsTable(report.generations));
   if (report.live.length) {
     const title = document.createElement("h3");
     title.textContent = "Games on disk now";
@@ -439,6 +440,37 @@ async function showRun() {
     }
   }
   runsTimer = setTimeout(guard(showRun), 5000);
+}
+
+// A loop's generations: Elo against each anchor with its interval, losses.
+function generationsTable(rows) {
+  const anchors = [];
+  for (const r of rows) for (const [a] of r.elo) if (!anchors.includes(a)) anchors.push(a);
+  const table = document.createElement("table");
+  table.className = "report generations";
+  const head = table.insertRow();
+  const titles = ["gen", "minutes", "state", "games", "step", "policy loss", "value loss", "belief loss", ...anchors.map((a) => `Elo vs ${a}`)];
+  for (const t of titles) {
+    const th = document.createElement("th");
+    th.textContent = t;
+    head.appendChild(th);
+  }
+  const num = (x, d) => (x == null ? "" : x.toFixed(d));
+  for (const r of rows) {
+    const tr = table.insertRow();
+    const cells = [r.generation, num(r.minutes, 1), r.done ? (r.promoted ? "promoted" : "done") : "running",
+      r.selfplay_games, r.train_step, num(r.policy_loss, 3), num(r.value_loss, 3), num(r.belief_loss, 3)];
+    for (const a of anchors) {
+      const e = r.elo.find(([name]) => name === a);
+      cells.push(e ? `${e[1][0] >= 0 ? "+" : ""}${e[1][0].toFixed(0)} [${e[1][1].toFixed(0)}, ${e[1][2].toFixed(0)}]` : "");
+    }
+    for (const c of cells) tr.insertCell().textContent = c;
+  }
+  const box = document.createElement("div");
+  const title = document.createElement("h3");
+  title.textContent = "Generations (state.json, now)";
+  box.append(title, table);
+  return box;
 }
 
 // The reports' Markdown: headings, tables and paragraphs (all as text,

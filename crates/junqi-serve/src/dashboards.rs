@@ -81,6 +81,68 @@ pub struct RunReport {
     /// An arena's, study's or SPRT's games on disk so far, counted now: the
     /// report files of those runs are written at their end.
     pub live: Vec<LiveRow>,
+    /// A loop's generations from its `state.json` (saved during each one).
+    pub generations: Vec<LoopRow>,
+}
+
+/// One generation of a loop, as its `state.json` has it now.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct LoopRow {
+    pub generation: u64,
+    pub minutes: f64,
+    /// Whether the generation is finished (else it is the one running).
+    pub done: bool,
+    pub promoted: bool,
+    pub selfplay_games: u64,
+    pub train_step: u64,
+    pub policy_loss: Option<f64>,
+    pub value_loss: Option<f64>,
+    pub belief_loss: Option<f64>,
+    /// Elo against each anchor: value, low, high (95%).
+    pub elo: Vec<(String, [f64; 3])>,
+}
+
+/// The generations of the loop in `dir` (none when its `state.json` cannot
+/// be read, e.g. while it is being replaced: the page asks again).
+pub fn loop_rows(dir: &Path) -> Vec<LoopRow> {
+    let Ok(text) = std::fs::read_to_string(dir.join("state.json")) else { return vec![] };
+    let Ok(state) = serde_json::from_str::<serde_json::Value>(&text) else { return vec![] };
+    // The first anchor's name is in the loop's config.
+    let anchor = std::fs::read_to_string(dir.join("loop.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|t| t.get("evaluate")?.get("anchor")?.as_str().map(str::to_string))
+        .unwrap_or_else(|| "anchor".into());
+    let elo = |v: &serde_json::Value| -> Option<[f64; 3]> {
+        let a = v.as_array()?;
+        Some([a.first()?.as_f64()?, a.get(1)?.as_f64()?, a.get(2)?.as_f64()?])
+    };
+    let gens = state["generations"].as_array().cloned().unwrap_or_default();
+    gens.iter()
+        .map(|g| {
+            let mut rated: Vec<(String, [f64; 3])> =
+                elo(&g["elo_vs_anchor"]).map(|e| (anchor.clone(), e)).into_iter().collect();
+            for more in g["elo_vs_more"].as_array().into_iter().flatten() {
+                if let (Some(name), Some(e)) = (more["anchor"].as_str(), elo(&more["elo"])) {
+                    rated.push((name.to_string(), e));
+                }
+            }
+            let done = g["done"].as_bool().unwrap_or(false);
+            let loss = |key: &str| g[key].as_f64().filter(|_| g["train_step"].as_u64().unwrap_or(0) > 0);
+            LoopRow {
+                generation: g["index"].as_u64().unwrap_or(0),
+                minutes: g["minutes"].as_f64().unwrap_or(0.0),
+                done,
+                promoted: g["promoted"].as_bool().unwrap_or(false),
+                selfplay_games: g["selfplay_games"].as_u64().unwrap_or(0),
+                train_step: g["train_step"].as_u64().unwrap_or(0),
+                policy_loss: loss("policy_loss"),
+                value_loss: loss("value_loss"),
+                belief_loss: loss("belief_loss"),
+                elo: rated,
+            }
+        })
+        .collect()
 }
 
 /// One matchup, variant or test, tallied from its games on disk.
@@ -180,7 +242,8 @@ pub fn report(id: &str, dir: &Path) -> Result<RunReport, ApiError> {
     let order =
         |f: &ReportFile| (["markdown", "svg", "csv", "json"].iter().position(|x| *x == f.format), f.name.clone());
     files.sort_by_key(order);
-    Ok(RunReport { id: id.into(), kind: kind.into(), files, live: vec![] })
+    let generations = if kind == "loop" { loop_rows(dir) } else { vec![] };
+    Ok(RunReport { id: id.into(), kind: kind.into(), files, live: vec![], generations })
 }
 
 #[cfg(test)]
@@ -195,6 +258,31 @@ mod tests {
         assert!(live(&dir, "loop", &cache).is_empty());
         let rows = live(&dir, "arena", &cache);
         assert_eq!(rows, vec![LiveRow { name: "00-a-vs-b".into(), games: 0, points: vec![], first_mover: 0.0 }]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_loops_generations_come_from_its_state_file() {
+        let dir = std::env::temp_dir().join(format!("junqi-serve-loop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(loop_rows(&dir).is_empty());
+        std::fs::write(dir.join("loop.toml"), "[evaluate]\nanchor = \"greedy\"\n").unwrap();
+        let state = r#"{"generations": [
+            {"index": 0, "minutes": 1.5, "done": true, "promoted": true, "selfplay_games": 8, "train_step": 4,
+             "policy_loss": 2.5, "value_loss": 0.9, "elo_vs_anchor": [10.0, -5.0, 25.0],
+             "elo_vs_more": [{"anchor": "random", "elo": [100.0, 80.0, 120.0]}]},
+            {"index": 1, "minutes": 2.0, "done": false, "promoted": false, "selfplay_games": 3, "train_step": 0,
+             "policy_loss": 0.0, "value_loss": 0.0, "elo_vs_more": []}
+        ], "best": "gen-000/net.safetensors", "minutes": 2.0, "code_version": "x"}"#;
+        std::fs::write(dir.join("state.json"), state).unwrap();
+        let rows = loop_rows(&dir);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            rows[0].elo,
+            vec![("greedy".to_string(), [10.0, -5.0, 25.0]), ("random".into(), [100.0, 80.0, 120.0])]
+        );
+        assert_eq!((rows[0].policy_loss, rows[0].belief_loss), (Some(2.5), None));
+        assert!(!rows[1].done && rows[1].elo.is_empty() && rows[1].policy_loss.is_none());
         let _ = std::fs::remove_dir_all(dir);
     }
 }
