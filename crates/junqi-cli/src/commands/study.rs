@@ -233,12 +233,17 @@ fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Pat
             value: l.score.value,
             low: l.score.low,
             high: l.score.high,
-            highlight: l.significant,
+            // Marked by the corrected test, as a table of many rows should be.
+            highlight: l.p_holm < 0.05,
         })
         .collect();
-    let title =
-        format!("First-mover score per variant: {} vs itself, {} games each (95% CI)", config.bot, config.games);
-    let svg = error_bar_chart(&title, "first mover's score (red: differs from 50%)", &rows, 0.5);
+    let games = match config.precision {
+        Some(p) => format!("each to ±{} Elo (at most {} games)", p.elo, p.max_games),
+        None => format!("{} games each", config.games),
+    };
+    let title = format!("First-mover score per variant: {} vs itself, {games} (95% CI)", config.bot);
+    let svg =
+        error_bar_chart(&title, "first mover's score (red: differs from 50% after Holm's correction)", &rows, 0.5);
     write_atomic(&dir.join("first-move.md"), &markdown)?;
     write_atomic(&dir.join("first-move.csv"), &to_csv(lines))?;
     write_atomic(&dir.join("first-move.svg"), &svg)?;
