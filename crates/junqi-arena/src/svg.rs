@@ -14,6 +14,9 @@ pub struct Row {
     pub high: f64,
     /// Drawn highlighted (e.g. the interval excludes the reference).
     pub highlight: bool,
+    /// An interval shaded behind the row (e.g. the reference variant's, so a
+    /// row reads against it).
+    pub band: Option<(f64, f64)>,
 }
 
 /// `s` as SVG/XML text or attribute content.
@@ -22,9 +25,14 @@ pub fn escape(s: &str) -> String {
 }
 
 /// An SVG document: `title`, x-axis label `x_label`, values shown as percent
-/// (`value * 100`), a dashed vertical line at `reference`.
-pub fn error_bar_chart(title: &str, x_label: &str, rows: &[Row], reference: f64) -> String {
-    let (label_w, plot_w, row_h, top, bottom) = (330.0, 520.0, 22.0, 48.0, 56.0);
+/// (`value * 100`), a dashed vertical line at `reference` labelled
+/// `reference_label`, each row's band shaded. The label column is as wide as
+/// the longest label needs, so no label is clipped.
+pub fn error_bar_chart(title: &str, x_label: &str, rows: &[Row], reference: f64, reference_label: &str) -> String {
+    // About 7 px a character at 12 px sans-serif (wider than most glyphs).
+    let longest = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0) as f64;
+    let label_w = (longest * 7.0 + 20.0).max(200.0);
+    let (plot_w, row_h, top, bottom) = (520.0, 22.0, 62.0, 56.0);
     let height = top + bottom + row_h * rows.len() as f64;
     let width = label_w + plot_w + 30.0;
     // The x range: every interval and the reference, padded, on a 1% grid.
@@ -52,12 +60,26 @@ pub fn error_bar_chart(title: &str, x_label: &str, rows: &[Row], reference: f64)
         let _ = writeln!(s, r#"<text x="{px:.1}" y="{}" text-anchor="middle">{t:.0}%</text>"#, plot_bottom + 16.0);
         t += step;
     }
+    // The bands first, under everything else.
+    for (i, r) in rows.iter().enumerate() {
+        if let Some((lo, hi)) = r.band {
+            let _ = writeln!(
+                s,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{row_h}" fill="#f0e6c8"/>"##,
+                x(lo),
+                top + row_h * i as f64,
+                (x(hi) - x(lo)).max(1.0)
+            );
+        }
+    }
     let rx = x(reference);
     let _ = writeln!(
         s,
         r##"<line x1="{rx:.1}" y1="{}" x2="{rx:.1}" y2="{plot_bottom}" stroke="#444" stroke-dasharray="4 3"/>"##,
         top - 6.0
     );
+    let _ =
+        writeln!(s, r#"<text x="{rx:.1}" y="{}" text-anchor="middle">{}</text>"#, top - 10.0, escape(reference_label));
     for (i, r) in rows.iter().enumerate() {
         let y = top + row_h * (i as f64 + 0.5);
         let colour = if r.highlight { "#c0392b" } else { "#2c3e50" };
@@ -103,17 +125,36 @@ mod tests {
     #[test]
     fn rows_are_drawn_in_range_and_labels_escaped() {
         let rows = vec![
-            Row { label: "a<b".into(), value: 0.55, low: 0.52, high: 0.58, highlight: true },
-            Row { label: "plain".into(), value: 0.49, low: 0.46, high: 0.52, highlight: false },
+            Row { label: "a<b".into(), value: 0.55, low: 0.52, high: 0.58, highlight: true, band: None },
+            Row {
+                label: "plain".into(),
+                value: 0.49,
+                low: 0.46,
+                high: 0.52,
+                highlight: false,
+                band: Some((0.47, 0.5)),
+            },
         ];
-        let svg = error_bar_chart("T & t", "score", &rows, 0.5);
+        let svg = error_bar_chart("T & t", "score", &rows, 0.5, "50%: even");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-        assert!(svg.contains("a&lt;b") && svg.contains("T &amp; t"));
+        assert!(svg.contains("a&lt;b") && svg.contains("T &amp; t") && svg.contains(">50%: even</text>"));
         assert_eq!(svg.matches("<circle").count(), 2);
-        // Every drawn x lies inside the plot area.
+        assert_eq!(svg.matches(r##"fill="#f0e6c8""##).count(), 1, "one band");
+        // Every drawn x lies inside the plot area (labels take 200 px here).
         for part in svg.split("cx=\"").skip(1) {
             let v: f64 = part.split('"').next().unwrap().parse().unwrap();
-            assert!((330.0..=850.0).contains(&v), "{v}");
+            assert!((200.0..=720.0).contains(&v), "{v}");
         }
+    }
+
+    #[test]
+    fn a_long_label_widens_the_label_column_instead_of_being_clipped() {
+        let label = "anqi-reveal_flag_on_commander_loss-false (+7 Elo)".to_string();
+        let rows = vec![Row { label: label.clone(), value: 0.5, low: 0.49, high: 0.51, highlight: false, band: None }];
+        let svg = error_bar_chart("t", "x", &rows, 0.5, "r");
+        // The label ends 10 px left of the plot, which starts after 7 px a character.
+        let x: f64 =
+            svg.split("<text x=\"").find(|p| p.contains(&label)).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(x >= 7.0 * label.chars().count() as f64, "{x}");
     }
 }

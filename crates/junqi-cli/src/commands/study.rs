@@ -226,6 +226,11 @@ pub fn write_bots_table(studies: &[(String, StudyResult)], out: &std::path::Path
 fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Path) -> Result<(String, &'static str)> {
     let lines = &result.lines;
     let markdown = to_markdown(config, result);
+    // Each row against its reference (its mode's preset): that one's interval shaded.
+    let band = |l: &junqi_arena::study::VariantLine| {
+        let reference = l.vs_preset.as_ref().map_or(l.variant.as_str(), |d| d.reference.as_str());
+        lines.iter().find(|r| r.variant == reference).map(|r| (r.score.low, r.score.high))
+    };
     let rows: Vec<Row> = lines
         .iter()
         .map(|l| Row {
@@ -235,6 +240,7 @@ fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Pat
             high: l.score.high,
             // Marked by the corrected test, as a table of many rows should be.
             highlight: l.p_holm < 0.05,
+            band: band(l),
         })
         .collect();
     let games = match config.precision {
@@ -242,8 +248,8 @@ fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Pat
         None => format!("{} games each", config.games),
     };
     let title = format!("First-mover score per variant: {} vs itself, {games} (95% CI)", config.bot);
-    let svg =
-        error_bar_chart(&title, "first mover's score (red: differs from 50% after Holm's correction)", &rows, 0.5);
+    let x_label = "first mover's score (red: differs from 50% after Holm's correction; shaded: the preset's interval)";
+    let svg = error_bar_chart(&title, x_label, &rows, 0.5, "50%: no first-mover edge");
     write_atomic(&dir.join("first-move.md"), &markdown)?;
     write_atomic(&dir.join("first-move.csv"), &to_csv(lines))?;
     write_atomic(&dir.join("first-move.svg"), &svg)?;
