@@ -150,13 +150,13 @@ pub struct StudyResult {
 
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
 impl StudyConfig {
-    /// Everything [`run_study`] checks before it writes anything.
     /// The directory of variant `k`'s games inside `out` (with a precision
     /// target, one `round-NNNNN` below it per round).
     pub fn variant_dir(&self, out: &Path, k: usize) -> PathBuf {
         out.join("variants").join(format!("{k:02}-{}", slug(&self.variants[k].name)))
     }
 
+    /// Everything [`run_study`] checks before it writes anything.
     pub fn check(&self) -> Result<(), ArenaError> {
         let Some(first) = self.variants.first() else {
             return Err(ArenaError::Config("the study has no variants".into()));

@@ -108,6 +108,20 @@ impl Player {
             Player::Cheating(c) => c.deploy(colour, rules, rng),
         }
     }
+    /// [`Player::deploy`] for a game that stops on a bad deployment: `Err`
+    /// says (after `bot \`NAME\` `) why the bot forfeited, or what is wrong
+    /// with its deployment (the wrong colour, a broken deployment rule).
+    pub fn deploy_checked(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Result<Deployment, String> {
+        let d = self.deploy(colour, rules, rng);
+        if let Some(reason) = self.take_forfeit() {
+            return Err(format!("could not deploy: {reason}"));
+        }
+        if d.colour != colour {
+            return Err(format!("deployed {:?} pieces when asked for {colour:?}", d.colour));
+        }
+        d.validate().map_err(|e| format!("gave an illegal deployment: {e}"))?;
+        Ok(d)
+    }
 }
 
 impl std::fmt::Debug for Player {

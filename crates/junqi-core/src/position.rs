@@ -259,6 +259,10 @@ impl Position {
     pub fn colour_bb(&self, colour: Colour) -> Bitboard {
         self.by_colour[colour.index()]
     }
+    /// The colour of the piece on `sq`, when this position (or view) knows it.
+    pub fn colour_at(&self, sq: Square) -> Option<Colour> {
+        Colour::ALL.into_iter().find(|&c| self.colour_bb(c) & sq.bit() != 0)
+    }
     /// The colour of `seat`, once assigned.
     pub fn colour_of(&self, seat: Seat) -> Option<Colour> {
         self.seat1.map(|c| if seat == Seat::First { c } else { c.other() })

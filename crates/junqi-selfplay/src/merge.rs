@@ -37,7 +37,6 @@ pub struct MergePlan {
     file: RunFile,
     /// Each source directory and the shards it holds.
     sources: Vec<(PathBuf, Part)>,
-    games: u64,
 }
 
 /// Check, reading only, that `parts` are the parts `0..N` of one run, each
@@ -48,8 +47,8 @@ pub struct MergePlan {
 pub fn check_parts(parts: &[PathBuf]) -> Result<MergePlan, SelfplayError> {
     let (config, stored, sources) = identify_parts(parts)?;
     let file = RunFile { part: None, ..stored };
-    let games = check_sources_complete(&config, &file, &sources)?;
-    Ok(MergePlan { config, file, sources, games })
+    check_sources_complete(&config, &file, &sources)?;
+    Ok(MergePlan { config, file, sources })
 }
 
 /// [`check_parts`] for a whole run (made without a part), to be copied.
@@ -60,16 +59,11 @@ pub fn check_whole_run(from: &Path) -> Result<MergePlan, SelfplayError> {
     }
     let config = config_of(&file, from)?;
     let sources = vec![(from.to_path_buf(), Part::new(0, 1).expect("one part"))];
-    let games = check_sources_complete(&config, &file, &sources)?;
-    Ok(MergePlan { config, file, sources, games })
+    check_sources_complete(&config, &file, &sources)?;
+    Ok(MergePlan { config, file, sources })
 }
 
 impl MergePlan {
-    /// Games in the run.
-    pub fn games(&self) -> u64 {
-        self.games
-    }
-
     /// Write the run into `out` (under its lock): its `run.json`, then every
     /// shard copied whole (each renamed into place, so the sources stay as
     /// they were), then read back as a resume would. `out` may be new, or a

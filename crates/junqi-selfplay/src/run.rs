@@ -373,7 +373,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
         notes.push(format!("shard {s} damaged, re-playing games {} to {}: {why}", range.start, range.end - 1));
         // The games file first: without it the shard is pending even if this
         // is interrupted.
-        for path in [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s))) {
+        for path in shard_paths(dir, s) {
             crate::checksum::remove_shard(&path)?;
         }
         pending.push(s);
@@ -413,6 +413,11 @@ pub(crate) fn checksum_records_required(stored: &RunFile, run_path: &Path) -> Re
     }
 }
 
+/// Shard `s`'s games file and samples file in the run directory `dir`.
+fn shard_paths(dir: &Path, s: u64) -> [PathBuf; 2] {
+    [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)))
+}
+
 /// What [`check_shards`] found; it changes nothing on disk.
 pub(crate) struct ShardCheck {
     /// Shards whose games file is not there (not played yet).
@@ -435,12 +440,11 @@ pub(crate) fn check_shards(
     owned: &[u64],
     records_required: bool,
 ) -> ShardCheck {
-    let shard_files = |s: u64| [GAMES_DIR, SAMPLES_DIR].map(|sub| dir.join(sub).join(crate::shard_name(s)));
     let checked: Vec<Option<Result<(u64, Thinking), SelfplayError>>> = owned
         .par_iter()
         .copied()
         .map(|s| {
-            let [games, samples] = shard_files(s);
+            let [games, samples] = shard_paths(dir, s);
             // A shard counts as done once its games file exists (renamed last).
             games.exists().then(|| {
                 let range = config.shard_range(s);

@@ -104,7 +104,7 @@ pub fn encode(pos: &Position) -> String {
         } else {
             match pos.piece_at(sq) {
                 Some(p) => piece_token(p),
-                None => match Colour::ALL.into_iter().find(|&c| pos.colour_bb(c) & sq.bit() != 0) {
+                None => match pos.colour_at(sq) {
                     Some(c) => format!("{}?", colour_letter(c)),
                     None => "??".to_string(),
                 },

@@ -3,7 +3,7 @@
 //! CSV, JSON, SVG charts), read again on every request so a page that
 //! polls sees a run going on.
 
-use crate::datasets::Cache;
+use crate::datasets::{subdirs, walk_roots, Cache};
 use crate::ApiError;
 use junqi_selfplay::GAMES_DIR;
 use serde::Serialize;
@@ -31,29 +31,14 @@ pub struct RunInfo {
 /// Every run below the roots (not those inside another run, such as an
 /// arena's matchups), in path order.
 pub fn discover(roots: &[PathBuf]) -> Vec<RunInfo> {
-    fn walk(dir: &Path, rel: &Path, depth: usize, root: usize, out: &mut Vec<RunInfo>) {
-        if let Some(kind) = kind_of(dir) {
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            let id = if rel.is_empty() { root.to_string() } else { format!("{root}/{rel}") };
-            out.push(RunInfo { id, kind: kind.into() });
-            return;
-        }
-        if depth == 4 {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut children: Vec<_> = entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).collect();
-        children.sort_by_key(|e| e.file_name());
-        for e in children {
-            if !e.file_name().to_string_lossy().starts_with('.') {
-                walk(&e.path(), &rel.join(e.file_name()), depth + 1, root, out);
-            }
-        }
-    }
     let mut out = Vec::new();
-    for (r, root) in roots.iter().enumerate() {
-        walk(root, Path::new(""), 0, r, &mut out);
-    }
+    walk_roots(roots, 4, &[], |dir, id| match kind_of(dir) {
+        Some(kind) => {
+            out.push(RunInfo { id, kind: kind.into() });
+            false
+        }
+        None => true,
+    });
     out
 }
 
@@ -171,19 +156,11 @@ fn live_layout(kind: &str) -> Option<(&'static str, bool)> {
 /// The live rows of the run in `dir` (empty for kinds without any).
 pub fn live(dir: &Path, kind: &str, cache: &Cache) -> Vec<LiveRow> {
     let Some((sub, one_row)) = live_layout(kind) else { return vec![] };
-    let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { return vec![] };
-    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    dirs.sort();
     let mut rows: Vec<LiveRow> = Vec::new();
-    for d in dirs {
+    for d in subdirs(&dir.join(sub)) {
         // A study with a precision target keeps each round in `round-NNNNN/`.
         let mut runs = vec![d.clone()];
-        if let Ok(rounds) = std::fs::read_dir(&d) {
-            let mut r: Vec<PathBuf> =
-                rounds.flatten().map(|e| e.path()).filter(|p| p.join(GAMES_DIR).is_dir()).collect();
-            r.sort();
-            runs.extend(r);
-        }
+        runs.extend(subdirs(&d).into_iter().filter(|r| r.join(GAMES_DIR).is_dir()));
         let name = if one_row {
             "all batches".to_string()
         } else {

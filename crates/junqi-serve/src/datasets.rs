@@ -28,43 +28,61 @@ pub struct DatasetInfo {
 
 /// Every dataset below the roots, in path order.
 pub fn discover(roots: &[PathBuf]) -> Vec<DatasetInfo> {
-    fn walk(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(PathBuf, usize)>) {
+    let mut list = Vec::new();
+    walk_roots(roots, MAX_DEPTH, &[GAMES_DIR, junqi_selfplay::SAMPLES_DIR], |dir, id| {
         let games = dir.join(GAMES_DIR);
         if games.is_dir() {
-            let shards = shard_files(&games).map(|f| f.len()).unwrap_or(0);
-            out.push((rel.to_path_buf(), shards));
+            list.push(DatasetInfo { id, shards: shard_files(&games).map(|f| f.len()).unwrap_or(0) });
         }
-        if depth == MAX_DEPTH {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut children: Vec<_> = entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).collect();
-        children.sort_by_key(|e| e.file_name());
-        for entry in children {
-            let name = entry.file_name();
-            let text = name.to_string_lossy();
-            if text.starts_with('.') || text == GAMES_DIR || text == junqi_selfplay::SAMPLES_DIR {
-                continue;
-            }
-            walk(&entry.path(), &rel.join(&name), depth + 1, out);
-        }
-    }
-    let mut list = Vec::new();
-    for (r, root) in roots.iter().enumerate() {
-        let mut found = Vec::new();
-        walk(root, Path::new(""), 0, &mut found);
-        list.extend(found.into_iter().map(|(rel, shards)| DatasetInfo { id: dataset_id(r, &rel), shards }));
-    }
+        true
+    });
     list
 }
 
-fn dataset_id(root: usize, rel: &Path) -> String {
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    if rel.is_empty() {
-        root.to_string()
-    } else {
-        format!("{root}/{rel}")
+/// Visit every directory below the roots, at most `max_depth` levels down,
+/// in name order, with its name (`R/relative/path`); hidden directories and
+/// those named in `skip` are passed over, and `visit` returning `false`
+/// keeps the walk out of a directory's children.
+pub(crate) fn walk_roots(
+    roots: &[PathBuf],
+    max_depth: usize,
+    skip: &[&str],
+    mut visit: impl FnMut(&Path, String) -> bool,
+) {
+    fn walk(
+        dir: &Path,
+        id: String,
+        depth: usize,
+        max_depth: usize,
+        skip: &[&str],
+        visit: &mut dyn FnMut(&Path, String) -> bool,
+    ) {
+        if !visit(dir, id.clone()) || depth == max_depth {
+            return;
+        }
+        for child in subdirs(dir) {
+            let name = child.file_name().unwrap_or_default().to_string_lossy().to_string();
+            if !skip.contains(&name.as_str()) {
+                walk(&child, format!("{id}/{name}"), depth + 1, max_depth, skip, visit);
+            }
+        }
     }
+    for (r, root) in roots.iter().enumerate() {
+        walk(root, r.to_string(), 0, max_depth, skip, &mut visit);
+    }
+}
+
+/// The directories in `dir` (not hidden ones, not followed through links), in
+/// name order; none when it cannot be read.
+pub(crate) fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()) && !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 /// The directory a dataset or run name (`R/relative/path`) stands for:

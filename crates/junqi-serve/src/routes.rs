@@ -218,7 +218,7 @@ async fn new_game(State(s): Shared, Body(req): Body<NewGame>) -> ApiResult<PlayS
         let session = Session::new(&req, s.allow_engines)?;
         let (_, game) = s.games.insert(session);
         let mut g = game.lock().expect("game lock");
-        g.bot_moves()?;
+        g.bot_moves();
         Ok(g.state())
     })
     .await
@@ -268,7 +268,8 @@ async fn play_deploy(
 ) -> ApiResult<PlayState> {
     with_game(s, id, move |g| {
         g.deploy(&body.placement)?;
-        g.bot_moves()
+        g.bot_moves();
+        Ok(())
     })
     .await
 }

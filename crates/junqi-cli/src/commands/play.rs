@@ -126,15 +126,7 @@ fn new_start(rules: &Rules, human: Seat, bot: &mut Player, rng: &mut GameRng) ->
         let d = if seat == human {
             Deployment::random(colour, rng)
         } else {
-            let d = bot.deploy(colour, rules, rng);
-            if let Some(reason) = bot.take_forfeit() {
-                bail!("bot `{}` could not deploy: {reason}", bot.name());
-            }
-            if d.colour != colour {
-                bail!("bot `{}` deployed {:?} pieces when asked for {:?}", bot.name(), d.colour, colour);
-            }
-            d.validate().with_context(|| format!("bot `{}` gave an illegal deployment", bot.name()))?;
-            d
+            bot.deploy_checked(colour, rules, rng).map_err(|why| anyhow::anyhow!("bot `{}` {why}", bot.name()))?
         };
         match colour {
             Colour::Red => red = Some(d),

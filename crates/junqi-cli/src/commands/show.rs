@@ -83,7 +83,7 @@ pub fn render_board(pos: &Position, color: bool) -> String {
                         format!("{open}{}{close}", paint(code, format!("{}{}", p.colour.chinese(), p.kind.chinese())))
                     }
                     // Occupied, kind unknown to this view: its colour if known.
-                    None => match Colour::ALL.into_iter().find(|&c| pos.colour_bb(c) & sq.bit() != 0) {
+                    None => match pos.colour_at(sq) {
                         Some(c) => {
                             let code = if c == Colour::Red { RED } else { BLACK };
                             format!("{open}{}{close}", paint(code, format!("{} ?? ", c.chinese())))
