@@ -14,54 +14,85 @@ use std::time::{Duration, Instant};
 /// Ctrl-C handler that sets [`RunOptions::stop`] (a second Ctrl-C exits at once).
 pub struct Live {
     pub options: RunOptions,
-    bar: ProgressBar,
-    done: Arc<AtomicBool>,
-    ticker: Option<JoinHandle<()>>,
+    ticker: Ticker,
     label: Arc<Mutex<String>>,
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal) and the
+/// thread that refreshes it five times a second until [`Ticker::finish`].
+/// [`Live`] and `junqi loop`'s display are both built on it.
+pub struct Ticker {
+    pub bar: ProgressBar,
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    /// A bar over `len` (a spinner when `None`) drawn in `style`, refreshed
+    /// by `tick` on a thread of its own; with `only_visible`, no thread while
+    /// the bar is hidden.
+    pub fn start(
+        len: Option<u64>,
+        style: ProgressStyle,
+        only_visible: bool,
+        mut tick: impl FnMut(&ProgressBar) + Send + 'static,
+    ) -> Ticker {
+        let target =
+            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+        let bar = ProgressBar::with_draw_target(len, target);
+        bar.set_style(style);
+        let done = Arc::new(AtomicBool::new(false));
+        let thread = (!only_visible || !bar.is_hidden()).then(|| {
+            let (bar, done) = (bar.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    tick(&bar);
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            })
+        });
+        Ticker { bar, done, thread }
+    }
+
+    /// Stop the thread and clear the bar.
+    pub fn finish(mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.bar.finish_and_clear();
+    }
 }
 
 impl Live {
     /// Start the display; `base` games are already complete.
     pub fn start(threads: usize, total: u64, base: u64) -> Result<Live> {
         let options = RunOptions { threads, stop: stop_flag(), ..Default::default() };
-        let target =
-            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
-        let bar = ProgressBar::with_draw_target(Some(total), target).with_position(base);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        let done = Arc::new(AtomicBool::new(false));
         let label = Arc::new(Mutex::new(String::new()));
-        let ticker = {
-            let (bar, done, progress, stop) =
-                (bar.clone(), done.clone(), options.progress.clone(), options.stop.clone());
-            let label = label.clone();
-            let start = Instant::now();
-            std::thread::spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    let secs = start.elapsed().as_secs_f64().max(1e-9);
-                    let games = progress.games.load(Ordering::Relaxed);
-                    let position = base + progress.resumed.load(Ordering::Relaxed) + games;
-                    // Plies played, games in flight included (steady while few games end).
-                    let plies = progress.moves.load(Ordering::Relaxed);
-                    let rate = games as f64 / secs;
-                    let left = total.saturating_sub(position) as f64;
-                    let eta = if rate > 0.0 { duration(left / rate) } else { "?".into() };
-                    let state = if stop.load(Ordering::Relaxed) { "  stopping…" } else { "" };
-                    let label = label.lock().map(|l| l.clone()).unwrap_or_default();
-                    bar.set_position(position);
-                    bar.set_message(format!(
-                        "{} games/s  {} plies/s  ETA {eta}{state}{label}",
-                        si(rate),
-                        si(plies as f64 / secs)
-                    ));
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            })
-        };
-        Ok(Live { options, bar, done, ticker: Some(ticker), label })
+        let (progress, stop, shown) = (options.progress.clone(), options.stop.clone(), label.clone());
+        let start = Instant::now();
+        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}")
+            .expect("valid template")
+            .progress_chars("=> ");
+        let ticker = Ticker::start(Some(total), style, false, move |bar| {
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            let games = progress.games.load(Ordering::Relaxed);
+            let position = base + progress.resumed.load(Ordering::Relaxed) + games;
+            // Plies played, games in flight included (steady while few games end).
+            let plies = progress.moves.load(Ordering::Relaxed);
+            let rate = games as f64 / secs;
+            let left = total.saturating_sub(position) as f64;
+            let eta = if rate > 0.0 { duration(left / rate) } else { "?".into() };
+            let state = if stop.load(Ordering::Relaxed) { "  stopping…" } else { "" };
+            let label = shown.lock().map(|l| l.clone()).unwrap_or_default();
+            bar.set_position(position);
+            bar.set_message(format!(
+                "{} games/s  {} plies/s  ETA {eta}{state}{label}",
+                si(rate),
+                si(plies as f64 / secs)
+            ));
+        });
+        Ok(Live { options, ticker, label })
     }
 
     /// Text shown after the rates (e.g. the matchup being played).
@@ -73,20 +104,16 @@ impl Live {
 
     /// Print a line above the bar.
     pub fn println(&self, line: &str) {
-        if self.bar.is_hidden() {
+        if self.ticker.bar.is_hidden() {
             eprintln!("{line}");
         } else {
-            self.bar.println(line);
+            self.ticker.bar.println(line);
         }
     }
 
     /// Stop the display.
-    pub fn finish(mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(t) = self.ticker.take() {
-            let _ = t.join();
-        }
-        self.bar.finish_and_clear();
+    pub fn finish(self) {
+        self.ticker.finish();
     }
 }
 

@@ -1,17 +1,15 @@
 //! `junqi loop`: the closed self-play → train → evaluate → promote loop.
 
-use crate::live::{duration, si};
+use crate::live::{duration, si, Ticker};
 use crate::overrides;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressStyle;
 use junqi_loop::{run_loop, LoopConfig, LoopError, LoopObserver};
 use junqi_selfplay::RunOptions;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -56,14 +54,12 @@ fn config(args: &Args, device: Option<&str>) -> Result<LoopConfig> {
 }
 
 /// Log lines on stdout; the current stage and its progress on stderr (a
-/// terminal only): an indicatif bar over a stage's games, a spinner while
-/// it trains, fed from the run's progress counters by a ticker thread.
+/// terminal only): a bar over a stage's games, a spinner while it trains,
+/// fed from the run's progress counters by [`Ticker`]'s thread.
 struct Console {
-    bar: ProgressBar,
+    ticker: Ticker,
     /// The current stage's games (0: training) and start.
     stage: Arc<Mutex<(u64, Instant)>>,
-    done: Arc<AtomicBool>,
-    ticker: Option<JoinHandle<()>>,
     started: Instant,
 }
 
@@ -73,41 +69,28 @@ const TRAINING: &str = "{prefix}  {spinner}  {msg}";
 
 impl Console {
     fn start(options: &RunOptions) -> Console {
-        let target =
-            if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
-        let bar = ProgressBar::with_draw_target(None, target);
-        bar.set_style(ProgressStyle::with_template(TRAINING).expect("valid template"));
         let stage = Arc::new(Mutex::new((0, Instant::now())));
-        let done = Arc::new(AtomicBool::new(false));
-        let ticker = (!bar.is_hidden()).then(|| {
-            let (bar, stage, done, progress) = (bar.clone(), stage.clone(), done.clone(), options.progress.clone());
-            std::thread::spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    if let Ok(s) = stage.lock() {
-                        let games = progress.games.load(Ordering::Relaxed) + progress.resumed.load(Ordering::Relaxed);
-                        let secs = s.1.elapsed().as_secs_f64().max(1e-9);
-                        let rate = progress.plies.load(Ordering::Relaxed) as f64 / secs;
-                        if s.0 > 0 {
-                            bar.set_position(games);
-                            bar.set_message(format!("{} plies/s  {}", si(rate), duration(secs)));
-                        } else {
-                            bar.set_message(duration(secs));
-                            bar.tick();
-                        }
-                    }
-                    std::thread::sleep(Duration::from_millis(200));
+        let (current, progress) = (stage.clone(), options.progress.clone());
+        let spinner = ProgressStyle::with_template(TRAINING).expect("valid template");
+        let ticker = Ticker::start(None, spinner, true, move |bar| {
+            if let Ok(s) = current.lock() {
+                let games = progress.games.load(Ordering::Relaxed) + progress.resumed.load(Ordering::Relaxed);
+                let secs = s.1.elapsed().as_secs_f64().max(1e-9);
+                let rate = progress.plies.load(Ordering::Relaxed) as f64 / secs;
+                if s.0 > 0 {
+                    bar.set_position(games);
+                    bar.set_message(format!("{} plies/s  {}", si(rate), duration(secs)));
+                } else {
+                    bar.set_message(duration(secs));
+                    bar.tick();
                 }
-            })
+            }
         });
-        Console { bar, stage, done, ticker, started: Instant::now() }
+        Console { ticker, stage, started: Instant::now() }
     }
 
-    fn finish(mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(t) = self.ticker.take() {
-            let _ = t.join();
-        }
-        self.bar.finish_and_clear();
+    fn finish(self) {
+        self.ticker.finish();
     }
 }
 
@@ -117,15 +100,16 @@ impl LoopObserver for Console {
             *s = (total, Instant::now());
         }
         let template = if total > 0 { GAMES } else { TRAINING };
-        self.bar.set_style(ProgressStyle::with_template(template).expect("valid template").progress_chars("=> "));
-        self.bar.set_length(total);
-        self.bar.set_position(0);
-        self.bar.set_prefix(label.to_string());
-        self.bar.set_message("");
+        let bar = &self.ticker.bar;
+        bar.set_style(ProgressStyle::with_template(template).expect("valid template").progress_chars("=> "));
+        bar.set_length(total);
+        bar.set_position(0);
+        bar.set_prefix(label.to_string());
+        bar.set_message("");
     }
     fn line(&mut self, text: &str) {
         let line = format!("[{}] {text}", duration(self.started.elapsed().as_secs_f64()));
-        self.bar.suspend(|| println!("{line}"));
+        self.ticker.bar.suspend(|| println!("{line}"));
     }
 }
 

@@ -200,9 +200,7 @@ fn junqi_engine_refuses_cheating_bots_and_bad_specs() {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-engine-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    crate::common::temp_dir("engine", name, false)
 }
 
 fn arena(rules: &str, bots: &str, games: u32, out: &Path) -> Output {

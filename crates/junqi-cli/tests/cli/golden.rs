@@ -23,9 +23,7 @@ use std::process::{Command, Stdio};
 const DIGESTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/digests.txt");
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-golden-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    crate::common::temp_dir("golden", name, false)
 }
 
 fn junqi(args: &[&str]) {

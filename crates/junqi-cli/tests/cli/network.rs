@@ -12,9 +12,7 @@ fn junqi(args: &[&str]) -> Output {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-net-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    crate::common::temp_dir("net", name, false)
 }
 
 const TINY_NET: [&str; 8] = [
@@ -272,4 +270,21 @@ fn train_on_a_full_disk_stops_with_an_error_and_keeps_its_checkpoint() {
     let out = stdout(&o);
     assert!(out.contains("resumed from") && out.contains(&format!("trained steps {step}..{}", step + 20)), "{out}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `scripts/h200.sh` (the prepared ten-minute GPU run) parses, and without
+/// the CUDA binary it was written for it says where the binary goes and
+/// exits 2 before writing anything. Its loop config is checked with the
+/// other shipped configs (`junqi-loop`'s tests); running it takes a GPU.
+#[test]
+fn h200_script_parses_and_explains_a_missing_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join("scripts/h200.sh");
+    let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    let out = temp_dir("h200");
+    let o = Command::new("bash").arg(&script).arg(&out).env("JUNQI_BIN", out.join("no-such-junqi")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no junqi binary at"), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing written without a binary");
 }

@@ -20,10 +20,7 @@ fn ok(args: &[&str]) -> Output {
     o
 }
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-records-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    crate::common::temp_dir("records", name, true)
 }
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -16,9 +16,7 @@ fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).stdin(Stdio::null()).output().expect("run junqi")
 }
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-selfplay-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    crate::common::temp_dir("selfplay", name, false)
 }
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =

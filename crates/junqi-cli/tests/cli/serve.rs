@@ -67,10 +67,7 @@ fn json(body: &str) -> serde_json::Value {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    crate::common::temp_dir("serve", name, true)
 }
 
 fn selfplay(out: &Path, rules: &str) {

@@ -13,9 +13,7 @@ fn junqi(args: &[&str]) -> Output {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("junqi-cli-checksums-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    crate::common::temp_dir("checksums", name, false)
 }
 
 /// 24 暗棋 games in 4 shards of 6, 3 samples per game, on 2 threads.

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 /// Run `junqi ARGS` with `stdin` written to its standard input, then EOF.
@@ -34,4 +35,15 @@ pub fn assert_clean_error(o: &Output, mentions: &str) {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: "), "{err}");
     assert!(err.contains(mentions), "expected `{mentions}` in: {err}");
+}
+
+/// A fresh directory path for one test: `junqi-cli-MODULE-PID-NAME` under
+/// the system's temp dir, emptied first, and created when `create`.
+pub fn temp_dir(module: &str, name: &str, create: bool) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-cli-{module}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    if create {
+        std::fs::create_dir_all(&d).unwrap();
+    }
+    d
 }
