@@ -92,26 +92,28 @@ pub(crate) fn ensure_run_file<C>(
     part: Option<junqi_selfplay::Part>,
 ) -> Result<std::sync::Arc<junqi_selfplay::RunLock>, ArenaError>
 where
-    C: serde::Serialize + serde::de::DeserializeOwned + PartialEq + Clone,
+    C: serde::Serialize + serde::de::DeserializeOwned + Clone,
 {
     let dir = junqi_selfplay::RunDir::open(out)?;
     if let Some(file) = dir.read_json::<RunFile<serde_json::Value>>(name)? {
-        let same =
-            file.format == format && serde_json::from_value::<C>(file.config.clone()).is_ok_and(|c| &c == config);
-        if !same {
-            return Err(ArenaError::Config(format!(
-                "{} holds other work ({}); re-run with the same options to resume it, or choose another --out",
-                out.display(),
-                file.config
-            )));
-        }
-        if file.part != part {
-            return Err(ArenaError::Config(format!(
-                "{} holds {}; this command plays {}: re-run it as it was, or choose another --out",
-                out.display(),
-                junqi_selfplay::describe_part(file.part),
-                junqi_selfplay::describe_part(part)
-            )));
+        use junqi_selfplay::WorkMismatch;
+        let same = if file.format == format {
+            junqi_selfplay::same_work(&file.config, file.part, config, part)
+        } else {
+            Err(WorkMismatch::Config(vec![format!("format: {} in the directory, {format} now", file.format)]))
+        };
+        match same {
+            Ok(()) => {}
+            Err(WorkMismatch::Config(diffs)) => {
+                return Err(ArenaError::Config(format!(
+                    "{} holds other work ({}); re-run with the same options to resume it, or choose another --out",
+                    out.display(),
+                    diffs.join("; ")
+                )))
+            }
+            Err(WorkMismatch::Part { stored, now }) => {
+                return Err(ArenaError::Config(WorkMismatch::part_message(out, stored, now)))
+            }
         }
         return Ok(dir.lock());
     }

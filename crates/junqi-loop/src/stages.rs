@@ -85,10 +85,16 @@ fn write_config(config: &LoopConfig, dir: &RunDir) -> Result<()> {
             same.selfplay.ray.binary = ray.binary.clone();
             same.evaluate.more_anchors = config.evaluate.more_anchors.clone();
             if &same != config {
+                let stored = serde_json::to_value(&same).expect("loop configs serialise");
+                let diffs = match junqi_selfplay::same_work(&stored, None, config, None) {
+                    Err(junqi_selfplay::WorkMismatch::Config(diffs)) => diffs,
+                    _ => vec![],
+                };
                 return Err(LoopError::Config(format!(
-                    "{} holds a loop with another config ({}); use a new --out",
+                    "{} holds a loop with another config ({}: {}); use a new --out",
                     dir.path().display(),
-                    dir.path().join(CONFIG_FILE).display()
+                    dir.path().join(CONFIG_FILE).display(),
+                    diffs.join("; ")
                 )));
             }
             dir.write(CONFIG_FILE, &text)?;

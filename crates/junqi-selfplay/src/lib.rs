@@ -70,7 +70,7 @@ pub use run::{
     dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Plan, Progress, RunOptions, Summary,
     Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
 };
-pub use run_dir::{differences, RunDir};
+pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
 pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{
     games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,

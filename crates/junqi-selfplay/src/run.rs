@@ -3,8 +3,8 @@
 use crate::part::{owns, Part};
 use crate::writer::ShardWriter;
 use crate::{
-    code_version, differences, Config, GameBuffers, GameInFlight, GameRecord, RunDir, RunLock, SelfplayError,
-    GAMES_DIR, SAMPLES_DIR,
+    code_version, same_work, Config, GameBuffers, GameInFlight, GameRecord, RunDir, RunLock, SelfplayError,
+    WorkMismatch, GAMES_DIR, SAMPLES_DIR,
 };
 use junqi_bots::Player;
 use junqi_core::Seat;
@@ -306,23 +306,14 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
     let config_json = serde_json::to_value(&config).expect("configs serialize");
     let records_required;
     if let Some(stored) = read_run_file(&run_dir)? {
-        // Read the stored config as a `Config` and write it again, so options
-        // added since (with serde defaults) compare equal to their defaults.
-        let stored_config = serde_json::from_value::<Config>(stored.config.clone())
-            .ok()
-            .and_then(|c| serde_json::to_value(c).ok())
-            .unwrap_or_else(|| stored.config.clone());
-        let diffs = differences(&stored_config, &config_json);
-        if !diffs.is_empty() {
-            return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs });
-        }
-        if stored.part != part {
-            return Err(SelfplayError::Config(format!(
-                "{} holds {}; this command plays {}: re-run it as it was, or choose another --out",
-                dir.display(),
-                describe_part(stored.part),
-                describe_part(part)
-            )));
+        match same_work(&stored.config, stored.part, &config, part) {
+            Ok(()) => {}
+            Err(WorkMismatch::Config(diffs)) => {
+                return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs })
+            }
+            Err(WorkMismatch::Part { stored, now }) => {
+                return Err(SelfplayError::Config(WorkMismatch::part_message(dir, stored, now)))
+            }
         }
         records_required = checksum_records_required(&stored, &run_path)?;
         if stored.code_version != code_version() {

@@ -2,10 +2,11 @@
 //! SPRT, study and the loop all create it (or find it), hold its lock for
 //! as long as they write there ([`RunLock`]), read back the run file that
 //! says what work the directory holds, and write whole files only
-//! ([`junqi_core::write_atomic`]). What "the same work" means is the
-//! caller's to decide; [`differences`] lists how two JSON configs differ.
+//! ([`junqi_core::write_atomic`]). [`same_work`] is the one comparison of
+//! a stored config with this command's (each command words its refusal);
+//! [`differences`] lists how two JSON configs differ.
 
-use crate::{RunLock, SelfplayError};
+use crate::{describe_part, Part, RunLock, SelfplayError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -65,6 +66,55 @@ impl RunDir {
     }
 }
 
+/// Why a directory's run file is not this command's work.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkMismatch {
+    /// Another config: one line per difference ([`differences`]).
+    Config(Vec<String>),
+    /// The same config, another part of it (`--part`).
+    Part { stored: Option<Part>, now: Option<Part> },
+}
+
+impl WorkMismatch {
+    /// The refusal for a part mismatch, the same for every command.
+    pub fn part_message(dir: &Path, stored: Option<Part>, now: Option<Part>) -> String {
+        format!(
+            "{} holds {}; this command plays {}: re-run it as it was, or choose another --out",
+            dir.display(),
+            describe_part(stored),
+            describe_part(now)
+        )
+    }
+}
+
+/// Whether the run file's `stored` config (JSON) and `stored_part` are this
+/// command's `config` and `part`. The stored config is read as a `C` and
+/// written again first, so options added since (with serde defaults)
+/// compare equal to their defaults; one that no longer reads is compared
+/// as it is.
+pub fn same_work<C>(
+    stored: &serde_json::Value,
+    stored_part: Option<Part>,
+    config: &C,
+    part: Option<Part>,
+) -> Result<(), WorkMismatch>
+where
+    C: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let normalised = serde_json::from_value::<C>(stored.clone())
+        .ok()
+        .and_then(|c| serde_json::to_value(c).ok())
+        .unwrap_or_else(|| stored.clone());
+    let diffs = differences(&normalised, &serde_json::to_value(config).expect("configs serialise"));
+    if !diffs.is_empty() {
+        return Err(WorkMismatch::Config(diffs));
+    }
+    if stored_part != part {
+        return Err(WorkMismatch::Part { stored: stored_part, now: part });
+    }
+    Ok(())
+}
+
 /// How `stored` (the directory's) and `new` differ, one line per leaf:
 /// `path.to.key: STORED in the directory, NEW now`.
 pub fn differences(stored: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
@@ -115,6 +165,43 @@ mod tests {
         assert!(matches!(other.join().unwrap(), Err(SelfplayError::Locked { .. })));
         drop(dir);
         let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
+    }
+
+    /// A config as a newer build reads it: `threads` was added since, with a default.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Work {
+        games: u64,
+        #[serde(default = "two")]
+        threads: u64,
+    }
+    fn two() -> u64 {
+        2
+    }
+
+    #[test]
+    fn same_work_reads_old_configs_with_defaults_and_names_what_differs() {
+        let part = |i| Some(Part::new(i, 4).unwrap());
+        let old = json!({"games": 10});
+        assert_eq!(same_work(&old, None, &Work { games: 10, threads: 2 }, None), Ok(()));
+        assert_eq!(
+            same_work(&old, None, &Work { games: 10, threads: 3 }, None),
+            Err(WorkMismatch::Config(vec!["threads: 2 in the directory, 3 now".into()]))
+        );
+        // Config first: a part of another run is another config.
+        assert_eq!(
+            same_work(&old, part(0), &Work { games: 11, threads: 2 }, part(1)),
+            Err(WorkMismatch::Config(vec!["games: 10 in the directory, 11 now".into()]))
+        );
+        assert_eq!(
+            same_work(&old, part(0), &Work { games: 10, threads: 2 }, part(1)),
+            Err(WorkMismatch::Part { stored: part(0), now: part(1) })
+        );
+        assert_eq!(same_work(&old, part(2), &Work { games: 10, threads: 2 }, part(2)), Ok(()));
+        // A stored config that no longer reads is compared as it is.
+        let odd = json!({"games": "ten"});
+        assert!(matches!(same_work(&odd, None, &Work { games: 10, threads: 2 }, None), Err(WorkMismatch::Config(_))));
+        let message = WorkMismatch::part_message(Path::new("runs/x"), None, part(3));
+        assert!(message.contains("holds the whole run") && message.contains("re-run it as it was"), "{message}");
     }
 
     #[test]
