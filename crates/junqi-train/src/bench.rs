@@ -30,8 +30,7 @@ pub fn forward_rates(
     pool: &[NetInput],
     batches: &[usize],
 ) -> Result<Vec<(usize, f64)>> {
-    let mut backend =
-        TorchBackend::load(path, device.resolve()?).map_err(|e| crate::TrainError::Config(e.to_string()))?;
+    let mut backend = TorchBackend::load(path, device.resolve()?)?;
     tch::set_num_threads(threads as i32);
     let mut out = Vec::new();
     let mut rates = Vec::new();

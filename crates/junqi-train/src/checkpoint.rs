@@ -105,7 +105,7 @@ pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, meta: HashMap<S
     }
     junqi_net::write_safetensors(path, data, meta).map_err(|e| match e {
         junqi_net::NetError::Io { path, cause } => TrainError::Io { path, cause },
-        other => TrainError::Config(other.to_string()),
+        other => TrainError::Net(other),
     })
 }
 

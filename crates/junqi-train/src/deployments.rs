@@ -40,8 +40,8 @@ pub fn deployment_games(runs: &[PathBuf], rules: &Rules) -> Result<Vec<(Deployme
 /// net file at `net`; the model's mean loss on the games is returned.
 pub fn fit_into_net(net: &Path, games: &[(Deployment, f32)]) -> Result<f32> {
     let model = DeploymentModel::uniform().fit(games, &FitOptions::default());
-    let mut file = NetFile::read(net).map_err(|e| TrainError::Config(e.to_string()))?;
+    let mut file = NetFile::read(net)?;
     file.set_deployment_model(&model);
-    file.write(net).map_err(|e| TrainError::Config(e.to_string()))?;
+    file.write(net)?;
     Ok(model.loss(games))
 }

@@ -75,6 +75,9 @@ pub enum TrainError {
     Diverged { loss: f64, step: u64 },
     #[error("torch: {0}")]
     Torch(#[from] tch::TchError),
+    /// A net file or the network crate's service (its message names the file).
+    #[error(transparent)]
+    Net(#[from] junqi_net::NetError),
 }
 
 impl TrainError {
