@@ -151,10 +151,7 @@ pub enum PlayError {
 impl Position {
     /// An empty board (no pieces), seat 1 to move, colours as the mode starts.
     pub fn empty(rules: Rules) -> Position {
-        let seat1 = match rules.mode {
-            Mode::Fanqi => None,
-            _ => Some(rules.first_player.colour()),
-        };
+        let seat1 = rules.fixed_colour(Seat::First);
         Position {
             rules,
             board: [None; NODES],

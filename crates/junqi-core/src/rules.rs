@@ -217,6 +217,16 @@ pub enum RulesError {
 }
 
 impl Rules {
+    /// The colour `seat` plays from the start: fixed by `first_player` in
+    /// 暗棋 and 明棋, `None` in 翻棋 (where the first flips decide it).
+    pub fn fixed_colour(&self, seat: crate::Seat) -> Option<crate::Colour> {
+        match self.mode {
+            Mode::Fanqi => None,
+            _ if seat == crate::Seat::First => Some(self.first_player.colour()),
+            _ => Some(self.first_player.colour().other()),
+        }
+    }
+
     /// The shipped preset for a mode (`configs/rules/<mode>.toml`).
     pub fn preset(mode: Mode) -> Rules {
         let text = match mode {
@@ -335,6 +345,19 @@ impl Default for Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seats_have_fixed_colours_except_in_fanqi() {
+        use crate::{Colour, Seat};
+        let mut anqi = Rules::preset(Mode::Anqi);
+        assert_eq!(anqi.fixed_colour(Seat::First), Some(Colour::Red));
+        assert_eq!(anqi.fixed_colour(Seat::Second), Some(Colour::Black));
+        anqi.first_player = FirstPlayer::Black;
+        assert_eq!(anqi.fixed_colour(Seat::First), Some(Colour::Black));
+        assert_eq!(anqi.fixed_colour(Seat::Second), Some(Colour::Red));
+        assert_eq!(Rules::preset(Mode::Mingqi).fixed_colour(Seat::Second), Some(Colour::Black));
+        assert_eq!(Rules::preset(Mode::Fanqi).fixed_colour(Seat::First), None);
+    }
 
     /// The §6 table of `docs/rules.md`: one row per option, the cells of
     /// the 暗棋, 明棋 and 翻棋 columns (the first word, without backticks).

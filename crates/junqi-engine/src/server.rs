@@ -230,8 +230,7 @@ impl Engine {
         if game.rules.mode == junqi_core::Mode::Fanqi {
             return Err("deploy: fanqi positions are dealt, not deployed".into());
         }
-        let first = game.rules.first_player.colour();
-        let colour = if game.seat == Seat::First { first } else { first.other() };
+        let colour = game.rules.fixed_colour(game.seat).expect("checked: not fanqi");
         let rules = game.rules;
         let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
         let d = self.player()?.deploy(colour, &rules, &mut rng);

@@ -278,7 +278,7 @@ impl GameInFlight {
                 .map_err(|e| SelfplayError::Config(format!("opening `{jfen}`: {e}")))?,
             (_, junqi_core::Mode::Fanqi) => Position::deal_fanqi(*rules, &mut rng),
             _ => {
-                let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
+                let seat1 = rules.fixed_colour(Seat::First).expect("anqi/mingqi colours are fixed");
                 let mut deployments = Vec::with_capacity(2);
                 for (i, seat) in Seat::BOTH.into_iter().enumerate() {
                     let colour = if seat == Seat::First { seat1 } else { seat1.other() };

@@ -182,7 +182,7 @@ impl Session {
 
     /// The fixed colour of `seat` in 暗棋 and 明棋.
     fn colour_of(&self, seat: Seat) -> Colour {
-        Position::empty(self.rules).colour_of(seat).expect("anqi/mingqi colours are fixed")
+        self.rules.fixed_colour(seat).expect("anqi/mingqi colours are fixed")
     }
 
     /// A new random deployment for the person to start editing from.

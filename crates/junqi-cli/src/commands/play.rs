@@ -118,7 +118,7 @@ fn new_start(rules: &Rules, human: Seat, bot: &mut Player, rng: &mut GameRng) ->
     if rules.mode == Mode::Fanqi {
         return Ok(Position::deal_fanqi(*rules, rng));
     }
-    let seat1 = Position::empty(*rules).colour_of(Seat::First).expect("anqi/mingqi colours are fixed");
+    let seat1 = rules.fixed_colour(Seat::First).expect("anqi/mingqi colours are fixed");
     let mut red = None;
     let mut black = None;
     for seat in Seat::BOTH {
