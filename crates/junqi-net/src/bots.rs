@@ -41,7 +41,12 @@ pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// The shipped nets by name (`net:NAME`), relative to the repository root.
 /// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
 /// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
-pub const SHIPPED_NETS: [(&str, &str); 3] = [("default", FANQI_NET), ("fanqi", FANQI_NET), ("anqi", ANQI_NET)];
+/// `fanqi-policy` is a 翻棋 net for playing alone (`net:fanqi-policy`, no
+/// search): its policy beats `heuristic`, its value head is overfitted.
+pub const SHIPPED_NETS: [(&str, &str); 4] =
+    [("default", FANQI_NET), ("fanqi", FANQI_NET), ("anqi", ANQI_NET), ("fanqi-policy", FANQI_POLICY_NET)];
+/// The 翻棋 plain-policy net (BENCHMARKS.md, "A plain policy above `heuristic`").
+pub const FANQI_POLICY_NET: &str = "data/nets/fanqi-policy.safetensors";
 
 /// The shipped net `net:default` plays in `mode`: the 翻棋 net in 翻棋; the
 /// 暗棋 net in 暗棋 and in 明棋, whose games also start from two deployed
