@@ -345,11 +345,12 @@ impl Agent for NetAgent {
 
 /// The search's leaf evaluator: the net's value and priors for a world.
 ///
-/// A leaf is a whole world drawn by the search; the net sees it as the
-/// mover would at the start of a game in that position
-/// ([`InfoSet::new`]): in 翻棋 that is exact (face-down pieces stay
-/// unknown), in 暗棋 the mover forgets what earlier fights showed of the
-/// enemy's pieces below the root.
+/// A leaf is a whole world drawn by the search. In 暗棋 the net sees the
+/// searching seat's information set where the search hands it one (the
+/// root, and below it the nodes where that seat moves, with what the moves
+/// in between showed); elsewhere the world as its mover would see it at the
+/// start of a game in that position ([`InfoSet::new`]): exact in 翻棋 and
+/// 明棋, in 暗棋 the opponent's own knowledge is not the searcher's to know.
 pub struct NetEvaluator {
     request: Request,
     /// Whether the net has a belief head (else none is asked for).
@@ -392,15 +393,25 @@ impl NetEvaluator {
         self
     }
 
-    fn ask(&mut self, world: &Position, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
-        let code = || ObsCode::from_infoset(&InfoSet::new(world, world.turn()));
+    fn ask(&mut self, world: &Position, info: Option<&InfoSet>, moves: &[Move]) -> Poll<(Evaluation, Vec<f32>)> {
+        let code = || match info {
+            Some(info) => ObsCode::from_infoset(info),
+            None => ObsCode::from_infoset(&InfoSet::new(world, world.turn())),
+        };
         self.request.poll(code, world.mode(), world.turn(), moves)
     }
 }
 
 impl LeafEvaluator for NetEvaluator {
-    fn evaluate(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32> {
-        let Poll::Ready((e, p)) = self.ask(world, moves) else { return Poll::Pending };
+    fn evaluate(
+        &mut self,
+        world: &Position,
+        info: Option<&InfoSet>,
+        moves: &[Move],
+        priors: &mut Vec<f32>,
+        rng: &mut GameRng,
+    ) -> Poll<f32> {
+        let Poll::Ready((e, p)) = self.ask(world, info, moves) else { return Poll::Pending };
         priors.extend(p);
         let net = e.value();
         Poll::Ready(if self.mix > 0.0 {
@@ -410,10 +421,20 @@ impl LeafEvaluator for NetEvaluator {
         })
     }
 
-    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<Option<f32>> {
-        let Poll::Ready((e, p)) = self.ask(world, moves) else { return Poll::Pending };
+    fn root_priors(
+        &mut self,
+        world: &Position,
+        info: Option<&InfoSet>,
+        moves: &[Move],
+        priors: &mut Vec<f32>,
+    ) -> Poll<Option<f32>> {
+        let Poll::Ready((e, p)) = self.ask(world, info, moves) else { return Poll::Pending };
         priors.extend(p);
         Poll::Ready(Some(e.value()))
+    }
+
+    fn wants_info(&self) -> bool {
+        true
     }
 
     /// 暗棋: the belief head's kinds for the searching seat's real

@@ -25,6 +25,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `cvisit`, `cscale` | `gumbel`: σ(q) = (cvisit + max visits) · cscale · q, q rescaled to [0, 1] | 50, 0.1 |
 /// | `gscale` | `gumbel`: scale of the Gumbel noise (0: the prior's top k, no sampling) | 1 |
 /// | `belief` | 暗棋 with an evaluator that has a belief (a net's belief head): 1 = draw the worlds from it, 0 = uniformly from the information set | 1 |
+/// | `recall` | 暗棋 with an evaluator that reads information sets (a net): 1 = it sees what the searching seat knows (at the root, and carried down each simulation where that seat moves), 0 = a fresh information set of each world, forgetting what fights showed | 1 |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     pub sims: u32,
@@ -38,6 +39,8 @@ pub struct MctsConfig {
     pub gumbel: Option<GumbelOptions>,
     /// Draw 暗棋 worlds from the evaluator's belief when it has one.
     pub belief: bool,
+    /// Hand the evaluator the searching seat's 暗棋 information set ([`Search::recall`]).
+    pub recall: bool,
 }
 
 impl Default for MctsConfig {
@@ -51,12 +54,13 @@ impl Default for MctsConfig {
             mix: 0.0,
             gumbel: None,
             belief: true,
+            recall: true,
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub const MCTS_KEYS: [&str; 17] = [
+pub const MCTS_KEYS: [&str; 18] = [
     "sims",
     "c",
     "depth",
@@ -73,6 +77,7 @@ pub const MCTS_KEYS: [&str; 17] = [
     "cscale",
     "gscale",
     "belief",
+    "recall",
     "eval",
 ];
 
@@ -117,6 +122,7 @@ impl MctsConfig {
             root,
             mix: spec.number("mix", d.mix, 0.0, 1.0)?,
             belief: spec.integer("belief", 1, 0, 1)? == 1,
+            recall: spec.integer("recall", 1, 0, 1)? == 1,
         })
     }
 
@@ -164,6 +170,9 @@ impl MctsConfig {
         if !self.belief {
             out.push_str(",belief=0");
         }
+        if !self.recall {
+            out.push_str(",recall=0");
+        }
         out
     }
 
@@ -172,6 +181,7 @@ impl MctsConfig {
         let mut search = Search::new(evaluator, self.c);
         search.root = self.root;
         search.gumbel = self.gumbel;
+        search.recall = self.recall;
         search
     }
 

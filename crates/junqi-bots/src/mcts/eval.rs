@@ -23,15 +23,42 @@ pub trait LeafEvaluator: Send {
     /// to move, in [-1, 1]; and, if the evaluator has them, priors over
     /// `moves` (the legal actions of `world`), one per action in the same
     /// order, written to `priors` (cleared by the caller).
-    fn evaluate(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32>;
+    ///
+    /// `info` is what the mover knows there when the search can tell (暗棋,
+    /// the searching seat, for evaluators that ask for it with
+    /// [`LeafEvaluator::wants_info`]): its information set at the root, carried
+    /// down the simulation's moves. `None`: the evaluator takes what a fresh
+    /// information set of `world` shows.
+    fn evaluate(
+        &mut self,
+        world: &Position,
+        info: Option<&InfoSet>,
+        moves: &[Move],
+        priors: &mut Vec<f32>,
+        rng: &mut GameRng,
+    ) -> Poll<f32>;
 
     /// Priors over the root's `moves` (written to `priors`, cleared by the
     /// caller), once per search, and the evaluator's own value of the root
     /// for its mover if it has one (Gumbel search completes the values of
-    /// unvisited actions with it); nothing by default.
-    fn root_priors(&mut self, world: &Position, moves: &[Move], priors: &mut Vec<f32>) -> Poll<Option<f32>> {
-        let _ = (world, moves, priors);
+    /// unvisited actions with it); nothing by default. `info` as for
+    /// [`LeafEvaluator::evaluate`]: the searching seat's own information set.
+    fn root_priors(
+        &mut self,
+        world: &Position,
+        info: Option<&InfoSet>,
+        moves: &[Move],
+        priors: &mut Vec<f32>,
+    ) -> Poll<Option<f32>> {
+        let _ = (world, info, moves, priors);
         Poll::Ready(None)
+    }
+
+    /// Whether the evaluator reads the `info` of [`LeafEvaluator::evaluate`]
+    /// (the search then carries the searching seat's 暗棋 information set
+    /// down every simulation, which costs a copy and an update per ply).
+    fn wants_info(&self) -> bool {
+        false
     }
 
     /// 暗棋: a belief over the kinds of the enemy pieces of `info` (the
@@ -139,7 +166,14 @@ fn best_capture(pos: &Position, moves: &MoveList) -> Option<Move> {
 }
 
 impl LeafEvaluator for RolloutEvaluator {
-    fn evaluate(&mut self, world: &Position, _moves: &[Move], _priors: &mut Vec<f32>, rng: &mut GameRng) -> Poll<f32> {
+    fn evaluate(
+        &mut self,
+        world: &Position,
+        _info: Option<&InfoSet>,
+        _moves: &[Move],
+        _priors: &mut Vec<f32>,
+        rng: &mut GameRng,
+    ) -> Poll<f32> {
         Poll::Ready(self.playout(world, rng))
     }
 }

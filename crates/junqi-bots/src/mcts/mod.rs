@@ -117,7 +117,12 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
             }
         }
         let belief = self.belief.as_ref().and_then(Option::as_ref);
-        let decision = self.search.poll(self.config.sims, |rng| info.sample_world_believing(rng, belief), rng);
+        let decision = self.search.poll_informed(
+            self.config.sims,
+            Some(info),
+            |rng| info.sample_world_believing(rng, belief),
+            rng,
+        );
         if decision.is_ready() {
             self.belief = None;
         }

@@ -10,7 +10,7 @@ use super::eval::{outcome_value, LeafEvaluator};
 use super::gumbel::{GumbelOptions, GumbelRoot};
 use super::tree::{Tree, NONE};
 use crate::Decision;
-use junqi_core::{GameRng, Move, MoveList, Position, Seat};
+use junqi_core::{GameRng, InfoSet, Mode, Move, MoveList, Observation, Position, Seat};
 use rand::Rng;
 use std::task::Poll;
 
@@ -33,6 +33,16 @@ pub struct Search<E> {
     groot: GumbelRoot,
     /// Where a search interrupted by a pending evaluation resumes.
     phase: Phase,
+    /// 暗棋, with an evaluator that [wants it](LeafEvaluator::wants_info):
+    /// hand it what the searching seat knows at the root and, carried down
+    /// each simulation's moves, at the nodes where that seat moves (off: a
+    /// fresh information set of each world, which forgets what earlier
+    /// fights showed). On by default.
+    pub recall: bool,
+    /// The searching seat's information set for the search under way, when recalled.
+    info: Option<InfoSet>,
+    /// `info` carried down this simulation's path (the leaf's, while it waits).
+    path_info: Option<InfoSet>,
 }
 
 /// The state of a search between two calls of [`Search::poll`].
@@ -93,6 +103,9 @@ impl<E: LeafEvaluator> Search<E> {
             gumbel: None,
             groot: GumbelRoot::default(),
             phase: Phase::Idle,
+            recall: true,
+            info: None,
+            path_info: None,
         }
     }
 
@@ -118,6 +131,20 @@ impl<E: LeafEvaluator> Search<E> {
     pub fn poll(
         &mut self,
         sims: u32,
+        world: impl FnMut(&mut GameRng) -> Position,
+        rng: &mut GameRng,
+    ) -> Poll<Decision> {
+        self.poll_informed(sims, None, world, rng)
+    }
+
+    /// [`Search::poll`] for a seat that searches from its information set
+    /// `info` (the worlds are drawn from it): with [`Search::recall`] and an
+    /// evaluator that wants it, the evaluator sees what that seat knows (in
+    /// 暗棋; elsewhere a world shows the mover all it may know).
+    pub fn poll_informed(
+        &mut self,
+        sims: u32,
+        info: Option<&InfoSet>,
         mut world: impl FnMut(&mut GameRng) -> Position,
         rng: &mut GameRng,
     ) -> Poll<Decision> {
@@ -125,6 +152,8 @@ impl<E: LeafEvaluator> Search<E> {
             match std::mem::replace(&mut self.phase, Phase::Idle) {
                 Phase::Idle => {
                     self.tree.reset();
+                    let recalled = self.recall && self.evaluator.wants_info();
+                    self.info = info.filter(|i| recalled && i.mode() == Mode::Anqi).cloned();
                     let first = world(rng);
                     first.legal_moves(&mut self.moves);
                     assert!(!self.moves.is_empty(), "act called on a finished game");
@@ -139,7 +168,7 @@ impl<E: LeafEvaluator> Search<E> {
                     first.legal_moves(&mut self.moves);
                     self.priors.clear();
                     let Poll::Ready(root_value) =
-                        self.evaluator.root_priors(&first, self.moves.as_slice(), &mut self.priors)
+                        self.evaluator.root_priors(&first, self.info.as_ref(), self.moves.as_slice(), &mut self.priors)
                     else {
                         self.phase = Phase::Root { first };
                         return Poll::Pending;
@@ -191,6 +220,7 @@ impl<E: LeafEvaluator> Search<E> {
     /// (`world` now) still needs a value (`Some(node)`, the path in `self.path`).
     fn descend(&mut self, world: &mut Position, rng: &mut GameRng) -> Option<u32> {
         self.path.clear();
+        self.path_info.clone_from(&self.info);
         let mut node = 0u32;
         loop {
             world.legal_moves(&mut self.moves);
@@ -200,7 +230,18 @@ impl<E: LeafEvaluator> Search<E> {
             }
             let mover = world.turn();
             let (child, created) = self.select(node, rng);
-            world.play_unchecked(self.tree.nodes[child as usize].mv);
+            let mv = self.tree.nodes[child as usize].mv;
+            match &mut self.path_info {
+                Some(info) => {
+                    // What the searching seat would see of this action in this world.
+                    let before = world.clone();
+                    let effect = world.play_unchecked(mv);
+                    info.update(world, &Observation::for_seat(&before, world, mv, &effect, info.seat()));
+                }
+                None => {
+                    world.play_unchecked(mv);
+                }
+            }
             self.path.push((child, mover));
             if created {
                 return Some(child);
@@ -237,7 +278,9 @@ impl<E: LeafEvaluator> Search<E> {
             return Poll::Ready(outcome_value(&outcome, world.turn()));
         }
         self.priors.clear();
-        let Poll::Ready(v) = self.evaluator.evaluate(world, self.moves.as_slice(), &mut self.priors, rng) else {
+        // The searching seat's knowledge where it moves; the other seat's is not ours to know.
+        let info = self.path_info.as_ref().filter(|i| i.seat() == world.turn());
+        let Poll::Ready(v) = self.evaluator.evaluate(world, info, self.moves.as_slice(), &mut self.priors, rng) else {
             return Poll::Pending;
         };
         if self.priors.len() == self.moves.len() {
@@ -401,7 +444,14 @@ mod root_tests {
         square: junqi_core::Square,
     }
     impl LeafEvaluator for FlipIsGood {
-        fn evaluate(&mut self, world: &Position, _: &[Move], _: &mut Vec<f32>, _: &mut GameRng) -> Poll<f32> {
+        fn evaluate(
+            &mut self,
+            world: &Position,
+            _: Option<&InfoSet>,
+            _: &[Move],
+            _: &mut Vec<f32>,
+            _: &mut GameRng,
+        ) -> Poll<f32> {
             Poll::Ready(match (world.is_face_down(self.square), world.turn() == self.seat) {
                 (true, _) => 0.0,
                 (false, true) => 0.8,
@@ -460,6 +510,101 @@ mod root_tests {
                 assert!(share > 5.0 / moves.len() as f32, "{sims} sims, k={k}: improved {share}");
             } else {
                 assert!(share < 1.5 / moves.len() as f32, "never visited: about the prior, {share}");
+            }
+        }
+    }
+
+    /// Checks every information set the search hands it (暗棋) and counts them.
+    #[derive(Default)]
+    struct InfoRecorder {
+        root: Option<InfoSet>,
+        informed: u32,
+        uninformed: u32,
+        /// Leaves where the carried set rules out a kind a fresh one allows.
+        knows_more: u32,
+    }
+    impl LeafEvaluator for InfoRecorder {
+        fn evaluate(
+            &mut self,
+            world: &Position,
+            info: Option<&InfoSet>,
+            _: &[Move],
+            _: &mut Vec<f32>,
+            _: &mut GameRng,
+        ) -> Poll<f32> {
+            let Some(info) = info else {
+                self.uninformed += 1;
+                return Poll::Ready(0.0);
+            };
+            self.informed += 1;
+            assert_eq!(info.seat(), world.turn(), "only the seat to move's own knowledge");
+            let fresh = InfoSet::new(world, info.seat());
+            let own = world.colour_of(info.seat());
+            let mut narrower = false;
+            for sq in junqi_core::Square::all() {
+                assert_eq!(info.view().is_occupied(sq), world.is_occupied(sq), "{sq:?}: the world's board");
+                let (carried, anew) = (info.possible_kinds(sq), fresh.possible_kinds(sq));
+                if let Some(piece) = world.piece_at(sq).filter(|p| Some(p.colour) != own) {
+                    assert_ne!(carried & piece.kind.bit(), 0, "{sq:?}: the world's own kind is possible");
+                    assert_eq!(carried & !anew, 0, "{sq:?}: never more than a fresh set allows");
+                    narrower |= carried != anew;
+                }
+            }
+            self.knows_more += narrower as u32;
+            Poll::Ready(0.0)
+        }
+        fn root_priors(
+            &mut self,
+            _: &Position,
+            info: Option<&InfoSet>,
+            _: &[Move],
+            _: &mut Vec<f32>,
+        ) -> Poll<Option<f32>> {
+            self.root = info.cloned();
+            Poll::Ready(None)
+        }
+        fn wants_info(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn an_anqi_search_recalls_what_the_searching_seat_knows_down_each_simulation() {
+        use junqi_core::{Colour, Game, Mode, Rules};
+        let mut rng = rng_from_seed(9);
+        let rules = Rules::preset(Mode::Anqi);
+        let deploy = |c, rng: &mut GameRng| crate::mcts::mcts_deployment(c, &rules, rng);
+        let (red, black) = (deploy(Colour::Red, &mut rng), deploy(Colour::Black, &mut rng));
+        let mut game = Game::new(Position::from_deployments(rules, &red, &black).unwrap());
+        let mut moves = MoveList::new();
+        for _ in 0..60 {
+            game.truth().legal_moves(&mut moves);
+            if game.outcome().is_some() {
+                break;
+            }
+            game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        assert!(game.outcome().is_none(), "the test needs a game still going");
+        let seat = game.truth().turn();
+        let info = game.infoset(seat).clone();
+        let fresh = InfoSet::new(game.truth(), seat);
+        assert!(
+            junqi_core::Square::all().any(|sq| info.possible_kinds(sq) != fresh.possible_kinds(sq)),
+            "after 60 plies the seat knows more than a fresh information set shows"
+        );
+        for recall in [true, false] {
+            let mut search = Search::new(InfoRecorder::default(), 0.7);
+            search.recall = recall;
+            let decision = search.poll_informed(300, Some(&info), |rng| info.sample_world(rng), &mut rng);
+            assert!(decision.is_ready());
+            let seen = &search.evaluator;
+            if recall {
+                assert_eq!(seen.root.as_ref(), Some(&info), "the root's priors come from the real information set");
+                assert!(seen.informed > 0 && seen.uninformed > 0, "{} / {}", seen.informed, seen.uninformed);
+                assert!(seen.knows_more > 0, "what fights showed is carried below the root");
+            } else {
+                assert!(seen.root.is_none());
+                assert_eq!(seen.informed, 0);
             }
         }
     }
