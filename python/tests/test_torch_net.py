@@ -39,7 +39,8 @@ MAX_POSITIONS = 400
 NETS = {
     # name: (file, the self-play run whose positions it evaluates)
     "fanqi": ("data/nets/fanqi.safetensors", "fanqi"),  # bilinear policy head
-    "anqi": ("data/nets/anqi.safetensors", "anqi"),  # bilinear + belief head + deployment model
+    "anqi": ("data/nets/anqi.safetensors", "anqi"),  # net:anqi, 4x64: bilinear + belief head
+    "anqi-loop": ("data/nets/anqi/net-loop.safetensors", "anqi"),  # 3x32: bilinear + belief head + deployment model
     "conv-head": ("data/nets/fanqi-1h/net-012.safetensors", "fanqi"),  # legacy `conv` policy head
 }
 
@@ -84,8 +85,10 @@ def test_torch_net_reproduces_the_rust_net(name, repo_root, selfplay_runs):
     worst = _compare(rust_net, torch_net, codes, legal)
     print(f"{name}: {len(legal)} positions, max abs diff {worst}")
     assert max(worst.values()) < TOL, worst
-    if name == "anqi":
-        assert torch_net.belief is not None and "deploy.weight" in torch_net.extra_tensors
+    if name.startswith("anqi"):
+        assert torch_net.belief is not None
+    if name == "anqi-loop":
+        assert "deploy.weight" in torch_net.extra_tensors
 
 
 def test_forward_agrees_with_evaluate(repo_root, selfplay_runs):
@@ -107,7 +110,7 @@ def test_forward_agrees_with_evaluate(repo_root, selfplay_runs):
         assert torch.allclose(torch.softmax(belief[i], -1), ev[i][2], atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["fanqi", "anqi"])
+@pytest.mark.parametrize("name", ["fanqi", "anqi", "anqi-loop"])
 def test_save_load_round_trip_is_exact(name, repo_root, tmp_path):
     src = repo_root / NETS[name][0]
     net = load_safetensors(src)
