@@ -39,9 +39,8 @@ pub struct Search<E> {
     /// fresh information set of each world, which forgets what earlier
     /// fights showed). On by default.
     pub recall: bool,
-    /// The searching seat's information set for the search under way, when recalled.
-    info: Option<InfoSet>,
-    /// `info` carried down this simulation's path (the leaf's, while it waits).
+    /// The searching seat's information set (when recalled) carried down
+    /// this simulation's path (the leaf's, while it waits).
     path_info: Option<InfoSet>,
 }
 
@@ -104,7 +103,6 @@ impl<E: LeafEvaluator> Search<E> {
             groot: GumbelRoot::default(),
             phase: Phase::Idle,
             recall: true,
-            info: None,
             path_info: None,
         }
     }
@@ -148,12 +146,13 @@ impl<E: LeafEvaluator> Search<E> {
         mut world: impl FnMut(&mut GameRng) -> Position,
         rng: &mut GameRng,
     ) -> Poll<Decision> {
+        // Every poll of one search gets the same `info`, so this is derived afresh each time.
+        let recalled = self.recall && self.evaluator.wants_info();
+        let info = info.filter(|i| recalled && i.mode() == Mode::Anqi);
         loop {
             match std::mem::replace(&mut self.phase, Phase::Idle) {
                 Phase::Idle => {
                     self.tree.reset();
-                    let recalled = self.recall && self.evaluator.wants_info();
-                    self.info = info.filter(|i| recalled && i.mode() == Mode::Anqi).cloned();
                     let first = world(rng);
                     first.legal_moves(&mut self.moves);
                     assert!(!self.moves.is_empty(), "act called on a finished game");
@@ -168,7 +167,7 @@ impl<E: LeafEvaluator> Search<E> {
                     first.legal_moves(&mut self.moves);
                     self.priors.clear();
                     let Poll::Ready(root_value) =
-                        self.evaluator.root_priors(&first, self.info.as_ref(), self.moves.as_slice(), &mut self.priors)
+                        self.evaluator.root_priors(&first, info, self.moves.as_slice(), &mut self.priors)
                     else {
                         self.phase = Phase::Root { first };
                         return Poll::Pending;
@@ -196,7 +195,7 @@ impl<E: LeafEvaluator> Search<E> {
                         return Poll::Ready(decision);
                     }
                     let mut w = next.unwrap_or_else(|| world(rng));
-                    self.phase = match self.descend(&mut w, rng) {
+                    self.phase = match self.descend(&mut w, info, rng) {
                         None => Phase::Running { done: done + 1, next: None, sample },
                         Some(node) => Phase::Leaf { done, sample, world: w, node },
                     };
@@ -218,9 +217,12 @@ impl<E: LeafEvaluator> Search<E> {
     /// Walk down from the root, playing the tree's actions in `world`, until
     /// a game end (backed up at once: `None`) or a new node, whose world
     /// (`world` now) still needs a value (`Some(node)`, the path in `self.path`).
-    fn descend(&mut self, world: &mut Position, rng: &mut GameRng) -> Option<u32> {
+    fn descend(&mut self, world: &mut Position, info: Option<&InfoSet>, rng: &mut GameRng) -> Option<u32> {
         self.path.clear();
-        self.path_info.clone_from(&self.info);
+        match (info, &mut self.path_info) {
+            (Some(info), Some(carried)) => carried.clone_from(info),
+            (info, carried) => *carried = info.cloned(),
+        }
         let mut node = 0u32;
         loop {
             world.legal_moves(&mut self.moves);
