@@ -204,8 +204,13 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn arena(rules: &str, bots: &str, games: u32, out: &Path) -> Output {
+    arena_on_threads(rules, bots, games, out, 2)
+}
+
+fn arena_on_threads(rules: &str, bots: &str, games: u32, out: &Path, threads: u32) -> Output {
     Command::new(JUNQI)
-        .args(["arena", "--rules", rules, "--games-per-pair", &games.to_string(), "--seed", "5", "--threads", "2"])
+        .args(["arena", "--rules", rules, "--games-per-pair", &games.to_string(), "--seed", "5"])
+        .args(["--threads", &threads.to_string()])
         .args(["--bots", bots, "--out"])
         .arg(out)
         .output()
@@ -262,7 +267,9 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("input.log");
     let spec = format!("engine:cmd=python3 {},option.log={}", python_engine(), log.display());
-    let out = arena("anqi", &format!("{spec},greedy"), 4, &dir.join("arena"));
+    // One game at a time: engines of games played side by side would append
+    // to the one log together and interleave their lines.
+    let out = arena_on_threads("anqi", &format!("{spec},greedy"), 4, &dir.join("arena"), 1);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Per seat: every information set that seat had at some ply.
     let mut fair: [HashSet<String>; 2] = [HashSet::new(), HashSet::new()];
