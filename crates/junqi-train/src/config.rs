@@ -150,6 +150,15 @@ pub struct DataConfig {
     /// legal action writes nearly uniform visit shares); 0 = the most
     /// probable actions alone (ties share).
     pub policy_target_temp: f64,
+    /// Share of the search's own value in the value target: the net learns
+    /// (1 − w) · the game's outcome + w · the root value the searching bot
+    /// stored for the position (as win and loss probabilities (1 ± v) / 2;
+    /// positions stored without one keep the outcome). 0 = the outcome
+    /// alone. The outcome gives every position of a game the same label,
+    /// which a net memorises from a few thousand games; the search's value
+    /// differs from position to position. Validation always scores the
+    /// outcome, so runs with different shares compare.
+    pub value_target_search: f64,
     /// Hold out one game in this many (game id ≡ −1 modulo it) for the
     /// validation loss: never trained on (0 = no validation).
     pub validation_every: u64,
@@ -163,6 +172,7 @@ impl Default for DataConfig {
             window_games: 100_000,
             shuffle_buffer: 200_000,
             policy_target_temp: 1.0,
+            value_target_search: 0.0,
             validation_every: 50,
             validation_samples: 4096,
         }
@@ -275,6 +285,9 @@ impl TrainConfig {
         }
         if !(self.data.policy_target_temp.is_finite() && self.data.policy_target_temp >= 0.0) {
             return bad("data.policy_target_temp must be ≥ 0");
+        }
+        if !(0.0..=1.0).contains(&self.data.value_target_search) {
+            return bad("data.value_target_search must be in [0, 1]");
         }
         if self.data.validation_every == 1 {
             return bad("data.validation_every = 1 would hold out every game (0 turns validation off)");

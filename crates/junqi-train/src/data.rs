@@ -146,6 +146,12 @@ pub struct Example {
     pub action: u16,
     /// +1 won, 0 draw, -1 lost (the mover's side).
     pub outcome: i8,
+    /// The searching bot's value of the position in [-1, 1] (the mover's
+    /// side), when it stored one.
+    pub search_value: Option<f32>,
+    /// The value target as win/draw/loss probabilities when it is not the
+    /// outcome alone ([`Example::mix_search_value`]).
+    pub value_target: Option<[f32; 3]>,
     /// The belief head's targets: per node, 1 + the kind of a hidden enemy
     /// piece, else 0; empty when there are none.
     pub hidden_kinds: Vec<u8>,
@@ -184,6 +190,9 @@ impl Example {
         if !(-1..=1).contains(&x.outcome) {
             return Err(format!("{at}: outcome {}", x.outcome));
         }
+        if let Some(v) = x.value.filter(|v| !(v.is_finite() && (-1.0..=1.0).contains(v))) {
+            return Err(format!("{at}: search value {v} is not in [-1, 1]"));
+        }
         Ok(Example {
             game_id: s.game_id,
             ply: x.ply,
@@ -192,8 +201,27 @@ impl Example {
             policy: x.policy,
             action: x.action,
             outcome: x.outcome,
+            search_value: x.value,
+            value_target: None,
             hidden_kinds: x.hidden_kinds,
         })
+    }
+
+    /// Make the value target (1 − `share`) · the outcome + `share` · the
+    /// search's value, the latter as win and loss probabilities (1 ± v) / 2
+    /// (see [`crate::DataConfig::value_target_search`]); without a search
+    /// value, or at share 0, the target stays the outcome.
+    pub fn mix_search_value(&mut self, share: f64) {
+        let Some(v) = self.search_value.filter(|_| share > 0.0) else {
+            self.value_target = None;
+            return;
+        };
+        let (w, v) = (share as f32, v.clamp(-1.0, 1.0));
+        let mut target = [0.0f32; 3];
+        target[self.wdl() as usize] = 1.0 - w;
+        target[0] += w * (1.0 + v) / 2.0;
+        target[2] += w * (1.0 - v) / 2.0;
+        self.value_target = Some(target);
     }
 
     /// Re-weight the policy target to ∝ π^(1/temp), still summing to 1;
@@ -241,6 +269,9 @@ pub struct Batch {
     pub action: Tensor,
     /// `[B]` int64: 0 win, 1 draw, 2 loss.
     pub wdl: Tensor,
+    /// `[B, 3]` float: the value target as win/draw/loss probabilities,
+    /// when some example's is not its outcome alone (else `None`: `wdl`).
+    pub value_target: Option<Tensor>,
     /// `[B, 60]` int64: the kind of the hidden enemy piece on each node
     /// (the belief head's target), -1 where there is none.
     pub hidden_kinds: Tensor,
@@ -284,6 +315,19 @@ impl Batch {
         }
         let (bl, w) = (b as i64, width as i64);
         let wdl: Vec<i64> = examples.iter().map(Example::wdl).collect();
+        let value_target = examples.iter().any(|e| e.value_target.is_some()).then(|| {
+            let rows: Vec<f32> = examples
+                .iter()
+                .flat_map(|e| {
+                    e.value_target.unwrap_or_else(|| {
+                        let mut onehot = [0.0; 3];
+                        onehot[e.wdl() as usize] = 1.0;
+                        onehot
+                    })
+                })
+                .collect();
+            Tensor::from_slice(&rows).reshape([bl, 3]).to_device(device)
+        });
         Ok(Batch {
             obs: Tensor::from_slice(&obs).reshape([bl, channels as i64, 12, 5]).to_device(device),
             legal_ids: Tensor::from_slice(&ids).reshape([bl, w]).to_device(device),
@@ -291,6 +335,7 @@ impl Batch {
             policy: Tensor::from_slice(&policy).reshape([bl, w]).to_device(device),
             action: Tensor::from_slice(&action).to_device(device),
             wdl: Tensor::from_slice(&wdl).to_device(device),
+            value_target,
             hidden_kinds: Tensor::from_slice(&hidden).reshape([bl, 60]).to_device(device),
             len: b,
         })
@@ -332,6 +377,8 @@ pub struct Loader {
     pass_examples: u64,
     /// See [`crate::DataConfig::policy_target_temp`].
     policy_target_temp: f64,
+    /// See [`crate::DataConfig::value_target_search`].
+    value_target_search: f64,
     /// See [`crate::DataConfig::validation_every`]: these games are skipped.
     held_out: u64,
 }
@@ -354,6 +401,7 @@ impl Loader {
             window,
             capacity,
             policy_target_temp: 1.0,
+            value_target_search: 0.0,
             held_out: 0,
         }
     }
@@ -399,6 +447,13 @@ impl Loader {
         self
     }
 
+    /// Train the value on the outcome mixed with the search's value
+    /// ([`Example::mix_search_value`]).
+    pub fn with_value_target_search(mut self, share: f64) -> Loader {
+        self.value_target_search = share;
+        self
+    }
+
     pub fn window(&self) -> &DataWindow {
         &self.window
     }
@@ -436,6 +491,7 @@ impl Loader {
             let mut e = Example::from_stored(s, self.window.channels)
                 .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
             e.sharpen_policy(self.policy_target_temp);
+            e.mix_search_value(self.value_target_search);
             self.buffer.push(e);
             self.pass_examples += 1;
         }
@@ -482,6 +538,8 @@ mod tests {
             action: policy[0].0,
             policy: policy.iter().map(|&(_, p)| p).collect(),
             outcome: 0,
+            search_value: None,
+            value_target: None,
             hidden_kinds: Vec::new(),
         }
     }
@@ -517,5 +575,32 @@ mod tests {
         tiny.sharpen_policy(0.01);
         let p = probs(&tiny);
         assert!(p.iter().all(|x| x.is_finite()) && (p[2] - 1.0).abs() < 1e-6, "{p:?}");
+    }
+
+    #[test]
+    fn value_targets_mix_the_outcome_with_the_search_value() {
+        let won = |v: Option<f32>| Example { outcome: 1, search_value: v, ..example(&[(3, 1.0)]) };
+        // A quarter of the search's value 0.6 (win 0.8, loss 0.2) with a won game.
+        let mut mixed = won(Some(0.6));
+        mixed.mix_search_value(0.25);
+        let t = mixed.value_target.unwrap();
+        assert!((t[0] - (0.75 + 0.25 * 0.8)).abs() < 1e-6 && t[1] == 0.0 && (t[2] - 0.25 * 0.2).abs() < 1e-6, "{t:?}");
+        assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        // A drawn game keeps its draw share; share 0 or no stored value keeps the outcome alone.
+        let mut drawn = Example { outcome: 0, search_value: Some(-1.0), ..example(&[(3, 1.0)]) };
+        drawn.mix_search_value(0.5);
+        assert_eq!(drawn.value_target, Some([0.0, 0.5, 0.5]));
+        for (mut e, share) in [(won(Some(0.6)), 0.0), (won(None), 0.5)] {
+            e.mix_search_value(share);
+            assert_eq!(e.value_target, None);
+        }
+        // A batch carries soft targets only when some example has one; the
+        // others' rows are their outcome.
+        let plain = Batch::new(&[won(None), won(None)], junqi_env::OBS_CHANNELS, Device::Cpu).unwrap();
+        assert!(plain.value_target.is_none());
+        let batch = Batch::new(&[mixed, won(None)], junqi_env::OBS_CHANNELS, Device::Cpu).unwrap();
+        let rows = Vec::<f32>::try_from(batch.value_target.unwrap().flatten(0, -1)).unwrap();
+        assert_eq!(rows[3..], [1.0, 0.0, 0.0]);
+        assert!((rows[0] - 0.95).abs() < 1e-6, "{rows:?}");
     }
 }

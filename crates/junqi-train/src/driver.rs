@@ -148,6 +148,7 @@ pub fn train_window(
         config.seed ^ data_start_step.wrapping_mul(0x9E37_79B9_7F4A_7C15),
     )
     .with_policy_target_temp(config.data.policy_target_temp)
+    .with_value_target_search(config.data.value_target_search)
     .holding_out(config.data.validation_every);
     if start_step < config.optim.steps {
         let used = start_step.saturating_sub(data_start_step).saturating_mul(config.optim.batch_size as u64);

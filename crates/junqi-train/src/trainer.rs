@@ -166,7 +166,12 @@ impl Trainer {
         let masked = logits.masked_fill(&batch.legal_valid.logical_not(), crate::MASK_LOGIT);
         let logp = masked.log_softmax(-1, Kind::Float);
         let policy = -(&batch.policy * &logp).sum_dim_intlist(-1, false, Kind::Float).mean(Kind::Float);
-        let value = value_logits.cross_entropy_for_logits(&batch.wdl);
+        let value = match &batch.value_target {
+            None => value_logits.cross_entropy_for_logits(&batch.wdl),
+            Some(target) => -(target * value_logits.log_softmax(-1, Kind::Float))
+                .sum_dim_intlist(-1, false, Kind::Float)
+                .mean(Kind::Float),
+        };
         let belief = match self.net.belief_logits(&xs) {
             None => Tensor::zeros([], (Kind::Float, self.device)),
             Some(logits) => {

@@ -429,3 +429,28 @@ fn held_out_games_are_never_trained_on_and_give_the_validation_loss() {
     assert_eq!(steps, vec![15, 30, 40]);
     assert!(memory.series.contains_key("val/policy_accuracy"));
 }
+
+/// `data.value_target_search` reaches the value loss and nothing else: on
+/// the same positions of games whose searching bot stored its values, the
+/// same net's policy loss is unchanged and its value loss is not.
+#[test]
+fn the_search_value_share_changes_the_value_target_alone() {
+    let dir = temp_dir("searched");
+    let config =
+        junqi_selfplay::Config::new(junqi_core::Rules::preset(junqi_core::Mode::Fanqi), 4, ["mcts:sims=16"; 2], 3)
+            .unwrap()
+            .with_shard_games(2);
+    let options = junqi_selfplay::RunOptions { threads: 2, ..Default::default() };
+    junqi_selfplay::prepare(config, Some(&dir)).unwrap().run(&options).unwrap();
+    let batch_with = |share: f64| {
+        let window = DataWindow::open(&dir, 0).unwrap();
+        Loader::new(window, 2_000, 9).with_value_target_search(share).next_batch(64, Device::Cpu).unwrap()
+    };
+    let (outcome, mixed) = (batch_with(0.0), batch_with(1.0));
+    assert!(outcome.value_target.is_none() && mixed.value_target.is_some());
+    let trainer = Trainer::new(&small_config()).unwrap();
+    let (a, b) = (trainer.evaluate(&outcome).unwrap(), trainer.evaluate(&mixed).unwrap());
+    assert_eq!(a.policy_loss, b.policy_loss);
+    assert!((a.value_loss - b.value_loss).abs() > 1e-4, "{} vs {}", a.value_loss, b.value_loss);
+    let _ = std::fs::remove_dir_all(&dir);
+}
