@@ -55,10 +55,8 @@ impl Game {
 
     /// Tell each seat what it saw of `effect` and keep the move.
     fn record(&mut self, before: Position, mv: Move, effect: Effect) -> (Effect, [Observation; 2]) {
-        let observations = Seat::BOTH.map(|seat| Observation::for_seat(&before, &self.truth, mv, &effect, seat));
-        for seat in Seat::BOTH {
-            self.infosets[seat.index()].update(&self.truth, &observations[seat.index()]);
-        }
+        let observations =
+            Seat::BOTH.map(|seat| self.infosets[seat.index()].witness(&before, &self.truth, mv, &effect));
         self.moves.push(mv);
         (effect, observations)
     }

@@ -158,6 +158,15 @@ impl InfoSet {
         info
     }
 
+    /// Update after `mv` (with `effect`) took `before` to `after`, from what
+    /// this seat saw of it, which is returned: the one step the referee
+    /// ([`crate::Game`]) and a search replaying a world both take.
+    pub fn witness(&mut self, before: &Position, after: &Position, mv: Move, effect: &Effect) -> Observation {
+        let observation = Observation::for_seat(before, after, mv, effect, self.seat());
+        self.update(after, &observation);
+        observation
+    }
+
     /// Update after an action, from the referee's truth and this seat's observation.
     pub fn update(&mut self, truth_after: &Position, obs: &Observation) {
         if self.view.mode() == Mode::Anqi {

@@ -10,7 +10,7 @@ use super::eval::{outcome_value, LeafEvaluator};
 use super::gumbel::{GumbelOptions, GumbelRoot};
 use super::tree::{Tree, NONE};
 use crate::Decision;
-use junqi_core::{GameRng, InfoSet, Mode, Move, MoveList, Observation, Position, Seat};
+use junqi_core::{GameRng, InfoSet, Mode, Move, MoveList, Position, Seat};
 use rand::Rng;
 use std::task::Poll;
 
@@ -238,7 +238,7 @@ impl<E: LeafEvaluator> Search<E> {
                     // What the searching seat would see of this action in this world.
                     let before = world.clone();
                     let effect = world.play_unchecked(mv);
-                    info.update(world, &Observation::for_seat(&before, world, mv, &effect, info.seat()));
+                    info.witness(&before, world, mv, &effect);
                 }
                 None => {
                     world.play_unchecked(mv);
