@@ -217,8 +217,7 @@ impl Example {
             return;
         };
         let (w, v) = (share as f32, v.clamp(-1.0, 1.0));
-        let mut target = [0.0f32; 3];
-        target[self.wdl() as usize] = 1.0 - w;
+        let mut target = self.outcome_probs().map(|p| (1.0 - w) * p);
         target[0] += w * (1.0 + v) / 2.0;
         target[2] += w * (1.0 - v) / 2.0;
         self.value_target = Some(target);
@@ -248,6 +247,13 @@ impl Example {
     /// The value class: 0 win, 1 draw, 2 loss.
     pub fn wdl(&self) -> i64 {
         1 - self.outcome as i64
+    }
+
+    /// The outcome as win/draw/loss probabilities (1 at [`Example::wdl`]).
+    fn outcome_probs(&self) -> [f32; 3] {
+        let mut probs = [0.0; 3];
+        probs[self.wdl() as usize] = 1.0;
+        probs
     }
 }
 
@@ -316,16 +322,8 @@ impl Batch {
         let (bl, w) = (b as i64, width as i64);
         let wdl: Vec<i64> = examples.iter().map(Example::wdl).collect();
         let value_target = examples.iter().any(|e| e.value_target.is_some()).then(|| {
-            let rows: Vec<f32> = examples
-                .iter()
-                .flat_map(|e| {
-                    e.value_target.unwrap_or_else(|| {
-                        let mut onehot = [0.0; 3];
-                        onehot[e.wdl() as usize] = 1.0;
-                        onehot
-                    })
-                })
-                .collect();
+            let rows: Vec<f32> =
+                examples.iter().flat_map(|e| e.value_target.unwrap_or_else(|| e.outcome_probs())).collect();
             Tensor::from_slice(&rows).reshape([bl, 3]).to_device(device)
         });
         Ok(Batch {
