@@ -242,17 +242,17 @@ impl Openings {
             let opening = Openings::entry(line);
             if let Opening::Position(jfen) = &opening {
                 let pos = junqi_core::Position::from_jfen(jfen, *rules)
-                    .map_err(|e| SelfplayError::Config(format!("openings line {}: {e}", n + 1)))?;
+                    .map_err(|cause| SelfplayError::BadOpening { at: format!("openings line {}", n + 1), cause })?;
                 let mut moves = junqi_core::MoveList::new();
                 pos.legal_moves(&mut moves);
                 if pos.outcome_given(moves.len()).is_some() {
-                    return Err(SelfplayError::Config(format!("openings line {}: the game is already over", n + 1)));
+                    return Err(SelfplayError::FinishedOpening { line: n + 1 });
                 }
             }
             lines.push(line.to_string());
         }
         if lines.is_empty() {
-            return Err(SelfplayError::Config("the openings file has no opening (one JFEN or seed per line)".into()));
+            return Err(SelfplayError::NoOpenings);
         }
         Ok(Openings { lines, offset: 0 })
     }
@@ -406,10 +406,35 @@ pub fn default_shard_games(games: u64) -> u64 {
 /// What can go wrong in a self-play run or while reading a dataset.
 #[derive(Debug, thiserror::Error)]
 pub enum SelfplayError {
+    /// A config outside its limits (games, shards, pairing, resignation).
     #[error("{0}")]
     Config(String),
     #[error(transparent)]
     Bot(#[from] junqi_bots::BotSpecError),
+    /// An opening position (of an openings file or a run) that is not valid JFEN.
+    #[error("{at}: {cause}")]
+    BadOpening { at: String, cause: junqi_core::JfenError },
+    /// An openings file line whose position is already decided.
+    #[error("openings line {line}: the game is already over")]
+    FinishedOpening { line: usize },
+    #[error("the openings file has no opening (one JFEN or seed per line)")]
+    NoOpenings,
+    /// A run directory that holds another part of the run than the command plays.
+    #[error("{}", run_dir::WorkMismatch::part_message(dir, *stored, *now))]
+    PartMismatch { dir: PathBuf, stored: Option<Part>, now: Option<Part> },
+    /// A directory this program cannot treat as a run (no run file, stray
+    /// shards, another run's work, a part where a whole run is needed).
+    #[error("{0}")]
+    NotARun(String),
+    /// Directories that do not make one finished run (`junqi merge`).
+    #[error("{0}")]
+    Merge(String),
+    #[error("{} holds no games shards (shard-*.parquet)", dir.display())]
+    NoGames { dir: PathBuf },
+    #[error("game {id} is not in {}", dir.display())]
+    NoSuchGame { id: u64, dir: PathBuf },
+    #[error("cannot start {threads} threads: {cause}")]
+    Threads { threads: usize, cause: rayon::ThreadPoolBuildError },
     // The cause is part of the message (not a `source`), so error chains print it once.
     #[error("{}: {cause}", path.display())]
     Io { path: PathBuf, cause: std::io::Error },

@@ -55,7 +55,7 @@ pub fn check_parts(parts: &[PathBuf]) -> Result<MergePlan, SelfplayError> {
 pub fn check_whole_run(from: &Path) -> Result<MergePlan, SelfplayError> {
     let file = read_run_file_at(from)?;
     if let Some(p) = file.part {
-        return Err(SelfplayError::Config(format!("{} holds part {p} of a run, not a whole run", from.display())));
+        return Err(SelfplayError::NotARun(format!("{} holds part {p} of a run, not a whole run", from.display())));
     }
     let config = config_of(&file, from)?;
     let sources = vec![(from.to_path_buf(), Part::new(0, 1).expect("one part"))];
@@ -73,7 +73,7 @@ impl MergePlan {
         match read_run_file(&out_dir)? {
             Some(existing) => {
                 if existing.part.is_some() || differences_of(&existing, &self.file).is_some() {
-                    return Err(SelfplayError::Config(format!(
+                    return Err(SelfplayError::NotARun(format!(
                         "{} already holds other work; merge into a new directory",
                         out.display()
                     )));
@@ -83,7 +83,7 @@ impl MergePlan {
                 // A directory with shards but no run file is refused as a resume refuses it.
                 for sub in [GAMES_DIR, SAMPLES_DIR] {
                     if crate::shard_files(&out.join(sub)).is_ok_and(|f| !f.is_empty()) {
-                        return Err(SelfplayError::Config(format!(
+                        return Err(SelfplayError::NotARun(format!(
                             "{} has shards but no {RUN_FILE}; merge into a new directory",
                             out.join(sub).display()
                         )));
@@ -130,7 +130,7 @@ fn check_sources_complete(config: &Config, file: &RunFile, sources: &[(PathBuf, 
         problems.extend(check.damaged.iter().map(|(s, why)| format!("shard {s} damaged: {why}")));
         if !problems.is_empty() {
             let what = if part.count == 1 { String::new() } else { format!(" (part {part})") };
-            return Err(SelfplayError::Config(format!(
+            return Err(SelfplayError::Merge(format!(
                 "{}{what} is not finished: {}; run its command again to finish (or mend) it",
                 dir.display(),
                 problems.join("; ")
@@ -164,14 +164,14 @@ fn copy_shards(from: &Path, to: &Path, config: &Config, part: Part) -> Result<()
 #[allow(clippy::type_complexity)]
 fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, Part)>), SelfplayError> {
     let Some(first_dir) = parts.first() else {
-        return Err(SelfplayError::Config("no parts to merge".into()));
+        return Err(SelfplayError::Merge("no parts to merge".into()));
     };
     let mut found: Vec<(PathBuf, Part)> = Vec::new();
     let mut first: Option<RunFile> = None;
     for dir in parts {
         let file = read_run_file_at(dir)?;
         let Some(part) = file.part else {
-            return Err(SelfplayError::Config(format!(
+            return Err(SelfplayError::Merge(format!(
                 "{} holds a whole run, not a part (made without --part)",
                 dir.display()
             )));
@@ -179,7 +179,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
         if let Some(f) = &first {
             let diffs = crate::differences(&f.config, &file.config);
             if !diffs.is_empty() {
-                return Err(SelfplayError::Config(format!(
+                return Err(SelfplayError::Merge(format!(
                     "{} and {} are parts of different runs ({})",
                     first_dir.display(),
                     dir.display(),
@@ -187,7 +187,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
                 )));
             }
             if f.code_version != file.code_version {
-                return Err(SelfplayError::Config(format!(
+                return Err(SelfplayError::Merge(format!(
                     "{} was made by code version {} and {} by {}: parts of one run must come from one build",
                     first_dir.display(),
                     f.code_version,
@@ -196,7 +196,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
                 )));
             }
             if f.checksums != file.checksums {
-                return Err(SelfplayError::Config(format!(
+                return Err(SelfplayError::Merge(format!(
                     "{} and {} record shard checksums differently",
                     first_dir.display(),
                     dir.display()
@@ -207,7 +207,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
         }
         if let Some((other, p)) = found.iter().find(|(_, p)| p.count != part.count || p.index == part.index) {
             let why = if p.count != part.count { "different numbers of parts" } else { "the same part twice" };
-            return Err(SelfplayError::Config(format!(
+            return Err(SelfplayError::Merge(format!(
                 "{} (part {p}) and {} (part {part}): {why}",
                 other.display(),
                 dir.display()
@@ -219,7 +219,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
     if found.len() as u64 != count {
         let missing: Vec<String> =
             (0..count).filter(|i| !found.iter().any(|(_, p)| p.index == *i)).map(|i| format!("{i}/{count}")).collect();
-        return Err(SelfplayError::Config(format!("part(s) {} missing: all {count} are needed", missing.join(", "))));
+        return Err(SelfplayError::Merge(format!("part(s) {} missing: all {count} are needed", missing.join(", "))));
     }
     let file = first.expect("one part at least");
     let config = config_of(&file, first_dir)?;
@@ -238,7 +238,7 @@ fn config_of(file: &RunFile, dir: &Path) -> Result<Config, SelfplayError> {
 /// `dir/run.json`, which must be there.
 fn read_run_file_at(dir: &Path) -> Result<RunFile, SelfplayError> {
     if !dir.join(RUN_FILE).is_file() {
-        return Err(SelfplayError::Config(format!("{}: no {RUN_FILE}, not a self-play run", dir.display())));
+        return Err(SelfplayError::NotARun(format!("{}: no {RUN_FILE}, not a self-play run", dir.display())));
     }
     let text = junqi_core::read_text(&dir.join(RUN_FILE)).map_err(SelfplayError::io(dir.join(RUN_FILE)))?;
     crate::run::parse_run_file(&text, &dir.join(RUN_FILE))

@@ -275,7 +275,7 @@ impl GameInFlight {
         let mut forfeit_reason: Option<String> = None;
         let start = match (opening, rules.mode) {
             (Some(Opening::Position(jfen)), _) => Position::from_jfen(jfen, *rules)
-                .map_err(|e| SelfplayError::Config(format!("opening `{jfen}`: {e}")))?,
+                .map_err(|cause| SelfplayError::BadOpening { at: format!("opening `{jfen}`"), cause })?,
             (_, junqi_core::Mode::Fanqi) => Position::deal_fanqi(*rules, &mut rng),
             _ => {
                 let seat1 = rules.fixed_colour(Seat::First).expect("anqi/mingqi colours are fixed");

@@ -410,7 +410,7 @@ pub fn replay_dir(dir: &Path, only: Option<u64>) -> Result<ReplayReport, Selfpla
     let games = games_dir(dir);
     let files = shard_files(&games)?;
     if files.is_empty() {
-        return Err(SelfplayError::Config(format!("{} holds no games shards (shard-*.parquet)", games.display())));
+        return Err(SelfplayError::NoGames { dir: games });
     }
     type PerFile = (u64, Vec<(u64, std::path::PathBuf, String)>, Vec<u64>);
     let per_file: Vec<Result<PerFile, SelfplayError>> = files
@@ -444,7 +444,7 @@ pub fn replay_dir(dir: &Path, only: Option<u64>) -> Result<ReplayReport, Selfpla
         }
     }
     if let (Some(id), 0) = (only, report.games) {
-        return Err(SelfplayError::Config(format!("game {id} is not in {}", games.display())));
+        return Err(SelfplayError::NoSuchGame { id, dir: games });
     }
     Ok(report)
 }

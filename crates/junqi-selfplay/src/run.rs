@@ -312,7 +312,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
                 return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs })
             }
             Err(WorkMismatch::Part { stored, now }) => {
-                return Err(SelfplayError::Config(WorkMismatch::part_message(dir, stored, now)))
+                return Err(SelfplayError::PartMismatch { dir: dir.to_path_buf(), stored, now })
             }
         }
         records_required = checksum_records_required(&stored, &run_path)?;
@@ -329,7 +329,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
                 .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".parquet")))
                 .unwrap_or(false);
             if has_shards {
-                return Err(SelfplayError::Config(format!(
+                return Err(SelfplayError::NotARun(format!(
                     "{} has shards but no {RUN_FILE}: not a run this program can resume; choose another --out",
                     dir.join(sub).display()
                 )));
@@ -579,7 +579,7 @@ impl Plan {
             .num_threads(threads)
             .thread_name(|i| format!("selfplay-{i}"))
             .build()
-            .map_err(|e| SelfplayError::Config(format!("cannot start {threads} threads: {e}")))?;
+            .map_err(|cause| SelfplayError::Threads { threads, cause })?;
         let in_flight = match options.in_flight {
             0 => {
                 let batches = self.config.bots.iter().map(|b| junqi_bots::from_spec(b).map(|p| p.batches()));
