@@ -39,7 +39,14 @@ pub fn run_loop(
     let dir = RunDir::open(out)?;
     write_config(config, &dir)?;
     let (file, mut state) = StateFile::open(&dir)?;
-    state.code_version = junqi_selfplay::code_version();
+    let code_version = junqi_selfplay::code_version();
+    if !state.code_version.is_empty() && state.code_version != code_version {
+        observer.line(&format!(
+            "resuming a loop last run by code version {}; generations finished now record {code_version}",
+            state.code_version
+        ));
+    }
+    state.code_version = code_version;
     let mut stages = Stages { config, rules: config.rules()?, out, options, observer };
     let result = stages.generations(&file, &mut state);
     // A stopped stage keeps what it finished (shards, checkpoints, matchups);
@@ -182,6 +189,7 @@ impl Stages<'_> {
         }
         rec.done = true;
         rec.minutes = file.minutes_now();
+        rec.code_version = state.code_version.clone();
         file.save(state, Some(rec))
     }
 

@@ -62,6 +62,10 @@ pub struct Generation {
     /// Minutes since the loop started (summed over resumes) when the generation finished.
     pub minutes: f64,
     pub done: bool,
+    /// The code version that finished the generation (a resumed loop may
+    /// run a newer build than the one that started it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub code_version: String,
 }
 
 /// A generation's Elo against one of the further anchors, with its 95% interval.
@@ -109,6 +113,7 @@ pub struct LoopState {
     pub best: Option<String>,
     /// Minutes the loop has run, summed over resumes (stopped stages included).
     pub minutes: f64,
+    /// The code version of the latest run (each generation records its own).
     pub code_version: String,
 }
 

@@ -253,8 +253,20 @@ fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
         let unsaved = clock.elapsed().as_secs_f64() - counted;
         assert!(unsaved < STOPPED_STAGE.as_secs_f64() / 2.0, "stopping at `{at}`: {unsaved:.2} s not in state.minutes");
     }
+    // As if an older build had run the loop so far: the resume says so, the
+    // finished generation keeps its version, the one finished now records this build's.
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
+    saved["code_version"] = "0.0.0+older".into();
+    saved["generations"][0]["code_version"] = "0.0.0+older".into();
+    std::fs::write(out.join("state.json"), serde_json::to_string_pretty(&saved).unwrap()).unwrap();
     let mut log = Lines(Vec::new());
     let state = run_loop(&tiny(), &out, &RunOptions { threads: 2, ..Default::default() }, &mut log).unwrap();
+    let now = junqi_selfplay::code_version();
+    assert!(log.0.iter().any(|l| l.contains("code version 0.0.0+older") && l.contains(&now)), "{:?}", log.0);
+    assert_eq!(state.generations[0].code_version, "0.0.0+older");
+    assert_eq!(state.generations[1].code_version, now);
+    assert_eq!(state.code_version, now);
     assert_eq!(state.generations.len(), 2);
     assert_eq!(state.generations[1].train_step, 12);
     assert_eq!(state.generations[1].selfplay_games, 4, "self-play counted once");
