@@ -281,6 +281,7 @@ fn a_loop_stopped_in_a_stage_resumes_without_redoing_finished_ones() {
 /// under their name, so the BENCHMARKS.md commands reproduce them.
 #[test]
 fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
+    register_net_bots(); // configs whose bots search with a shipped net (checked without relying on other tests)
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut seen = 0;
     for entry in std::fs::read_dir(root.join("configs/loop")).unwrap() {
@@ -291,7 +292,7 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
         seen += 1;
     }
     assert!(seen >= 3, "{seen} loop configs");
-    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi"] {
+    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi", "anqi-q"] {
         let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let shipped = read(root.join(format!("configs/loop/{name}.toml")));
         let recorded = read(root.join(format!("data/nets/{name}/loop.toml")));
