@@ -171,7 +171,7 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
     for dir in parts {
         let file = read_run_file_at(dir)?;
         let Some(part) = file.part else {
-            return Err(SelfplayError::Merge(format!(
+            return Err(SelfplayError::NotARun(format!(
                 "{} holds a whole run, not a part (made without --part)",
                 dir.display()
             )));
