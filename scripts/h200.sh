@@ -17,15 +17,23 @@
 #       --set train.model.blocks=1 --set train.model.channels=16 --set train.optim.batch_size=64 \
 #       --set 'evaluate.more_anchors=["random"]'
 # (about three minutes on two cores).
-# Extra arguments go to `junqi loop`. Written into OUT_DIR: gpu.txt (the
-# device), bench.txt (the net's forward passes), loop.log, summary.md,
-# state.json, elo.svg and throughput.txt (positions/s per generation).
+# Extra arguments go to `junqi loop`. Written into OUT_DIR (eight files, so
+# that a remote runner which returns few files returns them all): gpu.txt
+# (the device), bench.txt (the net's forward passes), loop.log, summary.md,
+# state.json, elo.svg, throughput.txt (positions/s per generation) and
+# best.safetensors (the loop's best net).
+# Knobs (environment): LOOP_SECONDS (default 570) stops the loop, which
+# resumes if run again; BENCH_SECONDS (default 20) per bench measurement and
+# BENCH_TIMEOUT (default 150) for the whole bench;
+# LOOP_DIR (default OUT_DIR/loop) holds the loop's own directory (its data
+# and every net; put it outside OUT_DIR when only OUT_DIR's files come back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-runs/h200}}
 shift || true
 bin=${JUNQI_BIN:-.h200/junqi}
 [ -x "$bin" ] || { echo "no junqi binary at $bin (see the top of $0)" >&2; exit 2; }
+loop_dir=${LOOP_DIR:-$out/loop}
 mkdir -p "$out"
 
 # libtorch 2.11 (CUDA) from the machine's own PyTorch, when there is one.
@@ -33,21 +41,25 @@ if torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(
     export LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || echo "no nvidia-smi"; nproc; } >"$out/gpu.txt"
+# A library the binary cannot find is the usual reason CUDA is missing.
+ldd "$bin" | grep -E 'torch|cuda|not found' >>"$out/gpu.txt" || true
 "$bin" --version >>"$out/gpu.txt"
 
 device=${DEVICE:-cuda}
 # The net alone and in self-play: forward passes, training steps and
 # self-play positions/s (32 simulations) of a fresh net of the loop's shape.
-timeout 150 "$bin" bench --net random:8x96 --device "$device" --seconds "${BENCH_SECONDS:-20}" --warmup 5 \
+timeout "${BENCH_TIMEOUT:-150}" "$bin" bench --net random:8x96 --device "$device" --seconds "${BENCH_SECONDS:-20}" --warmup 5 \
     --sims 32 2>&1 | tee "$out/bench.txt" || true
 
-# The loop itself, stopped at 9.5 minutes whatever happens (it resumes if run again).
+# The loop itself, stopped at LOOP_SECONDS whatever happens (it resumes if run again).
 status=0
-timeout --signal=INT --kill-after=20 570 "$bin" loop --config configs/loop/fanqi-h200.toml --out "$out/loop" \
-    --device "$device" "$@" 2>&1 | tee "$out/loop.log" || status=$?
+timeout --signal=INT --kill-after=20 "${LOOP_SECONDS:-570}" "$bin" loop --config configs/loop/fanqi-h200.toml \
+    --out "$loop_dir" --device "$device" "$@" 2>&1 | tee "$out/loop.log" || status=$?
 for f in summary.md state.json elo.svg; do
-    if [ -f "$out/loop/$f" ]; then cp "$out/loop/$f" "$out/$f"; fi
+    if [ -f "$loop_dir/$f" ]; then cp "$loop_dir/$f" "$out/$f"; fi
 done
+best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"])' "$loop_dir/state.json" 2>/dev/null || true)
+if [ -n "$best" ] && [ -f "$loop_dir/$best" ]; then cp "$loop_dir/$best" "$out/best.safetensors"; fi
 python3 - "$out" <<'PY' || true
 import json, sys
 out = sys.argv[1]
