@@ -5,8 +5,8 @@
 # rollout-search games → a small net → three generations of self-play with the
 # net, training and evaluation), printing each generation's Elo against the
 # greedy bot; finally rate the shipped nets in short arenas: the 翻棋 net
-# (net:fanqi) alone and guiding the search, and the 暗棋 net (net:anqi,
-# distilled from the rollout search mcts:3200) guiding the search against heuristic. A few
+# (net:fanqi) alone and guiding the search, and the 暗棋 net (net:anqi, the
+# 暗棋 loop's last net, with learned deployments) guiding the search against heuristic. A few
 # minutes on 2 CPU cores. Output goes to runs/demo-*seed<SEED>
 # (git-ignored); running it again resumes/reuses (the version in a
 # directory's name changes when the quickstart config or a shipped net does).
@@ -25,4 +25,4 @@ $J loop --config configs/loop/quickstart.toml --set seed="$seed" --out "runs/dem
 $J arena --bots random,greedy,net:fanqi,mcts:sims=64,c=4,mix=0.5,eval=net:fanqi --games-per-pair 10 --seed "$seed" \
     --out "runs/demo-net-arena-v4-seed$seed"
 $J arena --rules anqi --bots heuristic,mcts:sims=64,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:anqi --games-per-pair 10 \
-    --seed "$seed" --out "runs/demo-anqi-arena-v3-seed$seed"
+    --seed "$seed" --out "runs/demo-anqi-arena-v4-seed$seed"

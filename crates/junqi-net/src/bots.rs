@@ -36,17 +36,28 @@ use std::task::Poll;
 
 /// The shipped 翻棋 net, relative to the repository root.
 pub const FANQI_NET: &str = "data/nets/fanqi.safetensors";
-/// The shipped 暗棋 net (belief head, learned deployments).
+/// The shipped 暗棋 net (belief head, learned deployments): the last net of
+/// the loop `configs/loop/anqi-q.toml`.
 pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// The shipped nets by name (`net:NAME`), relative to the repository root.
 /// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
 /// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
 /// `fanqi-policy` is a 翻棋 net for playing alone (`net:fanqi-policy`, no
 /// search): its policy beats `heuristic`, its value head is overfitted.
-pub const SHIPPED_NETS: [(&str, &str); 4] =
-    [("default", FANQI_NET), ("fanqi", FANQI_NET), ("anqi", ANQI_NET), ("fanqi-policy", FANQI_POLICY_NET)];
+/// `anqi-distilled` is the 暗棋 net distilled from `mcts:3200`, where the
+/// loop that made `net:anqi` started (its config names it).
+pub const SHIPPED_NETS: [(&str, &str); 5] = [
+    ("default", FANQI_NET),
+    ("fanqi", FANQI_NET),
+    ("anqi", ANQI_NET),
+    ("fanqi-policy", FANQI_POLICY_NET),
+    ("anqi-distilled", ANQI_DISTILLED_NET),
+];
 /// The 翻棋 plain-policy net (BENCHMARKS.md, "A plain policy above `heuristic`").
 pub const FANQI_POLICY_NET: &str = "data/nets/fanqi-policy.safetensors";
+/// The 暗棋 net distilled from `mcts:3200` (BENCHMARKS.md, "A value target
+/// from the teacher's search"): no learned deployments.
+pub const ANQI_DISTILLED_NET: &str = "data/nets/anqi-mcts3200-q/net.safetensors";
 
 /// The shipped net `net:default` plays in `mode`: the 翻棋 net in 翻棋; the
 /// 暗棋 net in 暗棋 and in 明棋, whose games also start from two deployed

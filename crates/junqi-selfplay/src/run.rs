@@ -326,7 +326,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
     } else {
         for sub in [GAMES_DIR, SAMPLES_DIR] {
             let has_shards = std::fs::read_dir(dir.join(sub))
-                .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".parquet")))
+                .map(|entries| entries.flatten().any(|e| is_shard(&e.path())))
                 .unwrap_or(false);
             if has_shards {
                 return Err(SelfplayError::NotARun(format!(

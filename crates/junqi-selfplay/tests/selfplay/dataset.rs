@@ -238,8 +238,15 @@ fn a_directory_of_another_config_is_refused() {
     assert!(err.contains("rules.mine_rule: \"spring\" in the directory, \"trade\" now"), "{err}");
     // Shards without a run.json are not ours to resume.
     std::fs::remove_file(dir.join(RUN_FILE)).unwrap();
-    let err = prepare(c, Some(&dir)).unwrap_err().to_string();
+    let err = prepare(c.clone(), Some(&dir)).unwrap_err().to_string();
     assert!(err.contains("no run.json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Only what a run would read counts as its shards: another Parquet file
+    // (or a killed writer's temporary file) does not block a fresh run.
+    std::fs::create_dir_all(dir.join(GAMES_DIR)).unwrap();
+    std::fs::write(dir.join(GAMES_DIR).join("notes.parquet"), b"not ours").unwrap();
+    std::fs::write(dir.join(GAMES_DIR).join(".shard-000000.parquet.tmp"), b"half").unwrap();
+    prepare(c, Some(&dir)).unwrap();
     std::fs::remove_dir_all(dir).unwrap();
 }
 
