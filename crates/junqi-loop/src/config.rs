@@ -184,8 +184,8 @@ pub struct EvalSettings {
     pub sprt: Option<SprtGate>,
 }
 
-/// The SPRT gate's hypotheses (normalized Elo, as `junqi sprt`), error rates
-/// and game limit; a test that reaches the limit undecided keeps the best.
+/// The SPRT gate's hypotheses (normalized Elo, as `junqi sprt`), error rates,
+/// game limit, and what a test that reaches the limit undecided does.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SprtGate {
@@ -194,11 +194,38 @@ pub struct SprtGate {
     pub alpha: f64,
     pub beta: f64,
     pub max_games: u64,
+    pub at_limit: AtLimit,
 }
 
 impl Default for SprtGate {
     fn default() -> Self {
-        SprtGate { elo0: 0.0, elo1: 40.0, alpha: 0.05, beta: 0.1, max_games: 400 }
+        SprtGate { elo0: 0.0, elo1: 40.0, alpha: 0.05, beta: 0.1, max_games: 400, at_limit: AtLimit::Keep }
+    }
+}
+
+/// What an SPRT gate undecided at `max_games` does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AtLimit {
+    /// The best stays: only an accepted H1 promotes.
+    #[default]
+    Keep,
+    /// A truncated SPRT: promote when the log-likelihood ratio is above
+    /// zero, i.e. the games are likelier under `elo1` than under `elo0`
+    /// (the observed strength lies past the middle of the two). Slightly
+    /// more false promotions than `alpha`, far fewer stuck gates.
+    Llr,
+}
+
+impl SprtGate {
+    /// Whether a gate that ended with `verdict` ("H1", "H0" or "limit") and
+    /// log-likelihood ratio `llr` promotes the candidate.
+    pub fn promotes(&self, verdict: &str, llr: f64) -> bool {
+        match verdict {
+            "H1" => true,
+            "limit" => self.at_limit == AtLimit::Llr && llr > 0.0,
+            _ => false,
+        }
     }
 }
 

@@ -101,7 +101,7 @@ fn arena_error(e: ArenaError, dir: &Path) -> LoopError {
 
 /// The SPRT gate: batches of `batch_games` paired games of `bots[0]` (the
 /// candidate) against `bots[1]` until the test decides or reaches
-/// `gate.max_games` (then the best stays). Resumable: the batches are
+/// `gate.max_games` (then [`SprtGate::promotes`] decides by `gate.at_limit`). Resumable: the batches are
 /// matchups in `dir`. Returns the record and the candidate's score with its
 /// 95% interval.
 pub fn sprt_gate(

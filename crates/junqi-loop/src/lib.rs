@@ -49,7 +49,7 @@ pub mod report;
 pub mod stages;
 pub mod state;
 
-pub use config::{BootstrapConfig, EvalSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS};
+pub use config::{AtLimit, BootstrapConfig, EvalSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS};
 pub use error::{LoopError, Result};
 pub use evaluate::sprt_gate;
 pub use stages::{run_loop, LoopObserver};

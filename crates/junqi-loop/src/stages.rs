@@ -404,7 +404,7 @@ impl Stages<'_> {
                 self.options,
             )?;
             rec.score_vs_best = Some(est);
-            rec.promoted = record.verdict == "H1";
+            rec.promoted = gate.promotes(&record.verdict, record.llr);
             self.observer.line(&format!(
                 "gen {g}: SPRT after {} games: LLR {:.2} in [{:.2}, {:.2}], {}; net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
                 record.games,

@@ -220,6 +220,9 @@ fn bad_loop_configs_say_why() {
     assert!(err("[evaluate.sprt]\nmax_games = 10").contains("max_games"));
     let g = LoopConfig::from_toml("[selfplay]\nsearch = \"gumbel\"\n[evaluate.sprt]\nelo1 = 20\n").unwrap();
     assert_eq!(g.evaluate.sprt, Some(SprtGate { elo1: 20.0, ..SprtGate::default() }));
+    let t = LoopConfig::from_toml("[selfplay]\nsearch = \"gumbel\"\n[evaluate.sprt]\nat_limit = \"llr\"\n").unwrap();
+    assert_eq!(t.evaluate.sprt.map(|s| s.at_limit), Some(junqi_loop::AtLimit::Llr));
+    assert!(err("[evaluate.sprt]\nat_limit = \"maybe\"").contains("at_limit"));
     assert_eq!(LoopConfig::from_toml(&g.to_toml()).unwrap(), g);
     assert!(g.eval_bot(std::path::Path::new("n.safetensors")).contains(",search=gumbel,k=16,gscale=0,"));
     assert!(LoopConfig::from_toml("").is_ok());
