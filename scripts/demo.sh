@@ -22,7 +22,7 @@ echo "$game" | sed -e 's/^\(moves: .\{100\}\).*/\1 …/'
 start=$(echo "$game" | sed -n 's/^start: //p')
 $J show --position "$start"
 $J loop --config configs/loop/quickstart.toml --set seed="$seed" --out "runs/demo-loop-v2-seed$seed"
-$J arena --bots random,greedy,net:fanqi,mcts:sims=64,c=4,mix=0.5,eval=net:fanqi --games-per-pair 10 --seed "$seed" \
-    --out "runs/demo-net-arena-v4-seed$seed"
+$J arena --bots random,greedy,net:fanqi,mcts:sims=64,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:fanqi --games-per-pair 10 --seed "$seed" \
+    --out "runs/demo-net-arena-v5-seed$seed"
 $J arena --rules anqi --bots heuristic,mcts:sims=64,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:anqi --games-per-pair 10 \
     --seed "$seed" --out "runs/demo-anqi-arena-v4-seed$seed"

@@ -38,7 +38,7 @@ MAX_POSITIONS = 400
 
 NETS = {
     # name: (file, the self-play run whose positions it evaluates)
-    "fanqi": ("data/nets/fanqi.safetensors", "fanqi"),  # bilinear policy head
+    "fanqi": ("data/nets/fanqi.safetensors", "fanqi"),  # net:fanqi, 4x64: bilinear policy head
     "anqi": ("data/nets/anqi.safetensors", "anqi"),  # net:anqi, 4x64: bilinear + belief head
     "anqi-loop": ("data/nets/anqi/net-loop.safetensors", "anqi"),  # 3x32: bilinear + belief head + deployment model
     "conv-head": ("data/nets/fanqi-1h/net-012.safetensors", "fanqi"),  # legacy `conv` policy head

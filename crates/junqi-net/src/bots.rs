@@ -34,7 +34,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
-/// The shipped 翻棋 net, relative to the repository root.
+/// The shipped 翻棋 net, relative to the repository root: 4×64, trained on
+/// the 128-simulation Gumbel search of `net:fanqi-gumbel`
+/// (`configs/train/distill-gumbel128-q5k.toml`); its policy alone and its
+/// search both beat `heuristic`.
 pub const FANQI_NET: &str = "data/nets/fanqi.safetensors";
 /// The shipped 暗棋 net (belief head, learned deployments): the last net of
 /// the loop `configs/loop/anqi-q.toml`.
@@ -42,19 +45,23 @@ pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// The shipped nets by name (`net:NAME`), relative to the repository root.
 /// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
 /// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
-/// `fanqi-policy` is a 翻棋 net for playing alone (`net:fanqi-policy`, no
-/// search): its policy beats `heuristic`, its value head is overfitted.
-/// `anqi-distilled` is the 暗棋 net distilled from `mcts:3200`, where the
-/// loop that made `net:anqi` started (its config names it).
-pub const SHIPPED_NETS: [(&str, &str); 5] = [
+/// The other names keep earlier nets that configs and reports name:
+/// `fanqi-policy` is the old name of today's `fanqi`; `fanqi-gumbel` is
+/// the best net of the Gumbel loop (`net:fanqi` until the distilled net,
+/// the teacher of `configs/train/distill-gumbel*.toml`); `fanqi-1h` is the
+/// one-hour loop's net, where the Gumbel loop started; `anqi-distilled` is
+/// the 暗棋 net distilled from `mcts:3200`, where the loop that made
+/// `net:anqi` started. A loop config names these rather than a path, which
+/// would depend on the working directory.
+pub const SHIPPED_NETS: [(&str, &str); 7] = [
     ("default", FANQI_NET),
     ("fanqi", FANQI_NET),
     ("anqi", ANQI_NET),
-    ("fanqi-policy", FANQI_POLICY_NET),
+    ("fanqi-policy", FANQI_NET),
+    ("fanqi-gumbel", "data/nets/fanqi-gumbel/net-005.safetensors"),
+    ("fanqi-1h", "data/nets/default.safetensors"),
     ("anqi-distilled", ANQI_DISTILLED_NET),
 ];
-/// The 翻棋 plain-policy net (BENCHMARKS.md, "A plain policy above `heuristic`").
-pub const FANQI_POLICY_NET: &str = "data/nets/fanqi-policy.safetensors";
 /// The 暗棋 net distilled from `mcts:3200` (BENCHMARKS.md, "A value target
 /// from the teacher's search"): no learned deployments.
 pub const ANQI_DISTILLED_NET: &str = "data/nets/anqi-mcts3200-q/net.safetensors";
@@ -75,7 +82,7 @@ pub fn register_net_bots() {
 }
 
 /// Where `net:NAME` or `net:FILE` points: a name of [`SHIPPED_NETS`]
-/// (`default`, `fanqi`, `anqi`) is that file under the working directory,
+/// is that file under the working directory,
 /// else under the repository this binary was built from; anything else is
 /// a path.
 pub fn resolve_net_path(file: &str) -> PathBuf {

@@ -39,3 +39,22 @@ fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
     assert_eq!(deploy("mcts:sims=8,eval=net:default"), deploy("net:anqi"));
     assert_ne!(deploy("net:anqi"), deploy("net:anqi-distilled"));
 }
+
+/// The earlier 翻棋 nets keep names of their own (configs and reports name
+/// them): `fanqi-policy` is today's `fanqi`; `fanqi-gumbel` (the teacher)
+/// and `fanqi-1h` (where the Gumbel loop started) are other nets, each
+/// with its own file.
+#[test]
+fn earlier_fanqi_nets_keep_their_names() {
+    let _services = crate::shared_services();
+    register_net_bots();
+    let game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 11));
+    let plays = |name: &str| policy(&decide(&format!("net:{name}"), &game));
+    assert_eq!(plays("fanqi-policy"), plays("fanqi"));
+    let teacher = plays("fanqi-gumbel");
+    assert_ne!(teacher, plays("fanqi"));
+    assert_ne!(teacher, plays("fanqi-1h"));
+    assert_eq!(plays("fanqi-1h"), plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/default.safetensors")));
+    let size = |name: &str| std::fs::metadata(junqi_net::resolve_net_path(name)).unwrap().len();
+    assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is the 4×64 net, net:fanqi-gumbel a 3×32 one");
+}
