@@ -177,9 +177,10 @@ pub struct EvalSettings {
     /// chart. Only rates, never gates, so a resumed run may change them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_anchors: Vec<String>,
-    /// `[evaluate.sprt]`: the new net replaces the best only when a
-    /// sequential test accepts that it is stronger (then `promote_score` is
-    /// not used); absent = promote on the score of `games` games.
+    /// `[evaluate.sprt]`: the new net replaces the best when a sequential
+    /// test accepts that it is stronger, or as [`SprtGate::at_limit`] says
+    /// when the test reaches its limit (then `promote_score` is not used);
+    /// absent = promote on the score of `games` games.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtGate>,
 }

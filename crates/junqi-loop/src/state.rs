@@ -101,7 +101,8 @@ pub struct GateRecord {
     pub llr: f64,
     pub lower: f64,
     pub upper: f64,
-    /// "H1" (stronger: promoted), "H0" (not stronger), or "limit" (undecided at max_games).
+    /// "H1" (stronger: promoted), "H0" (not stronger), or "limit" (undecided
+    /// at max_games: promoted only with `at_limit = "llr"` and a positive LLR).
     pub verdict: String,
 }
 

@@ -48,7 +48,7 @@ pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// The other names keep earlier nets that configs and reports name:
 /// `fanqi-policy` is the old name of today's `fanqi`; `fanqi-gumbel` is
 /// the best net of the Gumbel loop (`net:fanqi` until the distilled net,
-/// the teacher of `configs/train/distill-gumbel*.toml`); `fanqi-1h` is the
+/// the teacher of `configs/train/distill-gumbel*.toml`); `fanqi-1h-bilinear` is the
 /// one-hour loop's net, where the Gumbel loop started; `anqi-distilled` is
 /// the 暗棋 net distilled from `mcts:3200`, where the loop that made
 /// `net:anqi` started. A loop config names these rather than a path, which
@@ -59,7 +59,7 @@ pub const SHIPPED_NETS: [(&str, &str); 7] = [
     ("anqi", ANQI_NET),
     ("fanqi-policy", FANQI_NET),
     ("fanqi-gumbel", "data/nets/fanqi-gumbel/net-005.safetensors"),
-    ("fanqi-1h", "data/nets/default.safetensors"),
+    ("fanqi-1h-bilinear", "data/nets/default.safetensors"),
     ("anqi-distilled", ANQI_DISTILLED_NET),
 ];
 /// The 暗棋 net distilled from `mcts:3200` (BENCHMARKS.md, "A value target

@@ -42,7 +42,7 @@ fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
 
 /// The earlier 翻棋 nets keep names of their own (configs and reports name
 /// them): `fanqi-policy` is today's `fanqi`; `fanqi-gumbel` (the teacher)
-/// and `fanqi-1h` (where the Gumbel loop started) are other nets, each
+/// and `fanqi-1h-bilinear` (where the Gumbel loop started) are other nets, each
 /// with its own file.
 #[test]
 fn earlier_fanqi_nets_keep_their_names() {
@@ -53,8 +53,11 @@ fn earlier_fanqi_nets_keep_their_names() {
     assert_eq!(plays("fanqi-policy"), plays("fanqi"));
     let teacher = plays("fanqi-gumbel");
     assert_ne!(teacher, plays("fanqi"));
-    assert_ne!(teacher, plays("fanqi-1h"));
-    assert_eq!(plays("fanqi-1h"), plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/default.safetensors")));
+    assert_ne!(teacher, plays("fanqi-1h-bilinear"));
+    assert_eq!(
+        plays("fanqi-1h-bilinear"),
+        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/default.safetensors"))
+    );
     let size = |name: &str| std::fs::metadata(junqi_net::resolve_net_path(name)).unwrap().len();
     assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is the 4×64 net, net:fanqi-gumbel a 3×32 one");
 }
