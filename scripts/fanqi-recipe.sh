@@ -11,42 +11,49 @@
 #   4. its 128-simulation search in a gauntlet against mcts:3200 and
 #      heuristic, 100 paired games each (OUT/arena/results.md).
 # Usage: bash scripts/fanqi-recipe.sh [OUT_DIR] [LOOP ARGS...]   (default runs/fanqi-recipe)
-# Extra arguments go to `junqi loop`. Knobs (environment): SEED (default 82,
-# the teacher games' seed; the arena uses SEED + 1), TEACHER_GAMES (default
-# 2000), TRAIN_STEPS (default: the config's 5,000), ARENA_GAMES (default
-# 100), JUNQI_BIN (default: build target/release/junqi). A smoke test of
-# the whole chain in a few minutes:
+# Extra arguments go to `junqi loop`; resume with the same arguments and
+# knobs (a loop resumes only with its own config). Knobs (environment): SEED
+# (default 82, the teacher games' seed), ARENA_SEED (default SEED + 1; the
+# recorded gauntlet used 25), TEACHER_GAMES (default 2000), TRAIN_STEPS
+# (default: the config's 5,000), ARENA_GAMES (default 100), JUNQI_BIN
+# (default: scripts/setup.sh, then build target/release/junqi). A smoke
+# test of the whole chain in a few minutes:
 #   TEACHER_GAMES=8 TRAIN_STEPS=20 ARENA_GAMES=2 bash scripts/fanqi-recipe.sh /tmp/recipe \
 #       --generations 1 --set bootstrap.games=40 --set bootstrap.steps=20 --set selfplay.games=8 \
 #       --set steps_per_generation=20 --set evaluate.games=8 --set evaluate.anchor_games=8
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-runs/fanqi-recipe}
+# Paths given relative to where the script was started from.
+out=$(realpath -m "${1:-$(dirname "$0")/../runs/fanqi-recipe}")
 shift || true
+J=${JUNQI_BIN:+$(realpath -m "$JUNQI_BIN")}
+cd "$(dirname "$0")/.."
 seed=${SEED:-82}
-if [ -z "${JUNQI_BIN:-}" ]; then
+if [ -z "$J" ]; then
     command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
+    bash scripts/setup.sh
     cargo build --release --locked -q -p junqi
+    J=${CARGO_TARGET_DIR:-target}/release/junqi
 fi
-J=${JUNQI_BIN:-target/release/junqi}
+case "$out" in *,* | *=*) echo "OUT_DIR may not contain ',' or '=' (it goes into bot specs): $out" >&2; exit 2 ;; esac
 mkdir -p "$out"
 step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/recipe.log"; }
 
 step "1/4 the one-hour loop"
-$J loop --config configs/loop/fanqi-1h-bilinear.toml --out "$out/loop" "$@"
-best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"])' "$out/loop/state.json")
+"$J" loop --config configs/loop/fanqi-1h-bilinear.toml --out "$out/loop" "$@"
+best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"] or "")' "$out/loop/state.json")
+[ -n "$best" ] || { echo "the loop in $out/loop has no best net yet" >&2; exit 1; }
 teacher="mcts:sims=128,c=4,mix=0.5,search=gumbel,k=16,eval=net:$out/loop/$best"
 
 step "2/4 teacher games: $teacher"
-$J selfplay --games "${TEACHER_GAMES:-2000}" --bots "$teacher" --samples-per-game all --shard-games 50 \
+"$J" selfplay --games "${TEACHER_GAMES:-2000}" --bots "$teacher" --samples-per-game all --shard-games 50 \
     --seed "$seed" --out "$out/teacher"
 
 step "3/4 training"
-$J train --config configs/train/distill-fanqi1h-q5k.toml --data "$out/teacher" --out "$out/train" \
+"$J" train --config configs/train/distill-fanqi1h-q5k.toml --data "$out/teacher" --out "$out/train" \
     ${TRAIN_STEPS:+--steps "$TRAIN_STEPS"}
 
 step "4/4 the gauntlet"
-$J arena --rules fanqi --schedule gauntlet --games-per-pair "${ARENA_GAMES:-100}" --seed "$((seed + 1))" \
+"$J" arena --rules fanqi --schedule gauntlet --games-per-pair "${ARENA_GAMES:-100}" --seed "${ARENA_SEED:-$((seed + 1))}" \
     --out "$out/arena" --bot "mcts:sims=128,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:$out/train/net.safetensors" \
     --bot mcts:3200 --bot heuristic
 step "done: $out/train/net.safetensors, $out/arena/results.md"
