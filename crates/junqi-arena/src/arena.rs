@@ -3,6 +3,7 @@
 use crate::matchup::{matchup_config, play_matchup, GameResult};
 use crate::report::ArenaReport;
 use crate::{ensure_run_file, slug, ArenaError};
+use junqi_bots::{BotSpec, IntoBotSpec};
 use junqi_core::Rules;
 use junqi_selfplay::{Openings, RunOptions, Tally, Thinking};
 use serde::{Deserialize, Serialize};
@@ -35,7 +36,7 @@ impl std::str::FromStr for Schedule {
 pub struct ArenaConfig {
     pub rules: Rules,
     /// Canonical bot specs.
-    pub bots: Vec<String>,
+    pub bots: Vec<BotSpec>,
     pub schedule: Schedule,
     /// Games per matchup (even: each seed is played twice, seats swapped).
     pub games_per_pair: u64,
@@ -50,19 +51,18 @@ pub struct ArenaConfig {
 pub const ARENA_FILE: &str = "arena.json";
 
 impl ArenaConfig {
-    /// An arena of `bots` (specs; checked and made canonical).
+    /// An arena of `bots` (specs, as text or parsed; checked and made canonical).
     pub fn new(
         rules: Rules,
-        bots: &[String],
+        bots: impl IntoIterator<Item = impl IntoBotSpec>,
         schedule: Schedule,
         games_per_pair: u64,
         seed: u64,
     ) -> Result<ArenaConfig, ArenaError> {
+        let bots: Vec<BotSpec> = bots.into_iter().map(|b| b.into_bot_spec()?.canonical()).collect::<Result<_, _>>()?;
         if bots.len() < 2 {
             return Err(ArenaError::Config(format!("an arena needs at least two bots, got {}", bots.len())));
         }
-        let bots: Vec<String> =
-            bots.iter().map(|b| junqi_bots::from_spec(b).map(|p| p.name())).collect::<Result<_, _>>()?;
         for (i, b) in bots.iter().enumerate() {
             if bots[..i].contains(b) {
                 return Err(ArenaError::Config(format!("bot `{b}` is listed twice")));
@@ -98,7 +98,11 @@ impl ArenaConfig {
     /// The directory of matchup `k` inside `out`.
     pub fn matchup_dir(&self, out: &Path, k: usize) -> PathBuf {
         let (i, j) = self.matchups()[k];
-        out.join("matchups").join(format!("{k:02}-{}-vs-{}", slug(&self.bots[i]), slug(&self.bots[j])))
+        out.join("matchups").join(format!(
+            "{k:02}-{}-vs-{}",
+            slug(&self.bots[i].to_string()),
+            slug(&self.bots[j].to_string())
+        ))
     }
 }
 
@@ -120,7 +124,7 @@ pub fn run_arena(
     config: &ArenaConfig,
     out: &Path,
     options: &RunOptions,
-    mut on_matchup: impl FnMut(&str, &str),
+    mut on_matchup: impl FnMut(&BotSpec, &BotSpec),
 ) -> Result<ArenaReport, ArenaError> {
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, ARENA_FILE, ARENA_FORMAT, config, None)?;
@@ -166,7 +170,7 @@ pub fn run_arena_part(
     out: &Path,
     options: &RunOptions,
     part: junqi_selfplay::Part,
-    mut on_matchup: impl FnMut(&str, &str),
+    mut on_matchup: impl FnMut(&BotSpec, &BotSpec),
 ) -> Result<(u64, Vec<String>), ArenaError> {
     let _lock = ensure_run_file(out, ARENA_FILE, ARENA_FORMAT, config, Some(part))?;
     let (mut games, mut notes) = (0, Vec::new());

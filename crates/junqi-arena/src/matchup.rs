@@ -2,6 +2,7 @@
 //! self-play run without samples, then read back from its `games/` shards.
 
 use crate::ArenaError;
+use junqi_bots::IntoBotSpec;
 use junqi_core::Rules;
 use junqi_selfplay::{
     prepare_part, read_games_file, shard_files, Config, RunOptions, SamplesPerGame, Summary, Thinking, GAMES_DIR,
@@ -35,7 +36,7 @@ impl GameResult {
 /// The self-play config of a matchup: `games` paired games (each seed played
 /// twice, seats swapped), no samples, shards of a size that depends only on
 /// the game count (so a resumed matchup has the same config whatever the threads).
-pub fn matchup_config(rules: Rules, bots: [&str; 2], games: u64, seed: u64) -> Result<Config, ArenaError> {
+pub fn matchup_config(rules: Rules, bots: [impl IntoBotSpec; 2], games: u64, seed: u64) -> Result<Config, ArenaError> {
     if games == 0 || games % 2 == 1 {
         return Err(ArenaError::Config(format!(
             "games per matchup must be even and at least 2 (paired games), got {games}"
@@ -106,7 +107,7 @@ fn read_games(config: &Config, dir: &Path) -> Result<Vec<GameResult>, ArenaError
     for path in shard_files(&dir.join(GAMES_DIR))? {
         for g in read_games_file(&path)? {
             let seat1 = config.seat1_player(g.game_id);
-            let expected = [config.bots[seat1].as_str(), config.bots[1 - seat1].as_str()];
+            let expected = [config.bots[seat1].to_string(), config.bots[1 - seat1].to_string()];
             if g.bots != expected {
                 return Err(ArenaError::Data(format!(
                     "{}: game {} has bots {:?}, the matchup says {:?}",

@@ -67,7 +67,8 @@ pub struct SuiteArena {
     /// Option overrides, `name=value`.
     #[serde(default)]
     pub set: Vec<String>,
-    pub bots: Vec<String>,
+    /// Bot specs (checked when the suite is read).
+    pub bots: Vec<junqi_bots::BotSpec>,
 }
 
 fn default_detect_elo() -> f64 {
@@ -171,7 +172,7 @@ pub fn run_suite(
     suite: &Suite,
     out: &Path,
     options: &RunOptions,
-    mut on_matchup: impl FnMut(&str, &str),
+    mut on_matchup: impl FnMut(&junqi_bots::BotSpec, &junqi_bots::BotSpec),
 ) -> Result<SuiteResult, ArenaError> {
     let mut arenas = Vec::new();
     for (k, config) in suite.arena_configs()?.iter().enumerate() {
@@ -446,7 +447,7 @@ pub fn power_analysis(
     for (k, config) in configs.iter().enumerate() {
         let seen = observed.and_then(|o| o.arenas.get(k)).filter(|r| r.config.rules == config.rules);
         for (i, bot) in config.bots.iter().enumerate() {
-            let counts = seen.map(|r| counts_of(r, bot)).unwrap_or_default();
+            let counts = seen.map(|r| counts_of(r, &bot.to_string())).unwrap_or_default();
             let mut opponents = Vec::new();
             for (p, q) in config.matchups() {
                 let opponent = match (p == i, q == i) {
@@ -454,11 +455,12 @@ pub fn power_analysis(
                     (_, true) => &config.bots[p],
                     _ => continue,
                 };
-                let found = counts.iter().find(|(o, penta, _)| o == opponent && penta.pairs() > 0);
+                let opponent = opponent.to_string();
+                let found = counts.iter().find(|(o, penta, _)| *o == opponent && penta.pairs() > 0);
                 let yardstick = found.map_or(Yardstick::UNKNOWN, |(_, penta, _)| Yardstick::from_penta(penta));
                 let alone = games_to_detect_drop(&[yardstick], drop_elo, alpha, suite.power, Samples::Two)
                     .map_err(stats_error)?;
-                opponents.push(OpponentPower { bot: opponent.clone(), yardstick, observed: found.is_some(), alone });
+                opponents.push(OpponentPower { bot: opponent, yardstick, observed: found.is_some(), alone });
             }
             let sticks: Vec<Yardstick> = opponents.iter().map(|o| o.yardstick).collect();
             let needed =
@@ -467,7 +469,7 @@ pub fn power_analysis(
                 power_of(&sticks, drop_elo, alpha, suite.games_per_pair as f64, Samples::Two).map_err(stats_error)?;
             bots.push(BotPower {
                 mode: config.rules.mode.name().to_string(),
-                bot: bot.clone(),
+                bot: bot.to_string(),
                 opponents,
                 needed,
                 power_now,
@@ -516,7 +518,7 @@ mod tests {
             arena: vec![SuiteArena {
                 rules: "fanqi".into(),
                 set: vec![],
-                bots: vec!["random".into(), "greedy".into()],
+                bots: vec![junqi_bots::BotSpec::new("random"), junqi_bots::BotSpec::new("greedy")],
             }],
         }
     }

@@ -4,6 +4,7 @@
 use crate::arena::{ArenaConfig, MatchupGames};
 use crate::matchup::pair_scores;
 use crate::ArenaError;
+use junqi_bots::BotSpec;
 use junqi_stats::{fit_bradley_terry, pair_estimates, BtOptions, Estimate, Game, Penta};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -89,7 +90,7 @@ impl ArenaReport {
     /// Fit and tabulate the games of every matchup.
     pub fn new(config: &ArenaConfig, games: &[MatchupGames]) -> Result<ArenaReport, ArenaError> {
         let n = config.bots.len();
-        let anchor = config.bots.iter().position(|b| b == "random").unwrap_or(0);
+        let anchor = config.bots.iter().position(|b| *b == BotSpec::new("random")).unwrap_or(0);
         let mut bt_games = Vec::new();
         let mut crosstable = vec![vec![None; n]; n];
         let mut matchups = Vec::new();
@@ -112,7 +113,7 @@ impl ArenaReport {
             let penta = Penta::from_pairs(pair_scores(&m.results, 0))?;
             let summary = pair_estimates(&penta);
             matchups.push(MatchupLine {
-                bots: [config.bots[a].clone(), config.bots[b].clone()],
+                bots: [config.bots[a].to_string(), config.bots[b].to_string()],
                 games: cell.games,
                 score: cell.score(),
                 penta: penta.counts,
@@ -133,8 +134,8 @@ impl ArenaReport {
                 let games: u64 = cells.iter().map(|c| c.games).sum();
                 let points: f64 = cells.iter().map(|c| c.wins as f64 + 0.5 * c.draws as f64).sum();
                 Ok(BotLine {
-                    bot: bot.clone(),
-                    cheats: junqi_bots::BotSpec::parse(bot)?.cheats(),
+                    bot: bot.to_string(),
+                    cheats: bot.cheats(),
                     elo: fit.ratings[i].estimate(),
                     stderr: fit.ratings[i].stderr,
                     games,
@@ -151,8 +152,8 @@ impl ArenaReport {
             .windows(2)
             .map(|w| {
                 Ok(LadderStep {
-                    stronger: config.bots[w[0]].clone(),
-                    weaker: config.bots[w[1]].clone(),
+                    stronger: config.bots[w[0]].to_string(),
+                    weaker: config.bots[w[1]].to_string(),
                     lead: fit.difference(w[0], w[1])?.estimate(),
                 })
             })
@@ -160,7 +161,7 @@ impl ArenaReport {
         Ok(ArenaReport {
             config: config.clone(),
             code_version: junqi_selfplay::code_version(),
-            anchor: config.bots[anchor].clone(),
+            anchor: config.bots[anchor].to_string(),
             bots,
             first_mover,
             prior_draws: if fit.prior_used() { fit.prior_draws } else { 0.0 },

@@ -4,6 +4,7 @@
 
 use crate::matchup::{matchup_config, pair_scores, play_matchup};
 use crate::{ensure_run_file, ArenaError};
+use junqi_bots::BotSpec;
 use junqi_core::Rules;
 use junqi_selfplay::{game_seed, RunOptions};
 use junqi_stats::{Decision, Penta, Sprt, SprtSummary};
@@ -16,8 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct SprtConfig {
     pub rules: Rules,
     /// Canonical specs of the candidate and the baseline.
-    pub candidate: String,
-    pub baseline: String,
+    pub candidate: BotSpec,
+    pub baseline: BotSpec,
     /// Hypotheses in normalized Elo: H0 nElo = elo0, H1 nElo = elo1.
     pub elo0: f64,
     pub elo1: f64,

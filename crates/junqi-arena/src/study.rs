@@ -36,7 +36,7 @@ impl Variant {
 pub struct StudyConfig {
     pub variants: Vec<Variant>,
     /// The bot playing both seats (canonical spec).
-    pub bot: String,
+    pub bot: junqi_bots::BotSpec,
     /// Games per variant (even: each seed twice, seats swapped); with
     /// `precision`, the games of one round.
     pub games: u64,
@@ -402,7 +402,7 @@ fn pct(p: &Proportion) -> String {
 pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
     let lines = &result.lines;
     let mut s = String::new();
-    let cheats = junqi_bots::BotSpec::parse(&config.bot).is_ok_and(|s| s.cheats());
+    let cheats = config.bot.cheats();
     let games = match config.precision {
         None => format!("{} paired games per variant", config.games),
         Some(p) => format!(

@@ -123,8 +123,8 @@ fn an_sprt_of_a_much_stronger_bot_accepts_h1_and_resumes_to_the_same_verdict() {
     let dir = temp_dir("sprt");
     let config = SprtConfig {
         rules: Rules::preset(Mode::Mingqi),
-        candidate: "heuristic".into(),
-        baseline: "random".into(),
+        candidate: "heuristic".parse().unwrap(),
+        baseline: "random".parse().unwrap(),
         elo0: 0.0,
         elo1: 5.0,
         alpha: 0.05,
@@ -147,8 +147,12 @@ fn an_sprt_of_a_much_stronger_bot_accepts_h1_and_resumes_to_the_same_verdict() {
 
     // Equal bots never accept H1 within a few batches; the limit stops the test.
     let dir = temp_dir("sprt-equal");
-    let equal =
-        SprtConfig { candidate: "greedy".into(), baseline: "greedy:epsilon=0.5".into(), max_games: 16, ..config };
+    let equal = SprtConfig {
+        candidate: "greedy".parse().unwrap(),
+        baseline: "greedy:epsilon=0.5".parse().unwrap(),
+        max_games: 16,
+        ..config
+    };
     let out = run_sprt(&equal, &dir, &options(), |_, _| {}).unwrap();
     assert!(out.games <= 16);
 }
@@ -163,7 +167,7 @@ fn a_study_counts_every_game_once() {
             Variant { name: "anqi".into(), rules: Rules::preset(Mode::Anqi) },
             Variant { name: "anqi-trade".into(), rules: trade },
         ],
-        bot: "greedy".into(),
+        bot: "greedy".parse().unwrap(),
         games: 20,
         seed: 2,
         precision: None,
@@ -213,7 +217,7 @@ fn a_precision_study_stops_each_variant_at_its_target() {
     let (round, target, cap) = (40, 90.0, 400);
     let config = StudyConfig {
         variants: variants.clone(),
-        bot: "greedy".into(),
+        bot: "greedy".parse().unwrap(),
         games: round,
         seed: 4,
         precision: Some(Precision { elo: target, max_games: cap }),
@@ -260,7 +264,7 @@ fn a_factorial_study_in_rounds_fits_its_effects_on_every_game() {
     let (factorial, variants) = design(&base, factors, false).unwrap();
     let config = StudyConfig {
         variants,
-        bot: "greedy".into(),
+        bot: "greedy".parse().unwrap(),
         games: 20,
         seed: 6,
         precision: Some(Precision { elo: 120.0, max_games: 60 }),

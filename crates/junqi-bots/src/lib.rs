@@ -47,7 +47,10 @@ pub use learned_deploy::{deploy_with, deployment_features, DeploymentModel, FitO
 pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig, RootOptions, MCTS_KEYS};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
-pub use spec::{from_spec, register_bot, spec_value, split_bot_list, BotFactory, BotSpec, BotSpecError, BOT_NAMES};
+pub use spec::{
+    build, from_spec, register_bot, spec_value, split_bot_list, BotFactory, BotSpec, BotSpecError, IntoBotSpec,
+    BOT_NAMES,
+};
 
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Rules};
 use std::task::Poll;

@@ -7,6 +7,7 @@
 
 use crate::mcts::{CheatMcts, Mcts, MctsConfig};
 use crate::{Greedy, Heuristic, Player, RandomBot};
+use std::fmt::Write as _;
 
 /// The bots [`from_spec`] knows.
 pub const BOT_NAMES: [&str; 5] = ["random", "greedy", "heuristic", "mcts", "cheat-mcts"];
@@ -48,19 +49,27 @@ fn positional_key(bot: &str) -> Option<&'static str> {
 }
 
 /// A parsed spec: the bot's name and its parameters in the order given.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Two specs are equal when they print the same.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BotSpec {
     pub name: String,
     pub params: Vec<(String, String)>,
+    /// The first parameter was written bare (`mcts:800`), and prints so:
+    /// a spec keeps the text it was given, which names the bot in reports
+    /// and directories.
+    bare_first: bool,
 }
 
 /// `name`, or `name:key=value,key=value` with the parameters in their order:
-/// the text [`BotSpec::parse`] reads back.
+/// the text [`BotSpec::parse`] reads back (a bare first value stays bare).
 impl std::fmt::Display for BotSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)?;
         for (i, (k, v)) in self.params.iter().enumerate() {
-            write!(f, "{}{k}=", if i == 0 { ':' } else { ',' })?;
+            f.write_char(if i == 0 { ':' } else { ',' })?;
+            if !(i == 0 && self.bare_first()) {
+                write!(f, "{k}=")?;
+            }
             write_value(f, v)?;
         }
         Ok(())
@@ -85,6 +94,42 @@ impl<'de> serde::Deserialize<'de> for BotSpec {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<BotSpec, D::Error> {
         let text = String::deserialize(deserializer)?;
         BotSpec::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A bot spec given either as text (parsed here) or already parsed, so that
+/// an API can take `"mcts:800"` in a test and a [`BotSpec`] from the CLI.
+pub trait IntoBotSpec {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError>;
+}
+
+impl IntoBotSpec for BotSpec {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError> {
+        Ok(self)
+    }
+}
+
+impl IntoBotSpec for &BotSpec {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError> {
+        Ok(self.clone())
+    }
+}
+
+impl IntoBotSpec for &str {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError> {
+        BotSpec::parse(self)
+    }
+}
+
+impl IntoBotSpec for &String {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError> {
+        BotSpec::parse(self)
+    }
+}
+
+impl IntoBotSpec for String {
+    fn into_bot_spec(self) -> Result<BotSpec, BotSpecError> {
+        BotSpec::parse(&self)
     }
 }
 
@@ -120,7 +165,7 @@ impl BotSpec {
         if name.is_empty() {
             return Err(BotSpecError::Empty);
         }
-        let mut params: Vec<(String, String)> = Vec::new();
+        let (mut params, mut bare_first): (Vec<(String, String)>, bool) = (Vec::new(), false);
         let parts = match rest {
             Some(r) => split_outside_quotes(r)
                 .map_err(|part| BotSpecError::Syntax { spec: spec.to_string(), part: part.to_string() })?,
@@ -132,7 +177,10 @@ impl BotSpec {
             let key_value = part.split_once('=').filter(|(k, _)| !k.contains('"'));
             let (k, v) = match (key_value, positional_key(name)) {
                 (Some(kv), _) => kv,
-                (None, Some(key)) if i == 0 && !part.trim().is_empty() => (key, part),
+                (None, Some(key)) if i == 0 && !part.trim().is_empty() => {
+                    bare_first = true;
+                    (key, part)
+                }
                 (None, _) => return Err(syntax()),
             };
             let k = k.trim();
@@ -145,12 +193,12 @@ impl BotSpec {
             }
             params.push((k.to_string(), v));
         }
-        Ok(BotSpec { name: name.to_string(), params })
+        Ok(BotSpec { name: name.to_string(), params, bare_first })
     }
 
     /// A spec of bot `name` without parameters; add them with [`BotSpec::with`].
     pub fn new(name: &str) -> BotSpec {
-        BotSpec { name: name.to_string(), params: Vec::new() }
+        BotSpec { name: name.to_string(), params: Vec::new(), bare_first: false }
     }
 
     /// This spec with `key=value` added (or replaced), e.g.
@@ -163,6 +211,24 @@ impl BotSpec {
             None => self.params.push((key.to_string(), value)),
         }
         self
+    }
+
+    /// Whether the first value prints bare: written so, still the bot's main
+    /// parameter, and not mistaken for `key=value` when read back.
+    fn bare_first(&self) -> bool {
+        self.bare_first
+            && self
+                .params
+                .first()
+                .is_some_and(|(k, v)| Some(k.as_str()) == positional_key(&self.name) && !v.contains('='))
+    }
+
+    /// The spec the bot names itself by ([`Player::name`]): defaults
+    /// written out or dropped as the bot does (`mcts:800` →
+    /// `mcts:sims=800`, `greedy:epsilon=0` → `greedy`). Builds the bot once,
+    /// which also checks every parameter; configs store this form.
+    pub fn canonical(&self) -> Result<BotSpec, BotSpecError> {
+        BotSpec::parse(&build(self)?.name())
     }
 
     /// Whether the bot this spec builds reads hidden information, known from
@@ -249,7 +315,12 @@ impl BotSpec {
 /// `heuristic`, `heuristic:temp=0`, `mcts:sims=400,c=0.7` (or `mcts:400`), `cheat-mcts:200` (a
 /// [`Player::Cheating`]).
 pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
-    let s = BotSpec::parse(spec)?;
+    build(&BotSpec::parse(spec)?)
+}
+
+/// Build the bot a parsed spec names (see [`from_spec`]): fresh state, no
+/// text parsed again (the self-play runner builds its bots once per game).
+pub fn build(s: &BotSpec) -> Result<Player, BotSpecError> {
     match s.name.as_str() {
         "random" => {
             s.check_keys(&[])?;
@@ -269,20 +340,20 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
                 if BOT_NAMES.contains(&evaluator.as_str()) {
                     return Err(s.bad("eval", "expected a leaf evaluator such as net:FILE"));
                 }
-                external(&evaluator)?(&s)
+                external(&evaluator)?(s)
             }
             None if s.get("mix").is_some() => {
                 Err(s.bad("mix", "mixes a playout into an outside evaluator's value: give eval=…"))
             }
-            None => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(&s)?)))),
+            None => Ok(Player::Fair(Box::new(Mcts::new(MctsConfig::from_spec(s)?)))),
         },
         "cheat-mcts" => {
             if s.get("eval").is_some() || s.get("mix").is_some() {
                 return Err(s.bad("eval", "only `mcts` takes an outside evaluator"));
             }
-            Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(&s)?))))
+            Ok(Player::Cheating(Box::new(CheatMcts::new(MctsConfig::from_spec(s)?))))
         }
-        other => external(other)?(&s),
+        other => external(other)?(s),
     }
 }
 
@@ -388,7 +459,13 @@ mod tests {
             assert_eq!(spec.to_string(), text);
             assert_eq!(BotSpec::parse(&spec.to_string()).unwrap(), spec);
         }
-        assert_eq!(BotSpec::parse("mcts:800").unwrap().to_string(), "mcts:sims=800");
+        // A bare main value stays bare, and means the same parameter.
+        let bare = BotSpec::parse("mcts:800").unwrap();
+        assert_eq!(bare.to_string(), "mcts:800");
+        assert_eq!(bare.get("sims"), Some("800"));
+        assert_eq!(BotSpec::parse(r#"net:"a=b,c""#).unwrap().to_string(), r#"net:path="a=b,c""#);
+        assert_eq!(BotSpec::parse("net:fanqi,temp=1").unwrap().to_string(), "net:fanqi,temp=1");
+        assert_eq!(BotSpec::parse("mcts: 800 , c=4").unwrap().to_string(), "mcts:800,c=4");
         // Values with commas, quotes or backslashes, and a spec nested in a spec.
         let path = r#"runs/a,b=c/"q" \ net.safetensors"#;
         let net = BotSpec::new("net").with("path", path);
@@ -501,6 +578,42 @@ mod tests {
         }
         assert!(serde_json::from_str::<BotSpec>("\"greedy:=3\"").is_err(), "a bad spec is refused when read");
         assert_eq!(BotSpec::parse("mcts:800").unwrap().params, vec![("sims".into(), "800".into())]);
+    }
+
+    #[test]
+    fn canonical_specs_print_as_the_bots_name_themselves() {
+        // Configs store `canonical()` and runs record its text as the bot's
+        // name: the two must be the same text, or stored runs would change.
+        for text in [
+            "random",
+            "greedy:epsilon=0",
+            "greedy:epsilon=0.1",
+            "heuristic",
+            "heuristic:temp=0",
+            "mcts",
+            "mcts:800",
+            "mcts: 800 ,c=1.5",
+            "cheat-mcts:50",
+            "mcts:sims=32,noise=0.25,search=gumbel,k=8,cvisit=25,gscale=0",
+        ] {
+            let spec = BotSpec::parse(text).unwrap();
+            let canonical = spec.canonical().unwrap();
+            let name = build(&spec).unwrap().name();
+            assert_eq!(canonical.to_string(), name, "{text}");
+            assert_eq!(canonical.canonical().unwrap(), canonical, "{text}: canonical twice is canonical once");
+            assert_eq!(build(&canonical).unwrap().name(), name);
+        }
+        assert_eq!(BotSpec::parse("mcts:800").unwrap().canonical().unwrap().to_string(), "mcts:sims=800");
+        assert_eq!(BotSpec::parse("greedy:epsilon=0").unwrap().canonical().unwrap(), BotSpec::new("greedy"));
+        assert!(BotSpec::parse("mcts:sims=0").unwrap().canonical().is_err(), "canonical checks the parameters");
+        // Text and parsed specs are both accepted where an API takes either.
+        assert_eq!("mcts:sims=800".into_bot_spec().unwrap(), BotSpec::new("mcts").with("sims", 800));
+        assert_ne!(
+            BotSpec::parse("mcts:800").unwrap(),
+            BotSpec::new("mcts").with("sims", 800),
+            "they print differently"
+        );
+        assert!("greedy:=1".into_bot_spec().is_err());
     }
 
     #[test]

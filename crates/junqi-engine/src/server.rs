@@ -7,7 +7,7 @@
 
 use crate::knowledge::{decode_position, decode_rules, encode_deployment};
 use crate::PROTOCOL_VERSION;
-use junqi_bots::{from_spec, BotSpec, Player};
+use junqi_bots::{BotSpec, Player};
 use junqi_core::{rng_from_seed, GameRng, InfoSet, MoveList, Rules, Seat};
 use std::io::{BufRead, Read, Write};
 
@@ -31,7 +31,7 @@ struct GameState {
 /// The built player is asked (a registered bot may cheat too; the spec
 /// alone knows only the built-in ones).
 fn build(spec: &BotSpec) -> Result<Player, String> {
-    let player = from_spec(&spec.to_string()).map_err(|e| e.to_string())?;
+    let player = junqi_bots::build(spec).map_err(|e| e.to_string())?;
     if player.cheats() {
         return Err(format!("bot `{spec}` reads hidden information, which an engine is never told; choose a fair bot"));
     }
@@ -243,10 +243,9 @@ impl Engine {
 /// Serve the protocol for bot `spec` on `input`/`output` until `quit` or the
 /// end of the input. Bad commands are answered with `error` lines; only an
 /// I/O error on the streams ends the loop early.
-pub fn serve(spec: &str, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
-    let spec = BotSpec::parse(spec).map_err(|e| e.to_string())?;
-    let player = build(&spec)?;
-    let mut engine = Engine { spec, player: Some(player), game: None };
+pub fn serve(spec: &BotSpec, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
+    let player = build(spec)?;
+    let mut engine = Engine { spec: spec.clone(), player: Some(player), game: None };
     let mut input = input;
     let mut bytes = Vec::new();
     loop {

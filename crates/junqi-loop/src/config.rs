@@ -41,7 +41,7 @@ pub struct LoopConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct BootstrapConfig {
     /// The bot that plays generation 0.
-    pub bot: String,
+    pub bot: BotSpec,
     pub games: u64,
     /// Training steps after generation 0 (0 = `steps_per_generation`).
     pub steps: u64,
@@ -169,14 +169,14 @@ pub struct EvalSettings {
     /// Promote when the new net scores at least this against the best.
     pub promote_score: f64,
     /// The fixed opponent every net is rated against (Elo 0 on the chart).
-    pub anchor: String,
+    pub anchor: BotSpec,
     /// Paired games against each anchor (even; 0 = none).
     pub anchor_games: u64,
     /// Further fixed opponents every generation is also rated against
     /// (`anchor_games` each), e.g. `["mcts:3200"]`: each its own line on the
     /// chart. Only rates, never gates, so a resumed run may change them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub more_anchors: Vec<String>,
+    pub more_anchors: Vec<BotSpec>,
     /// `[evaluate.sprt]`: the new net replaces the best when a sequential
     /// test accepts that it is stronger, or as [`SprtGate::at_limit`] says
     /// when the test reaches its limit (then `promote_score` is not used);
@@ -253,7 +253,7 @@ impl Default for LoopConfig {
 
 impl Default for BootstrapConfig {
     fn default() -> Self {
-        BootstrapConfig { bot: "heuristic".into(), games: 1000, steps: 0 }
+        BootstrapConfig { bot: BotSpec::new("heuristic"), games: 1000, steps: 0 }
     }
 }
 
@@ -291,7 +291,7 @@ impl Default for EvalSettings {
             sims: 8,
             mix: 0.0,
             promote_score: 0.55,
-            anchor: "greedy".into(),
+            anchor: BotSpec::new("greedy"),
             anchor_games: 40,
             more_anchors: Vec::new(),
             sprt: None,
@@ -409,32 +409,31 @@ impl LoopConfig {
             "gumbel" => return bad("selfplay.search = \"gumbel\" needs a search (selfplay.sims > 0)".into()),
             other => return bad(format!("selfplay.search: expected \"puct\" or \"gumbel\", not {other:?}")),
         }
-        junqi_bots::from_spec(&self.bootstrap.bot).map_err(|err| LoopError::Config(format!("bootstrap.bot: {err}")))?;
+        junqi_bots::build(&self.bootstrap.bot).map_err(|err| LoopError::Config(format!("bootstrap.bot: {err}")))?;
         // The bots of later generations, checked now rather than after the
         // bootstrap (their net does not exist yet: only the spec is read).
         let placeholder = Path::new("net.safetensors");
         for (what, spec) in [("selfplay", self.selfplay_bot(placeholder)), ("evaluate", self.eval_bot(placeholder))] {
-            let parsed = junqi_bots::BotSpec::parse(&spec).map_err(|e| LoopError::Config(format!("{what}: {e}")))?;
-            let check = match parsed.name.as_str() {
-                "mcts" => junqi_bots::MctsConfig::from_spec(&parsed).map(|_| ()),
-                _ => parsed.non_negative("temp", 0.0).map(|_| ()),
+            let check = match spec.name.as_str() {
+                "mcts" => junqi_bots::MctsConfig::from_spec(&spec).map(|_| ()),
+                _ => spec.non_negative("temp", 0.0).map(|_| ()),
             };
             check.map_err(|e| LoopError::Config(format!("{what}: {e}")))?;
         }
         if e.anchor_games > 0 {
-            junqi_bots::from_spec(&e.anchor).map_err(|err| LoopError::Config(format!("evaluate.anchor: {err}")))?;
+            junqi_bots::build(&e.anchor).map_err(|err| LoopError::Config(format!("evaluate.anchor: {err}")))?;
             for a in &e.more_anchors {
-                junqi_bots::from_spec(a).map_err(|err| LoopError::Config(format!("evaluate.more_anchors: {err}")))?;
+                junqi_bots::build(a).map_err(|err| LoopError::Config(format!("evaluate.more_anchors: {err}")))?;
             }
         }
         Ok(())
     }
 
     /// The self-play bot of a generation whose best net is `net`.
-    pub fn selfplay_bot(&self, net: &Path) -> String {
+    pub fn selfplay_bot(&self, net: &Path) -> BotSpec {
         let s = &self.selfplay;
         if s.sims == 0 {
-            return BotSpec::new("net").with("path", net.display()).with("temp", s.temp).to_string();
+            return BotSpec::new("net").with("path", net.display()).with("temp", s.temp);
         }
         let spec = BotSpec::new("mcts").with("sims", s.sims).with("c", s.c);
         let spec = if s.search == "gumbel" {
@@ -448,7 +447,7 @@ impl LoopConfig {
                 .with("temp_plies", s.temp_plies);
             with_optional(with_optional(spec, "qtemp", s.qtemp), "mix", s.mix)
         };
-        spec.with("eval", net_spec(net)).to_string()
+        spec.with("eval", net_spec(net))
     }
 
     /// `spec` with `search=gumbel,k=…` when self-play searches with Gumbel;
@@ -466,16 +465,16 @@ impl LoopConfig {
     }
 
     /// The bot that plays `net` in evaluations.
-    pub fn eval_bot(&self, net: &Path) -> String {
+    pub fn eval_bot(&self, net: &Path) -> BotSpec {
         match self.evaluate.sims {
-            0 => net_spec(net).to_string(),
+            0 => net_spec(net),
             n => {
                 let spec = BotSpec::new("mcts").with("sims", n).with("c", self.selfplay.c);
                 let spec = with_optional(spec, "mix", self.evaluate.mix);
                 // Evaluations play their best: measured at 32 simulations,
                 // gscale=0 beat PUCT 59%, the sampling search lost 44%.
                 // The deals still vary the games.
-                self.with_gumbel(spec, false).with("eval", net_spec(net)).to_string()
+                self.with_gumbel(spec, false).with("eval", net_spec(net))
             }
         }
     }
@@ -496,11 +495,12 @@ fn with_optional(spec: BotSpec, key: &str, value: f32) -> BotSpec {
 }
 
 impl EvalSettings {
-    /// The anchor, then the further ones (each once).
-    pub fn anchors(&self) -> Vec<&str> {
-        let mut all = vec![self.anchor.as_str()];
+    /// The anchor, then the further ones (each once). A spec's text names
+    /// it in the state, the reports and the directories.
+    pub fn anchors(&self) -> Vec<&BotSpec> {
+        let mut all = vec![&self.anchor];
         for a in &self.more_anchors {
-            if !all.contains(&a.as_str()) {
+            if !all.contains(&a) {
                 all.push(a);
             }
         }
@@ -514,11 +514,10 @@ mod tests {
     use junqi_bots::BotSpec;
 
     /// The net path inside a search spec's `eval=…` (or a net spec's path).
-    fn net_path_of(spec: &str) -> String {
-        let spec = BotSpec::parse(spec).unwrap();
+    fn net_path_of(spec: &BotSpec) -> String {
         let net = match spec.get("eval") {
             Some(eval) => BotSpec::parse(eval).unwrap(),
-            None => spec,
+            None => spec.clone(),
         };
         assert_eq!(net.name, "net");
         net.get("path").unwrap().to_string()
@@ -539,7 +538,7 @@ mod tests {
             }
         }
         // An ordinary path reads as before: `…,eval=net:path=FILE`.
-        let plain = LoopConfig::default().selfplay_bot(Path::new("runs/x/net-001.safetensors"));
+        let plain = LoopConfig::default().selfplay_bot(Path::new("runs/x/net-001.safetensors")).to_string();
         assert!(plain.ends_with(",eval=net:path=runs/x/net-001.safetensors"), "{plain}");
     }
 

@@ -6,6 +6,7 @@ use crate::stages::{gen_dir, reset, Stages};
 use crate::state::{GateRecord, Generation};
 use crate::{LoopError, LoopObserver, Result};
 use junqi_arena::{matchup_config, pair_scores, play_matchup, ArenaError};
+use junqi_bots::BotSpec;
 use junqi_core::Rules;
 use junqi_selfplay::RunOptions;
 use junqi_stats::{pair_estimates, Penta};
@@ -15,7 +16,7 @@ use std::path::Path;
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn matchup(
     rules: &Rules,
-    bots: [&str; 2],
+    bots: [&BotSpec; 2],
     games: u64,
     seed: u64,
     dir: &Path,
@@ -43,21 +44,23 @@ pub(crate) fn eval_seed(config: &LoopConfig, g: u32) -> u64 {
 
 /// The directory of a generation's games against `anchor`: `eval-anchor`
 /// for the main one, `eval-vs-SPEC` (spec made a file name) for the others.
-fn anchor_dir(config: &LoopConfig, anchor: &str) -> String {
-    if anchor == config.evaluate.anchor {
+fn anchor_dir(config: &LoopConfig, anchor: &BotSpec) -> String {
+    if *anchor == config.evaluate.anchor {
         return "eval-anchor".into();
     }
-    let name: String = anchor.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
+    let name: String =
+        anchor.to_string().chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
     format!("eval-vs-{name}")
 }
 
 /// The anchors `rec` has no rating against yet (none with
 /// `evaluate.anchor_games = 0`).
-pub(crate) fn unrated(config: &LoopConfig, rec: &Generation) -> Vec<String> {
+pub(crate) fn unrated(config: &LoopConfig, rec: &Generation) -> Vec<BotSpec> {
     if config.evaluate.anchor_games == 0 {
         return Vec::new();
     }
-    config.evaluate.anchors().into_iter().filter(|a| rec.elo_against(config, a).is_none()).map(String::from).collect()
+    let anchors = config.evaluate.anchors().into_iter();
+    anchors.filter(|a| rec.elo_against(config, &a.to_string()).is_none()).cloned().collect()
 }
 
 /// Rate generation `g` (its net at `net_path`) against each of `anchors`,
@@ -67,7 +70,7 @@ pub(crate) fn rate_against_anchors(
     stages: &mut Stages,
     g: u32,
     net_path: &Path,
-    anchors: &[String],
+    anchors: &[BotSpec],
     record: &mut dyn FnMut(&str, [f64; 3]) -> Result<()>,
 ) -> Result<bool> {
     let config = stages.config;
@@ -84,7 +87,7 @@ pub(crate) fn rate_against_anchors(
             stages.observer,
             &format!("gen {g}: net {g} vs {anchor}"),
         )?;
-        record(anchor, elo)?;
+        record(&anchor.to_string(), elo)?;
         stages.observer.line(&format!("gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {anchor}", elo[0], elo[1], elo[2]));
     }
     Ok(!anchors.is_empty())
@@ -106,7 +109,7 @@ fn arena_error(e: ArenaError, dir: &Path) -> LoopError {
 /// 95% interval.
 pub fn sprt_gate(
     rules: &Rules,
-    bots: [&str; 2],
+    bots: [&BotSpec; 2],
     batch_games: u64,
     gate: &SprtGate,
     seed: u64,
@@ -115,8 +118,8 @@ pub fn sprt_gate(
 ) -> Result<(GateRecord, [f64; 3])> {
     let config = junqi_arena::sprt::SprtConfig {
         rules: *rules,
-        candidate: bots[0].to_string(),
-        baseline: bots[1].to_string(),
+        candidate: bots[0].clone(),
+        baseline: bots[1].clone(),
         elo0: gate.elo0,
         elo1: gate.elo1,
         alpha: gate.alpha,

@@ -13,10 +13,10 @@ use std::path::Path;
 pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Result<()> {
     let done: Vec<&Generation> = state.generations.iter().filter(|g| g.done).collect();
     // The configured anchors, then any a resumed run no longer rates.
-    let mut anchors: Vec<&str> = config.evaluate.anchors();
+    let mut anchors: Vec<String> = config.evaluate.anchors().iter().map(|a| a.to_string()).collect();
     for a in done.iter().flat_map(|g| &g.elo_vs_more) {
-        if !anchors.contains(&a.anchor.as_str()) {
-            anchors.push(&a.anchor);
+        if !anchors.contains(&a.anchor) {
+            anchors.push(a.anchor.clone());
         }
     }
     let mut csv = String::from(

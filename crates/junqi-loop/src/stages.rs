@@ -238,7 +238,7 @@ impl Stages<'_> {
             self.observer.stage(&format!("gen {g}: self-play on Ray ({bot})"), games);
             let work = gen_dir(self.out, g).join(crate::ray::RAY_DIR);
             let run = crate::ray::selfplay_on_ray(&config.selfplay.ray, &sp_config, &sp_dir, &work)?;
-            rec.selfplay_bot = bot;
+            rec.selfplay_bot = bot.to_string();
             rec.selfplay_games += run.games;
             rec.selfplay_plies += run.plies;
             rec.selfplay_seconds += run.seconds;
@@ -258,7 +258,7 @@ impl Stages<'_> {
         let before = shared_stats();
         let summary = plan.run(self.options)?;
         let used = shared_stats().since(&before);
-        rec.selfplay_bot = bot.clone();
+        rec.selfplay_bot = bot.to_string();
         // Games of written shards only: a stopped run replays its unwritten shards.
         rec.selfplay_games += summary.tally.games;
         rec.selfplay_plies += summary.plies;

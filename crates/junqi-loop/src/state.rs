@@ -78,7 +78,7 @@ pub struct AnchorElo {
 impl Generation {
     /// The Elo against `anchor` (the main one or a further one), if rated.
     pub fn elo_against(&self, config: &LoopConfig, anchor: &str) -> Option<[f64; 3]> {
-        if anchor == config.evaluate.anchor {
+        if anchor == config.evaluate.anchor.to_string() {
             return self.elo_vs_anchor;
         }
         self.elo_vs_more.iter().find(|a| a.anchor == anchor).map(|a| a.elo)
@@ -86,7 +86,7 @@ impl Generation {
 
     /// Record the Elo against `anchor` (the main one or a further one).
     pub fn set_elo(&mut self, config: &LoopConfig, anchor: &str, elo: [f64; 3]) {
-        if anchor == config.evaluate.anchor {
+        if anchor == config.evaluate.anchor.to_string() {
             self.elo_vs_anchor = Some(elo);
         } else {
             self.elo_vs_more.push(AnchorElo { anchor: anchor.to_string(), elo });

@@ -76,6 +76,7 @@ pub use writer::{
     games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,
 };
 
+use junqi_bots::{BotSpec, IntoBotSpec};
 use junqi_core::Rules;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -186,9 +187,10 @@ pub struct Config {
     pub rules: Rules,
     /// Games in the run (indices `0..games`).
     pub games: u64,
-    /// Bot specs of the two players, canonical (`Player::name`). Player 0 takes
-    /// seat 1 in even games; with `swap` the players change seats every other game.
-    pub bots: [String; 2],
+    /// Bot specs of the two players, canonical ([`BotSpec::canonical`],
+    /// stored as text). Player 0 takes seat 1 in even games; with `swap` the
+    /// players change seats every other game.
+    pub bots: [BotSpec; 2],
     pub swap: bool,
     /// Paired games: games `2k` and `2k + 1` share one seed (the same 翻棋
     /// deal, the same deployment draws) with the seats swapped. Implies `swap`.
@@ -274,10 +276,11 @@ impl Openings {
 }
 
 impl Config {
-    /// A run of `games` games between `bots` (specs; checked and made
-    /// canonical), every sample kept, default shard size.
-    pub fn new(rules: Rules, games: u64, bots: [&str; 2], seed: u64) -> Result<Config, SelfplayError> {
-        let bots = [canonical(bots[0])?, canonical(bots[1])?];
+    /// A run of `games` games between `bots` (specs, as text or parsed;
+    /// checked and made canonical), every sample kept, default shard size.
+    pub fn new(rules: Rules, games: u64, bots: [impl IntoBotSpec; 2], seed: u64) -> Result<Config, SelfplayError> {
+        let [a, b] = bots;
+        let bots = [a.into_bot_spec()?.canonical()?, b.into_bot_spec()?.canonical()?];
         Ok(Config {
             rules,
             games,
@@ -357,7 +360,9 @@ impl Config {
             0
         }
     }
-    fn check(&self) -> Result<(), SelfplayError> {
+    /// Check every field (a `run.json` may have been edited), building each
+    /// bot once; says whether a bot batches its evaluations across games.
+    fn check(&self) -> Result<Checked, SelfplayError> {
         use limits::{in_range, MAX_GAMES, MAX_SHARDS};
         in_range("the number of games", self.games, 1, MAX_GAMES).map_err(SelfplayError::Config)?;
         in_range("games per shard", self.shard_games, 1, MAX_GAMES).map_err(SelfplayError::Config)?;
@@ -384,16 +389,18 @@ impl Config {
             // The same checks as when the file was read (a run.json may be edited).
             Openings::parse(&o.lines.join("\n"), &self.rules)?;
         }
+        let mut batches = false;
         for b in &self.bots {
-            junqi_bots::from_spec(b)?;
+            batches |= junqi_bots::build(b)?.batches();
         }
-        Ok(())
+        Ok(Checked { batches })
     }
 }
 
-/// The bot's canonical spec (what its `name()` says).
-fn canonical(spec: &str) -> Result<String, SelfplayError> {
-    Ok(junqi_bots::from_spec(spec)?.name())
+/// What [`Config::check`] learnt from building the bots.
+struct Checked {
+    /// A bot batches its evaluations across games (a net bot).
+    batches: bool,
 }
 
 /// The default games per shard: about 32 shards, at least 256 and at most

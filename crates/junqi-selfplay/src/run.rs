@@ -269,6 +269,9 @@ pub struct Plan {
     pub lock: Option<Arc<RunLock>>,
     /// The part of the run this plan plays (absent: all of it).
     pub part: Option<Part>,
+    /// A bot batches its evaluations across games (known from checking the
+    /// config, so the bots are not built again to ask).
+    pub batches: bool,
 }
 
 /// Check `config`, and with `out`: create the directory and its `run.json`,
@@ -286,7 +289,7 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
 /// part's shards are pending or checked, and `run.json` records the part, so
 /// a directory never holds shards of two parts (or a part and a whole run).
 pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> Result<Plan, SelfplayError> {
-    config.check()?;
+    let batches = config.check()?.batches;
     let owned: Vec<u64> = (0..config.shards()).filter(|&s| owns(part, s)).collect();
     let Some(dir) = out else {
         return Ok(Plan {
@@ -298,6 +301,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             notes: vec![],
             lock: None,
             part,
+            batches,
         });
     };
     let mut notes = Vec::new();
@@ -387,6 +391,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
         notes,
         lock: Some(run_dir.lock()),
         part,
+        batches,
     })
 }
 
@@ -581,14 +586,8 @@ impl Plan {
             .build()
             .map_err(|cause| SelfplayError::Threads { threads, cause })?;
         let in_flight = match options.in_flight {
-            0 => {
-                let batches = self.config.bots.iter().map(|b| junqi_bots::from_spec(b).map(|p| p.batches()));
-                if batches.collect::<Result<Vec<bool>, _>>()?.contains(&true) {
-                    BATCHED_IN_FLIGHT
-                } else {
-                    1
-                }
-            }
+            0 if self.batches => BATCHED_IN_FLIGHT,
+            0 => 1,
             n => n,
         };
         let abort = AtomicBool::new(false);
@@ -733,7 +732,7 @@ impl Plan {
                 next_start += 1;
                 // Fresh players every game: nothing a bot remembers carries over,
                 // not even to the other game of a pair (same deal, seats swapped).
-                let mut seats = [junqi_bots::from_spec(&c.bots[0])?, junqi_bots::from_spec(&c.bots[1])?];
+                let mut seats = [junqi_bots::build(&c.bots[0])?, junqi_bots::build(&c.bots[1])?];
                 if c.seat1_player(index) == 1 {
                     seats.swap(0, 1);
                 }

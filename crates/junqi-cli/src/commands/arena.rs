@@ -6,6 +6,7 @@ use crate::Interrupted;
 use anyhow::{Context, Result};
 use junqi_arena::arena::{run_arena, run_arena_part, ArenaConfig, Schedule};
 use junqi_arena::{write_atomic, ArenaError};
+use junqi_bots::BotSpec;
 use junqi_core::Mode;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ pub struct Args {
     /// One bot spec, whole (commas inside it stay part of it); repeatable.
     /// Instead of --bots.
     #[arg(long = "bot", value_name = "SPEC")]
-    bot: Vec<String>,
+    bot: Vec<BotSpec>,
     /// Games per pair of bots: each seed is played twice with the seats swapped, so it must be even.
     #[arg(long, value_name = "N", default_value_t = 100)]
     games_per_pair: u64,
@@ -121,14 +122,23 @@ pub fn interrupted(e: ArenaError, out: &Path) -> anyhow::Error {
     }
 }
 
+/// The bots of a comma list (`--bots A,B`, where a spec's own parameters
+/// keep their commas), or else of the repeated `--bot SPEC`, parsed.
+pub fn bot_list(list: Option<&str>, whole: &[BotSpec]) -> Result<Vec<BotSpec>> {
+    match list {
+        Some(list) => junqi_bots::split_bot_list(list)
+            .iter()
+            .map(|spec| BotSpec::parse(spec).with_context(|| format!("--bots {list}")))
+            .collect(),
+        None => Ok(whole.to_vec()),
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
-    let bots = match &args.bots {
-        Some(list) => junqi_bots::split_bot_list(list),
-        None => args.bot.clone(),
-    };
-    let config = ArenaConfig::new(rules, &bots, args.schedule, args.games_per_pair, args.seed)?
+    let bots = bot_list(args.bots.as_deref(), &args.bot)?;
+    let config = ArenaConfig::new(rules, bots, args.schedule, args.games_per_pair, args.seed)?
         .with_openings(read_openings(args.openings.as_deref(), &rules)?);
     let threads = threads(args.threads)?;
     if let Some(part) = args.part {

@@ -7,7 +7,7 @@ pub struct Args {
     /// The bot to serve, e.g. `heuristic`, `mcts:800` or `net:anqi` (a fair bot:
     /// an engine is told only its seat's view).
     #[arg(long, value_name = "SPEC")]
-    bot: String,
+    bot: junqi_bots::BotSpec,
 }
 
 pub fn run(args: Args) -> Result<()> {

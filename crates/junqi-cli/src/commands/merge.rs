@@ -177,7 +177,7 @@ fn report(kind: Kind, out: &Path, task_files: &[PathBuf]) -> Result<()> {
                 let config: StudyConfig = read_config(&out.join(f))?;
                 let result = run_study(&config, &dir, &options, |_| {})?;
                 crate::commands::study::print_report(&config, &result, &dir)?;
-                studies.push((config.bot.clone(), result));
+                studies.push((config.bot.to_string(), result));
             }
             if kind == Kind::Studies {
                 crate::commands::study::write_bots_table(&studies, out)?;

@@ -8,7 +8,7 @@
 use super::show::{render_board, use_color};
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Context, Result};
-use junqi_bots::{from_spec, Player};
+use junqi_bots::Player;
 use junqi_core::{
     rng_from_seed, Colour, CombatOutcome, Deployment, Game, GameRng, Mode, Move, MoveList, Observation, ObservedEvent,
     Outcome, Piece, Position, Rules, Seat, Square,
@@ -19,7 +19,7 @@ use std::io::{BufRead, IsTerminal, Write};
 pub struct Args {
     /// The bot to play against: a spec such as `greedy` or `greedy:epsilon=0.1`.
     #[arg(long, default_value = "greedy", value_name = "SPEC")]
-    bot: String,
+    bot: junqi_bots::BotSpec,
     /// Your seat: 1 (moves first) or 2.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     seat: u8,
@@ -71,7 +71,7 @@ pub enum End {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let mut bot = from_spec(&args.bot).context("--bot")?;
+    let mut bot = junqi_bots::build(&args.bot).context("--bot")?;
     let human = if args.seat == 1 { Seat::First } else { Seat::Second };
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut rng = rng_from_seed(seed);

@@ -5,6 +5,7 @@ use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use crate::Interrupted;
 use anyhow::{bail, Context, Result};
+use junqi_bots::BotSpec;
 use junqi_core::Mode;
 use junqi_selfplay::{dataset_stats, describe_part, prepare_part, Config, Resign, SamplesPerGame};
 use std::io::Write;
@@ -31,7 +32,7 @@ pub struct Args {
     /// One bot spec, whole (commas inside it stay part of it); repeat for
     /// seat 2. Instead of --bots.
     #[arg(long = "bot", value_name = "SPEC")]
-    bot: Vec<String>,
+    bot: Vec<BotSpec>,
     /// Swap the bots' seats every other game (odd game ids).
     #[arg(long)]
     swap: bool,
@@ -109,8 +110,8 @@ impl ResignArgs {
 fn config_from_flags(args: &Args) -> Result<Config> {
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
-    let specs = if args.bot.is_empty() { junqi_bots::split_bot_list(&args.bots) } else { args.bot.clone() };
-    let bots: [&str; 2] = match specs.as_slice() {
+    let specs = crate::commands::arena::bot_list(args.bot.is_empty().then_some(args.bots.as_str()), &args.bot)?;
+    let bots: [&BotSpec; 2] = match specs.as_slice() {
         [one] => [one, one],
         [a, b] => [a, b],
         _ => bail!("--bots/--bot take one or two bot specs (seat 1, seat 2), got {}", specs.len()),
@@ -207,7 +208,7 @@ pub fn run(args: Args) -> Result<()> {
         let pct = |points: f64| 100.0 * points / t.games as f64;
         let bots = &plan.config.bots;
         let name =
-            |i: usize| if bots[0] == bots[1] { format!("{} (player {})", bots[i], i + 1) } else { bots[i].clone() };
+            |i: usize| if bots[0] == bots[1] { format!("{} (player {})", bots[i], i + 1) } else { bots[i].to_string() };
         writeln!(
             out,
             "results: {} {:.1} ({:.1}%), {} {:.1} ({:.1}%); {} draws; seat 1 scored {:.1}%",

@@ -6,6 +6,7 @@ use crate::live::Live;
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Context, Result};
 use junqi_arena::sprt::{describe, run_sprt, run_sprt_part, SprtConfig, SprtOutcome};
+use junqi_bots::BotSpec;
 use junqi_core::Mode;
 use junqi_stats::{Penta, Sprt};
 use std::io::Write;
@@ -16,10 +17,10 @@ pub struct Args {
     /// The bot under test, e.g. `mcts:sims=400`, or a build behind the engine
     /// protocol: `engine:cmd=./target/release/junqi engine --bot mcts:800`.
     #[arg(long, visible_alias = "test", required_unless_present = "penta")]
-    candidate: Option<String>,
+    candidate: Option<BotSpec>,
     /// The bot it must beat.
     #[arg(long, visible_alias = "base", required_unless_present = "penta")]
-    baseline: Option<String>,
+    baseline: Option<BotSpec>,
     /// H0: the candidate's normalized Elo is elo0.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     elo0: f64,
@@ -91,8 +92,8 @@ pub fn run(args: Args) -> Result<()> {
     let rules = args.rules.resolve(mode)?;
     let config = SprtConfig {
         rules,
-        candidate: junqi_bots::from_spec(candidate)?.name(),
-        baseline: junqi_bots::from_spec(baseline)?.name(),
+        candidate: candidate.canonical().context("--candidate")?,
+        baseline: baseline.canonical().context("--baseline")?,
         elo0: args.elo0,
         elo1: args.elo1,
         alpha: args.alpha,
@@ -130,8 +131,8 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Write a test's result.json into `dir` and print its statistics.
 pub fn write_outcome(config: &SprtConfig, outcome: &SprtOutcome, dir: &std::path::Path) -> Result<()> {
-    let mark = |bot: &str| {
-        if junqi_bots::BotSpec::parse(bot).is_ok_and(|s| s.cheats()) {
+    let mark = |bot: &BotSpec| {
+        if bot.cheats() {
             " (cheats: sees hidden pieces)"
         } else {
             ""

@@ -9,6 +9,7 @@ use junqi_arena::study::{
 };
 use junqi_arena::svg::{error_bar_chart, Row};
 use junqi_arena::{slug, write_atomic};
+use junqi_bots::BotSpec;
 use junqi_core::Rules;
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,7 +45,7 @@ pub struct FirstMove {
     /// one study per bot on the same variants and seeds, in `bots/BOT/`, and
     /// a bot × variant table (first-move-bots.md, .csv).
     #[arg(long = "bot", value_name = "BOT", default_value = "greedy")]
-    bots: Vec<String>,
+    bots: Vec<BotSpec>,
     /// Games per variant (even: each seed twice, seats swapped); with
     /// --precision, the games of each round.
     #[arg(long, default_value_t = 2000)]
@@ -106,9 +107,9 @@ pub fn run(study: Study) -> Result<()> {
         factorial = Some(design);
     }
     let precision = args.precision.map(|elo| junqi_arena::study::Precision { elo, max_games: args.max_games });
-    let mut bots: Vec<String> = Vec::new();
+    let mut bots: Vec<BotSpec> = Vec::new();
     for spec in &args.bots {
-        let name = junqi_bots::from_spec(spec)?.name();
+        let name = spec.canonical()?;
         if bots.contains(&name) {
             bail!("--bot {spec}: the bot is given twice");
         }
@@ -146,7 +147,7 @@ pub fn run(study: Study) -> Result<()> {
         if one_layout {
             bail!("{} holds a study of one bot; give that one --bot, or choose another --out", args.out.display());
         }
-        let dirs: Vec<PathBuf> = bots.iter().map(|b| args.out.join("bots").join(slug(b))).collect();
+        let dirs: Vec<PathBuf> = bots.iter().map(|b| args.out.join("bots").join(slug(&b.to_string()))).collect();
         for (i, d) in dirs.iter().enumerate() {
             if let Some(j) = dirs[..i].iter().position(|e| e == d) {
                 bail!("--bot {} and --bot {} would share the directory {}", bots[j], bots[i], d.display());
@@ -196,7 +197,7 @@ pub fn run(study: Study) -> Result<()> {
         print_report(c, result, dir)?;
     }
     if configs.len() > 1 {
-        let studies: Vec<(String, StudyResult)> = bots.iter().cloned().zip(results).collect();
+        let studies: Vec<(String, StudyResult)> = bots.iter().map(BotSpec::to_string).zip(results).collect();
         write_bots_table(&studies, &args.out)?;
     }
     Ok(())

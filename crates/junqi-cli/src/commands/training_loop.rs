@@ -148,7 +148,9 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         let elos: String = anchors
             .iter()
             .map(|a| {
-                let elo = g.elo_against(&config, a).map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2]));
+                let elo = g
+                    .elo_against(&config, &a.to_string())
+                    .map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2]));
                 format!("  {:<22}", elo.unwrap_or_else(|| "–".into()))
             })
             .collect();

@@ -438,7 +438,7 @@ fn default_keys(kind: Kind) -> BTreeSet<String> {
             let mut c = junqi_loop::LoopConfig::default();
             c.selfplay.resign = Some(junqi_selfplay::Resign::default());
             c.evaluate.sprt = Some(junqi_loop::SprtGate::default());
-            c.evaluate.more_anchors = vec!["random".into()];
+            c.evaluate.more_anchors = vec![junqi_bots::BotSpec::new("random")];
             c.train.init = Some("net.safetensors".into());
             c.to_toml()
         }

@@ -3,6 +3,7 @@
 //! settled by its log-likelihood ratio), and a clearly stronger bot is.
 
 use crate::common::temp_dir;
+use junqi_bots::BotSpec;
 use junqi_core::{Mode, Rules};
 use junqi_loop::{sprt_gate, AtLimit, SprtGate};
 use junqi_net::{register_net_bots, ModelConfig, NetFile};
@@ -22,7 +23,8 @@ fn a_net_against_its_copy_is_rarely_promoted_and_a_stronger_bot_is() {
     let mut rules = Rules::preset(Mode::Fanqi);
     rules.apply_override("max_plies=200").unwrap();
     // Sampled from the policy, so the games of a pair differ.
-    let (bot_a, bot_b) = (format!("net:path={},temp=1", a.display()), format!("net:path={},temp=1", b.display()));
+    let net = |path: &std::path::Path| BotSpec::new("net").with("path", path.display()).with("temp", 1);
+    let (bot_a, bot_b) = (net(&a), net(&b));
     let gate = SprtGate { elo0: 0.0, elo1: 80.0, alpha: 0.05, beta: 0.1, max_games: 240, at_limit: AtLimit::Keep };
     // The same games decide the truncated gate too (the rule only reads the record).
     let truncated = SprtGate { at_limit: AtLimit::Llr, ..gate };
@@ -52,8 +54,16 @@ fn a_net_against_its_copy_is_rarely_promoted_and_a_stronger_bot_is() {
     assert!(promoted_truncated >= promoted);
 
     // The gate can pass: greedy against random.
-    let (record, score) =
-        sprt_gate(&rules, ["greedy", "random"], 24, &gate, 99, &dir.join("strong"), &options).unwrap();
+    let (record, score) = sprt_gate(
+        &rules,
+        [&BotSpec::new("greedy"), &BotSpec::new("random")],
+        24,
+        &gate,
+        99,
+        &dir.join("strong"),
+        &options,
+    )
+    .unwrap();
     assert_eq!(record.verdict, "H1", "{record:?} score {score:?}");
     assert!(truncated.promotes(&record.verdict, record.llr));
     assert!(score[0] > 0.6, "{score:?}");

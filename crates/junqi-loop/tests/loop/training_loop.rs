@@ -4,6 +4,7 @@
 //! stopped inside a stage resumes that stage only.
 
 use crate::common::temp_dir;
+use junqi_bots::BotSpec;
 use junqi_loop::{run_loop, LoopConfig, LoopError, LoopObserver, SprtGate};
 use junqi_net::register_net_bots;
 use junqi_selfplay::{Resign, RunOptions};
@@ -51,13 +52,13 @@ fn tiny() -> LoopConfig {
     let mut c =
         LoopConfig { generations: 2, threads: 4, window_generations: 2, steps_per_generation: 6, ..Default::default() };
     c.rules_set = vec!["max_plies=80".into()];
-    c.bootstrap.bot = "greedy".into();
+    c.bootstrap.bot = BotSpec::new("greedy");
     c.bootstrap.games = 8;
     c.selfplay.games = 4;
     c.selfplay.sims = 4;
     c.evaluate.games = 4;
     c.evaluate.sims = 2;
-    c.evaluate.anchor = "random".into();
+    c.evaluate.anchor = BotSpec::new("random");
     c.evaluate.anchor_games = 4;
     c.train.device = DeviceChoice::Cpu;
     c.train.model.blocks = 1;
@@ -162,7 +163,7 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     // generations are rated against it first).
     let mut more = tiny();
     more.generations = 3;
-    more.evaluate.more_anchors = vec!["greedy".into()];
+    more.evaluate.more_anchors = vec![BotSpec::new("greedy")];
     let mut log3 = Lines(Vec::new());
     let longer = run_loop(&more, &out, &options, &mut log3).unwrap();
     assert_eq!(longer.generations.len(), 3);
@@ -210,7 +211,7 @@ fn bad_loop_configs_say_why() {
     assert!(err("[selfplay]\nqtemp = -1").contains("qtemp"));
     assert!(err("[selfplay]\nqtemp = 0.1\nsims = 0").contains("qtemp"));
     let q = LoopConfig::from_toml("[selfplay]\nqtemp = 0.1\n").unwrap();
-    assert!(q.selfplay_bot(std::path::Path::new("n.safetensors")).contains(",qtemp=0.1,"));
+    assert!(q.selfplay_bot(std::path::Path::new("n.safetensors")).to_string().contains(",qtemp=0.1,"));
     assert!(err("[selfplay.resign]\nthreshhold = 0.5").contains("unknown field"));
     assert!(err("[selfplay]\nsearch = \"alphabeta\"").contains("selfplay.search"));
     assert!(err("[selfplay]\nsearch = \"gumbel\"\nqtemp = 0.1").contains("qtemp"));
@@ -224,7 +225,7 @@ fn bad_loop_configs_say_why() {
     assert_eq!(t.evaluate.sprt.map(|s| s.at_limit), Some(junqi_loop::AtLimit::Llr));
     assert!(err("[evaluate.sprt]\nat_limit = \"maybe\"").contains("at_limit"));
     assert_eq!(LoopConfig::from_toml(&g.to_toml()).unwrap(), g);
-    assert!(g.eval_bot(std::path::Path::new("n.safetensors")).contains(",search=gumbel,k=16,gscale=0,"));
+    assert!(g.eval_bot(std::path::Path::new("n.safetensors")).to_string().contains(",search=gumbel,k=16,gscale=0,"));
     assert!(LoopConfig::from_toml("").is_ok());
     // Resignation: keys left out take their defaults; the config round-trips.
     let c = LoopConfig::from_toml("[selfplay.resign]\nthreshold = -0.8\n").unwrap();

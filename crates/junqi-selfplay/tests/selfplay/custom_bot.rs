@@ -65,3 +65,43 @@ fn a_registered_bot_plays_by_its_spec() {
     assert!(games.iter().all(|g| g.bots[0] == "first:nth=1"), "{:?}", games[0].bots);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Bots built by [`build_counted`] so far (its own name: no other test builds it).
+static COUNTED_BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// [`FirstMove`] under its own name (a bot's name is its canonical spec).
+struct Counted(FirstMove);
+
+impl Agent for Counted {
+    fn name(&self) -> String {
+        "counted".into()
+    }
+
+    fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
+        self.0.act(info, rng)
+    }
+}
+
+fn build_counted(spec: &BotSpec) -> Result<Player, BotSpecError> {
+    COUNTED_BUILDS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    spec.check_keys(&[])?;
+    Ok(Player::Fair(Box::new(Counted(FirstMove { nth: 0, moves: MoveList::new() }))))
+}
+
+#[test]
+fn a_run_builds_each_bot_twice_before_its_games_and_once_per_game() {
+    use std::sync::atomic::Ordering::SeqCst;
+    register_bot("counted", build_counted);
+    let games = 6;
+    // Parsed once into the config; built once to make it canonical...
+    let config = Config::new(Rules::preset(Mode::Fanqi), games, ["counted", "random"], 5).unwrap();
+    assert_eq!(COUNTED_BUILDS.load(SeqCst), 1);
+    // ...and once when the run checks its config (a run.json may have been
+    // edited), which also tells whether it batches: nothing is built to ask.
+    let plan = prepare(config, None).unwrap();
+    assert_eq!(COUNTED_BUILDS.load(SeqCst), 2);
+    let summary = plan.run(&RunOptions { threads: 1, ..RunOptions::default() }).unwrap();
+    assert_eq!(summary.games_played, games);
+    // Then one fresh bot per game, from the parsed spec.
+    assert_eq!(COUNTED_BUILDS.load(SeqCst), 2 + games as usize);
+}

@@ -5,7 +5,7 @@
 
 use crate::common::read_all;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
-use junqi_bots::from_spec;
+
 use junqi_core::{Mode, Rules};
 use junqi_selfplay::*;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -35,7 +35,7 @@ fn run(config: &Config, dir: &Path, threads: usize) -> Summary {
 
 /// The game as the library plays it, compared field by field with what was read back.
 fn check_against_replay_of_the_seed(config: &Config, g: &StoredGame, samples: &[Sample]) {
-    let mut players = [from_spec(&config.bots[0]).unwrap(), from_spec(&config.bots[1]).unwrap()];
+    let mut players = [junqi_bots::build(&config.bots[0]).unwrap(), junqi_bots::build(&config.bots[1]).unwrap()];
     let [p0, p1] = &mut players;
     let seats = if config.seat1_player(g.game_id) == 0 { [p0, p1] } else { [p1, p0] };
     let mut buf = GameBuffers::default();
