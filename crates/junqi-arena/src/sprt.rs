@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields)]
 pub struct SprtConfig {
     pub rules: Rules,
-    /// Canonical specs of the candidate and the baseline.
+    /// Specs of the candidate and the baseline (canonical from `junqi sprt`;
+    /// the loop's gate stores its evaluation specs as it builds them).
     pub candidate: BotSpec,
     pub baseline: BotSpec,
     /// Hypotheses in normalized Elo: H0 nElo = elo0, H1 nElo = elo1.

@@ -9,7 +9,7 @@ use crate::mcts::{CheatMcts, Mcts, MctsConfig};
 use crate::{Greedy, Heuristic, Player, RandomBot};
 use std::fmt::Write as _;
 
-/// The bots [`from_spec`] knows.
+/// The bots [`build`] knows.
 pub const BOT_NAMES: [&str; 5] = ["random", "greedy", "heuristic", "mcts", "cheat-mcts"];
 
 /// Bots whose code lives outside this crate (e.g. the network bots of
@@ -18,10 +18,10 @@ pub type BotFactory = fn(&BotSpec) -> Result<Player, BotSpecError>;
 
 static EXTERNAL: std::sync::RwLock<Vec<(&'static str, BotFactory)>> = std::sync::RwLock::new(Vec::new());
 
-/// Bots that [`from_spec`] knows only when their crate is linked in.
+/// Bots that [`build`] knows only when their crate is linked in.
 const EXTERNAL_NAMES: [&str; 1] = ["net"];
 
-/// Make [`from_spec`] build `name` specs, and `mcts:…,eval=name:…` specs, with
+/// Make [`build`] build `name` specs, and `mcts:…,eval=name:…` specs, with
 /// `factory` (it receives the whole parsed spec, `net:…` or `mcts:…`).
 /// Registering a name again replaces its factory.
 pub fn register_bot(name: &'static str, factory: BotFactory) {
@@ -50,7 +50,7 @@ fn positional_key(bot: &str) -> Option<&'static str> {
 
 /// A parsed spec: the bot's name and its parameters in the order given.
 /// Two specs are equal when they print the same.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct BotSpec {
     pub name: String,
     pub params: Vec<(String, String)>,
@@ -58,6 +58,20 @@ pub struct BotSpec {
     /// a spec keeps the text it was given, which names the bot in reports
     /// and directories.
     bare_first: bool,
+}
+
+impl PartialEq for BotSpec {
+    fn eq(&self, other: &BotSpec) -> bool {
+        self.name == other.name && self.params == other.params && self.bare_first() == other.bare_first()
+    }
+}
+
+impl Eq for BotSpec {}
+
+impl std::hash::Hash for BotSpec {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.name, &self.params, self.bare_first()).hash(state);
+    }
 }
 
 /// `name`, or `name:key=value,key=value` with the parameters in their order:
@@ -463,7 +477,12 @@ mod tests {
         let bare = BotSpec::parse("mcts:800").unwrap();
         assert_eq!(bare.to_string(), "mcts:800");
         assert_eq!(bare.get("sims"), Some("800"));
-        assert_eq!(BotSpec::parse(r#"net:"a=b,c""#).unwrap().to_string(), r#"net:path="a=b,c""#);
+        // A bare value holding `=` prints with its key, and reads back equal.
+        let eq_sign = BotSpec::parse(r#"net:"a=b,c""#).unwrap();
+        assert_eq!(eq_sign.to_string(), r#"net:path="a=b,c""#);
+        assert_eq!(BotSpec::parse(&eq_sign.to_string()).unwrap(), eq_sign);
+        let renamed = BotSpec::parse("net:a").unwrap().with("path", "x=y");
+        assert_eq!(BotSpec::parse(&renamed.to_string()).unwrap(), renamed, "{renamed}");
         assert_eq!(BotSpec::parse("net:fanqi,temp=1").unwrap().to_string(), "net:fanqi,temp=1");
         assert_eq!(BotSpec::parse("mcts: 800 , c=4").unwrap().to_string(), "mcts:800,c=4");
         // Values with commas, quotes or backslashes, and a spec nested in a spec.

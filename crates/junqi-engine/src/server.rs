@@ -100,7 +100,11 @@ impl Engine {
 
     fn handshake(&mut self) -> Vec<String> {
         let mut lines = vec![
-            format!("id name junqi {}", self.spec),
+            // Every parameter by its key, as this line has always said (`mcts:800` → `mcts:sims=800`).
+            format!(
+                "id name junqi {}",
+                self.spec.params.iter().fold(BotSpec::new(&self.spec.name), |s, (k, v)| s.with(k, v))
+            ),
             "id author the junqi project".to_string(),
             format!("id protocol {PROTOCOL_VERSION}"),
             "option name spec type string".to_string(),

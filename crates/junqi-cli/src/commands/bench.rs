@@ -23,7 +23,7 @@ pub struct Args {
     sims: u32,
     /// With --net: the self-play bot instead of `mcts:sims=N,c=4,noise=0.25,alpha=0.3,temp=1,temp_plies=30,mix=0.5,eval=net:FILE`.
     #[arg(long, value_name = "SPEC", requires = "net")]
-    bot: Option<String>,
+    bot: Option<junqi_bots::BotSpec>,
     /// With --net: self-play games in flight per thread (0 = automatic).
     #[arg(long, default_value_t = 0, requires = "net")]
     in_flight: usize,

@@ -20,6 +20,7 @@
 //! convolutions, which it computes in full, are given separately.
 
 use anyhow::{bail, Context, Result};
+use junqi_bots::BotSpec;
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules};
 use junqi_env::ObsCode;
 use junqi_net::{CpuNet, InferenceService, NetFile, NetInput, ServiceOptions};
@@ -37,7 +38,7 @@ pub struct NetBench {
     pub warmup: f64,
     pub sims: u32,
     pub in_flight: usize,
-    pub bot: Option<String>,
+    pub bot: Option<BotSpec>,
     pub seed: u64,
     /// `--device`: `cuda` (or `auto` with a GPU) measures libtorch on the GPU.
     #[cfg_attr(not(feature = "torch"), allow(dead_code))]
@@ -210,11 +211,15 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
     // ---- self-play ----
     let bot = match &b.bot {
         Some(spec) => spec.clone(),
-        None => format!(
-            "mcts:sims={},c=4,noise=0.25,alpha=0.3,temp=1,temp_plies=30,mix=0.5,eval=net:{}",
-            b.sims,
-            path.display()
-        ),
+        None => BotSpec::new("mcts")
+            .with("sims", b.sims)
+            .with("c", 4)
+            .with("noise", 0.25)
+            .with("alpha", 0.3)
+            .with("temp", 1)
+            .with("temp_plies", 30)
+            .with("mix", 0.5)
+            .with("eval", BotSpec::new("net").with("path", path.display())),
     };
     selfplay(b, &bot, flops, trunk, peak, raw.iter().find(|r| r.0 == 256).map_or(0.0, |r| r.1))?;
 
@@ -225,7 +230,7 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
 
 /// Steady-state self-play: games started without end, measured between
 /// `warmup` and `warmup + seconds`.
-fn selfplay(b: &NetBench, bot: &str, flops: f64, trunk: f64, peak: f64, raw256: f64) -> Result<()> {
+fn selfplay(b: &NetBench, bot: &BotSpec, flops: f64, trunk: f64, peak: f64, raw256: f64) -> Result<()> {
     junqi_net::release_shared_services();
     let threads = b.threads;
     let games = 1_000_000u64;
