@@ -149,6 +149,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    register_bots();
     if let Err(e) = setup_nets(cli.device.as_deref(), &cli.inference) {
         eprintln!("error: {}", one_line(&format!("{e:#}")));
         return ExitCode::from(2);
@@ -199,7 +200,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// Make the network bots known, served on `--device` with the inference options.
+/// Every bot kind this binary builds from a spec: the built-in ones of
+/// `junqi-bots` (random, greedy, heuristic, mcts, cheat-mcts) and these two,
+/// whose crates the lower ones cannot depend on (libtorch, child processes).
+/// Registered once, before any command builds a bot.
+fn register_bots() {
+    junqi_net::register_net_bots(); // net:…, and mcts:…,eval=net:…
+    junqi_engine::register_engine_bot(); // engine:cmd=…
+}
+
+/// Serve the network bots on `--device` with the inference options.
 fn setup_nets(device: Option<&str>, args: &InferenceArgs) -> anyhow::Result<()> {
     let on_gpu = device_is_gpu(device)?;
     let settings = junqi_net::InferenceSettings {
@@ -217,8 +227,6 @@ fn setup_nets(device: Option<&str>, args: &InferenceArgs) -> anyhow::Result<()> 
         None => settings,
     };
     junqi_net::set_inference_settings(settings);
-    junqi_net::register_net_bots();
-    junqi_engine::register_engine_bot();
     Ok(())
 }
 
