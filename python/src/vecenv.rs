@@ -71,13 +71,22 @@ impl VecEnv {
     }
 }
 
+/// The most games one `VecEnv` holds: its arrays take about 16 kB a game
+/// (a quarter of a GB at the cap); NumPy itself failed on absurd sizes
+/// with a panic, not an error.
+const MAX_GAMES: usize = 1 << 14;
+
 #[pymethods]
 impl VecEnv {
+    /// The largest `n` (16384).
+    #[classattr]
+    const MAX_N: usize = MAX_GAMES;
+
     #[new]
     #[pyo3(signature = (n, mode = "fanqi", rules = None, seed = 0))]
     fn new(py: Python<'_>, n: usize, mode: &str, rules: Option<&Bound<'_, PyDict>>, seed: u64) -> PyResult<VecEnv> {
-        if n == 0 {
-            return Err(PyValueError::new_err("n must be at least 1"));
+        if n == 0 || n > MAX_GAMES {
+            return Err(PyValueError::new_err(format!("n must be from 1 to {MAX_GAMES} (VecEnv.MAX_N), not {n}")));
         }
         let rules = rules_from(mode, rules)?;
         let obs = PyArray4::<f32>::zeros(py, [n, OBS_CHANNELS, 12, 5], false);
