@@ -361,11 +361,34 @@ pub fn write_safetensors(
             ))
         })
         .collect::<Result<Vec<(String, TensorView)>, NetError>>()?;
-    let bytes = safetensors::tensor::serialize(views, &Some(meta))
+    let bytes = safetensors::tensor::serialize(views, &None)
         .map_err(|e| NetError::Config(format!("cannot serialise {}: {e:?}", path.display())))?;
+    let bytes = with_sorted_metadata(&bytes, &meta.into_iter().collect())
+        .ok_or_else(|| NetError::Config(format!("cannot serialise {}: a malformed header", path.display())))?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(NetError::io(dir))?;
     junqi_core::write_atomic(path, &bytes).map_err(NetError::io(path))
+}
+
+/// `file` (safetensors, written without metadata) with `meta` as its
+/// `__metadata__`, keys in sorted order. safetensors writes the metadata from
+/// a `HashMap`, whose order changes from one process to the next: two writes
+/// of the same net would differ in their bytes. The tensors' part of the
+/// header and the data stay as written.
+fn with_sorted_metadata(file: &[u8], meta: &BTreeMap<String, String>) -> Option<Vec<u8>> {
+    let len = usize::try_from(u64::from_le_bytes(file.get(..8)?.try_into().ok()?)).ok()?;
+    let header = std::str::from_utf8(file.get(8..8usize.checked_add(len)?)?).ok()?.trim_end();
+    let tensors = header.strip_prefix('{')?.strip_suffix('}')?;
+    let meta = serde_json::to_string(meta).ok()?;
+    let sep = if tensors.is_empty() { "" } else { "," };
+    let mut text = format!("{{\"__metadata__\":{meta}{sep}{tensors}}}").into_bytes();
+    // The data starts 8-aligned, as safetensors pads it.
+    text.resize(text.len().next_multiple_of(8), b' ');
+    let mut out = Vec::with_capacity(8 + text.len() + file.len() - 8 - len);
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&file[8 + len..]);
+    Some(out)
 }
 
 impl NetFile {

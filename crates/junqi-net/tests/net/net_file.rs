@@ -242,3 +242,43 @@ fn every_shipped_net_is_signed() {
     }
     assert!(nets >= 7, "{nets} nets");
 }
+
+/// The same net written twice gives the same bytes: the metadata's keys are
+/// written in sorted order, whatever order its map holds them in (a
+/// `HashMap`'s order changes from one map, and one process, to the next).
+#[test]
+fn two_writes_of_one_net_are_the_same_bytes() {
+    let dir = temp_dir("same-bytes");
+    let net = NetFile::random(&model(), 7);
+    let mut reordered = net.clone();
+    let mut keys: Vec<(String, String)> = net.metadata.clone().into_iter().collect();
+    for k in 0..20 {
+        keys.push((format!("extra-{k}"), format!("value {k}")));
+    }
+    let mut a = net.clone();
+    a.metadata = keys.iter().cloned().collect();
+    reordered.metadata = keys.iter().rev().cloned().collect();
+    let (path, first) = written(&dir, "a.safetensors", &a);
+    let (_, second) = written(&dir, "b.safetensors", &reordered);
+    assert_eq!(first, second, "metadata order changed the bytes");
+    let n = u64::from_le_bytes(first[..8].try_into().unwrap()) as usize;
+    assert_eq!(n % 8, 0, "the data starts 8-aligned");
+    let header = std::str::from_utf8(&first[8..8 + n]).unwrap();
+    assert!(header.starts_with("{\"__metadata__\":{"), "{header}");
+    // Each key where it opens an entry (`{"k":` or `,"k":`; inside a value quotes are escaped).
+    let at = |k: &str| {
+        [format!("{{\"{k}\":"), format!(",\"{k}\":")].iter().find_map(|p| header.find(p.as_str())).unwrap()
+    };
+    let mut names: Vec<&str> = back_keys(&a);
+    names.sort();
+    let places: Vec<usize> = names.iter().map(|k| at(k)).collect();
+    assert!(places.windows(2).all(|w| w[0] < w[1]), "keys out of order: {header}");
+    let back = NetFile::read(&path).unwrap();
+    assert_eq!(back.tensors, net.tensors);
+    assert_eq!(back.metadata.get("extra-3").map(String::as_str), Some("value 3"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn back_keys(net: &NetFile) -> Vec<&str> {
+    net.metadata.keys().map(String::as_str).filter(|k| !["format", "architecture", "step"].contains(k)).collect()
+}
