@@ -30,6 +30,7 @@ pub mod playout;
 pub mod position;
 pub mod rules;
 pub mod setup;
+pub mod toml_report;
 
 pub use atomic::{write_atomic, write_atomic_with};
 pub use board::{Bitboard, Square};
@@ -43,3 +44,4 @@ pub use piece::{Colour, Kind, Piece, Seat};
 pub use position::{CombatOutcome, Effect, Outcome, PlayError, Position, Termination};
 pub use rules::{Mode, Rules, RulesError};
 pub use setup::{rng_from_seed, Deployment, DeploymentError, GameRng};
+pub use toml_report::toml_error_line;

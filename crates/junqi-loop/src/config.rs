@@ -312,7 +312,9 @@ impl LoopConfig {
     }
 
     pub fn from_toml(text: &str) -> Result<LoopConfig> {
-        let c: LoopConfig = toml::from_str(text).map_err(|e| LoopError::Config(format!("bad loop config: {e}")))?;
+        let c: LoopConfig = toml::from_str(text).map_err(|e| {
+            LoopError::Config(format!("bad loop config: {}", junqi_core::toml_error_line(text, &e, false)))
+        })?;
         c.check()?;
         Ok(c)
     }
@@ -521,6 +523,12 @@ mod tests {
         };
         assert_eq!(net.name, "net");
         net.get("path").unwrap().to_string()
+    }
+
+    #[test]
+    fn a_type_error_is_one_line_naming_its_key() {
+        let err = LoopConfig::from_toml("minutes = \"an hour\"\n").unwrap_err().to_string();
+        assert!(!err.contains('\n') && err.contains("at `minutes = \"an hour\"`: invalid type"), "{err}");
     }
 
     #[test]

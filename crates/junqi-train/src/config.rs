@@ -223,7 +223,8 @@ impl Default for TrainConfig {
 
 impl TrainConfig {
     pub fn from_toml(text: &str) -> Result<TrainConfig> {
-        let c: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(format!("bad config: {e}")))?;
+        let c: TrainConfig = toml::from_str(text)
+            .map_err(|e| TrainError::Config(format!("bad config: {}", junqi_core::toml_error_line(text, &e, false))))?;
         c.check()?;
         Ok(c)
     }
@@ -314,6 +315,9 @@ mod tests {
         assert_eq!(TrainConfig::from_toml(&c.to_toml()).unwrap(), c);
         let err = TrainConfig::from_toml("[model]\nblock = 2\n").unwrap_err().to_string();
         assert!(err.contains("block"), "{err}");
+        // A type error: one line (the CLI's error line) naming the table and the key.
+        let err = TrainConfig::from_toml("[model]\nblocks = \"two\"\n").unwrap_err().to_string();
+        assert!(!err.contains('\n') && err.contains("in [model] at `blocks = \"two\"`: invalid type"), "{err}");
     }
 
     #[test]
