@@ -44,7 +44,7 @@ mod spec;
 pub use greedy::{piece_value, provable_captures, Greedy, ProvableCapture};
 pub use heuristic::{heuristic_deployment, Heuristic};
 pub use learned_deploy::{deploy_with, deployment_features, DeploymentModel, FitOptions, DEPLOY_FEATURES};
-pub use mcts::{CheatMcts, LeafEvaluator, Mcts, MctsConfig, RootOptions, MCTS_KEYS};
+pub use mcts::{CheatMcts, DrawScore, LeafEvaluator, LeafValue, Mcts, MctsConfig, RootOptions, MCTS_KEYS};
 pub use player::{CheatingAgent, Player};
 pub use random::RandomBot;
 pub use spec::{

@@ -23,7 +23,7 @@ use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
     deploy_with, register_bot, spec_value, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator,
-    Mcts, MctsConfig, Player,
+    LeafValue, Mcts, MctsConfig, Player,
 };
 use junqi_core::{
     Colour, Deployment, GameRng, InfoSet, KindBelief, Mode, Move, MoveList, Position, Rules, Seat, Square,
@@ -428,15 +428,11 @@ impl LeafEvaluator for NetEvaluator {
         moves: &[Move],
         priors: &mut Vec<f32>,
         rng: &mut GameRng,
-    ) -> Poll<f32> {
+    ) -> Poll<LeafValue> {
         let Poll::Ready((e, p)) = self.ask(world, info, moves) else { return Poll::Pending };
         priors.extend(p);
-        let net = e.value();
-        Poll::Ready(if self.mix > 0.0 {
-            (1.0 - self.mix) * net + self.mix * self.playout.playout(world, rng)
-        } else {
-            net
-        })
+        let net = leaf_value(&e);
+        Poll::Ready(if self.mix > 0.0 { net.mix(self.playout.playout(world, rng), self.mix) } else { net })
     }
 
     fn root_priors(
@@ -445,10 +441,10 @@ impl LeafEvaluator for NetEvaluator {
         info: Option<&InfoSet>,
         moves: &[Move],
         priors: &mut Vec<f32>,
-    ) -> Poll<Option<f32>> {
+    ) -> Poll<Option<LeafValue>> {
         let Poll::Ready((e, p)) = self.ask(world, info, moves) else { return Poll::Pending };
         priors.extend(p);
-        Poll::Ready(Some(e.value()))
+        Poll::Ready(Some(leaf_value(&e)))
     }
 
     fn wants_info(&self) -> bool {
@@ -481,6 +477,11 @@ impl LeafEvaluator for NetEvaluator {
     fn batches(&self) -> bool {
         true
     }
+}
+
+/// The net's value for the mover, with the draw chance of its win/draw/loss head.
+fn leaf_value(e: &Evaluation) -> LeafValue {
+    LeafValue { value: e.value(), draw: e.wdl[1] }
 }
 
 /// The belief head's output (per node of `seat`'s frame, 12 kinds each) on

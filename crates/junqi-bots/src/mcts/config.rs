@@ -2,7 +2,7 @@
 
 use super::eval::{LeafEvaluator, RolloutEvaluator, RolloutPolicy};
 use super::gumbel::GumbelOptions;
-use super::search::{RootOptions, Search};
+use super::search::{DrawScore, RootOptions, Search};
 use crate::spec::{BotSpec, BotSpecError};
 
 /// Parameters of `mcts` / `cheat-mcts`.
@@ -19,6 +19,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `temp_plies` | plies of the game during which `temp` applies | 30 |
 /// | `qtemp` | the policy written for training (and sampled by `temp`): 0 = root visit shares, above 0 = softmax of the root actions' mean values at this temperature | 0 |
 /// | `mix` | with `eval`: weight of the playout's value in the leaf value, the rest the evaluator's (AlphaGo's λ) | 0 |
+/// | `draw` | what a draw is worth to the searching seat, in [-1, 1] (win 1, loss -1; below 0 it plays for a win, the opponent modelled as valuing draws the other way), or `auto`: `-max(v, 0)` from the evaluator's value `v` of the root ([`DrawScore`]); the decision's stored value stays the plain one | 0 |
 /// | `eval` | a leaf evaluator from outside this crate, e.g. `net:default` (see [`crate::register_bot`]) | the rollout |
 /// | `search` | `puct` (PUCT where there are priors, else UCB1), or `gumbel`: Gumbel-top-k and sequential halving at the root, the improved policy as the decision's policy ([`GumbelOptions`]; `temp` then does not apply: the Gumbel draw samples) | puct |
 /// | `k` | `gumbel`: actions considered at the root | 16 |
@@ -41,6 +42,8 @@ pub struct MctsConfig {
     pub belief: bool,
     /// Hand the evaluator the searching seat's 暗棋 information set ([`Search::recall`]).
     pub recall: bool,
+    /// What a draw is worth to the searching seat.
+    pub draw: DrawScore,
 }
 
 impl Default for MctsConfig {
@@ -55,12 +58,13 @@ impl Default for MctsConfig {
             gumbel: None,
             belief: true,
             recall: true,
+            draw: DrawScore::default(),
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub const MCTS_KEYS: [&str; 18] = [
+pub const MCTS_KEYS: [&str; 19] = [
     "sims",
     "c",
     "depth",
@@ -78,6 +82,7 @@ pub const MCTS_KEYS: [&str; 18] = [
     "gscale",
     "belief",
     "recall",
+    "draw",
     "eval",
 ];
 
@@ -123,6 +128,10 @@ impl MctsConfig {
             mix: spec.number("mix", d.mix, 0.0, 1.0)?,
             belief: spec.integer("belief", 1, 0, 1)? == 1,
             recall: spec.integer("recall", 1, 0, 1)? == 1,
+            draw: match spec.get("draw") {
+                Some("auto") => DrawScore::Auto,
+                _ => DrawScore::Fixed(spec.number("draw", 0.0, -1.0, 1.0)?),
+            },
         })
     }
 
@@ -173,6 +182,11 @@ impl MctsConfig {
         if !self.recall {
             out.push_str(",recall=0");
         }
+        match self.draw {
+            DrawScore::Fixed(d) if d == 0.0 => {}
+            DrawScore::Fixed(d) => out.push_str(&format!(",draw={d}")),
+            DrawScore::Auto => out.push_str(",draw=auto"),
+        }
         out
     }
 
@@ -182,11 +196,40 @@ impl MctsConfig {
         search.root = self.root;
         search.gumbel = self.gumbel;
         search.recall = self.recall;
+        search.draw = self.draw;
         search
     }
 
     /// The default leaf evaluator for these parameters.
     pub fn evaluator(&self) -> RolloutEvaluator {
         RolloutEvaluator::new(self.depth, self.rollout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(spec: &str) -> Result<MctsConfig, BotSpecError> {
+        MctsConfig::from_spec(&spec.parse::<BotSpec>()?)
+    }
+
+    #[test]
+    fn the_draw_score_is_a_spec_key_that_round_trips() {
+        assert_eq!(config("mcts:sims=8").unwrap().draw, DrawScore::Fixed(0.0));
+        for (spec, draw, canonical) in [
+            ("mcts:sims=8,draw=-0.3", DrawScore::Fixed(-0.3), "mcts:sims=8,draw=-0.3"),
+            ("mcts:sims=8,draw=auto", DrawScore::Auto, "mcts:sims=8,draw=auto"),
+            ("mcts:sims=8,draw=0", DrawScore::Fixed(0.0), "mcts:sims=8"),
+        ] {
+            let c = config(spec).unwrap();
+            assert_eq!(c.draw, draw, "{spec}");
+            assert_eq!(c.spec("mcts"), canonical);
+            assert_eq!(config(&c.spec("mcts")).unwrap(), c, "{spec} reads back");
+            assert_eq!(c.search(c.evaluator()).draw, draw, "the search gets it");
+        }
+        for bad in ["mcts:draw=1.5", "mcts:draw=-2", "mcts:draw=win", "mcts:draw="] {
+            assert!(config(bad).is_err(), "{bad}");
+        }
     }
 }

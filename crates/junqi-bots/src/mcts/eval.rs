@@ -20,7 +20,8 @@ use std::task::Poll;
 /// between.
 pub trait LeafEvaluator: Send {
     /// The value of `world` (a full position; the game goes on) for its side
-    /// to move, in [-1, 1]; and, if the evaluator has them, priors over
+    /// to move ([`LeafValue`]: the expected score in [-1, 1], and the chance
+    /// of a draw where the evaluator can tell); and, if it has them, priors over
     /// `moves` (the legal actions of `world`), one per action in the same
     /// order, written to `priors` (cleared by the caller).
     ///
@@ -36,7 +37,7 @@ pub trait LeafEvaluator: Send {
         moves: &[Move],
         priors: &mut Vec<f32>,
         rng: &mut GameRng,
-    ) -> Poll<f32>;
+    ) -> Poll<LeafValue>;
 
     /// Priors over the root's `moves` (written to `priors`, cleared by the
     /// caller), once per search, and the evaluator's own value of the root
@@ -49,7 +50,7 @@ pub trait LeafEvaluator: Send {
         info: Option<&InfoSet>,
         moves: &[Move],
         priors: &mut Vec<f32>,
-    ) -> Poll<Option<f32>> {
+    ) -> Poll<Option<LeafValue>> {
         let _ = (world, info, moves, priors);
         Poll::Ready(None)
     }
@@ -86,6 +87,41 @@ pub fn outcome_value(outcome: &Outcome, seat: Seat) -> f32 {
         Some(w) if w == seat => 1.0,
         Some(_) => -1.0,
         None => 0.0,
+    }
+}
+
+/// A leaf's worth for its side to move, kept in two parts so a search can
+/// weigh draws as it likes (its draw score, [`LeafValue::scored`]):
+/// `value` = P(win) − P(loss) in [-1, 1], and `draw` = P(draw) in [0, 1]
+/// (0 where the evaluator cannot tell, e.g. a material score).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct LeafValue {
+    pub value: f32,
+    pub draw: f32,
+}
+
+impl From<f32> for LeafValue {
+    /// A value with no draw chance attached.
+    fn from(value: f32) -> LeafValue {
+        LeafValue { value, draw: 0.0 }
+    }
+}
+
+impl LeafValue {
+    /// A finished game for `seat`: a draw is certain or impossible.
+    pub fn outcome(outcome: &Outcome, seat: Seat) -> LeafValue {
+        LeafValue { value: outcome_value(outcome, seat), draw: if outcome.winner.is_none() { 1.0 } else { 0.0 } }
+    }
+
+    /// The score for a seat that counts a draw as `draw_score` (in [-1, 1];
+    /// 0 = a draw is half a win, as in the value itself).
+    pub fn scored(self, draw_score: f32) -> f32 {
+        self.value + draw_score * self.draw
+    }
+
+    /// `(1 - w) · self + w · other`.
+    pub fn mix(self, other: LeafValue, w: f32) -> LeafValue {
+        LeafValue { value: (1.0 - w) * self.value + w * other.value, draw: (1.0 - w) * self.draw + w * other.draw }
     }
 }
 
@@ -173,23 +209,24 @@ impl LeafEvaluator for RolloutEvaluator {
         _moves: &[Move],
         _priors: &mut Vec<f32>,
         rng: &mut GameRng,
-    ) -> Poll<f32> {
+    ) -> Poll<LeafValue> {
         Poll::Ready(self.playout(world, rng))
     }
 }
 
 impl RolloutEvaluator {
-    /// The playout's value of `world` for its side to move.
-    pub fn playout(&mut self, world: &Position, rng: &mut GameRng) -> f32 {
+    /// The playout's value of `world` for its side to move (a draw only
+    /// where the playout ended in one).
+    pub fn playout(&mut self, world: &Position, rng: &mut GameRng) -> LeafValue {
         let seat = world.turn();
         if self.depth == 0 {
-            return material_value(world, self.scale);
+            return material_value(world, self.scale).into();
         }
         let mut pos = world.clone();
         for _ in 0..self.depth {
             pos.legal_moves(&mut self.moves);
             if let Some(outcome) = pos.outcome_given(self.moves.len()) {
-                return outcome_value(&outcome, seat);
+                return LeafValue::outcome(&outcome, seat);
             }
             let capture = match self.policy {
                 RolloutPolicy::Capture => best_capture(&pos, &self.moves),
@@ -199,10 +236,6 @@ impl RolloutEvaluator {
             pos.play_unchecked(mv);
         }
         let v = material_value(&pos, self.scale);
-        if pos.turn() == seat {
-            v
-        } else {
-            -v
-        }
+        LeafValue::from(if pos.turn() == seat { v } else { -v })
     }
 }

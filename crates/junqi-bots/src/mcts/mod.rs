@@ -45,9 +45,9 @@ mod tree;
 
 pub use config::{MctsConfig, MCTS_KEYS};
 pub use deploy::mcts_deployment;
-pub use eval::{material_value, outcome_value, LeafEvaluator, RolloutEvaluator, RolloutPolicy};
+pub use eval::{material_value, outcome_value, LeafEvaluator, LeafValue, RolloutEvaluator, RolloutPolicy};
 pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
-pub use search::{sample_at_temperature, RootOptions, Search};
+pub use search::{sample_at_temperature, DrawScore, RootOptions, Search};
 
 use crate::{deploy_with, Agent, CheatingAgent, Decision, DeploymentModel};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, KindBelief, Position, Rules};

@@ -6,7 +6,7 @@
 //! with the [`LeafEvaluator`] and backs the value up. Both seats' choices are
 //! in the tree; each node's value is kept for the seat that chose its action.
 
-use super::eval::{outcome_value, LeafEvaluator};
+use super::eval::{LeafEvaluator, LeafValue};
 use super::gumbel::{GumbelOptions, GumbelRoot};
 use super::tree::{Tree, NONE};
 use crate::Decision;
@@ -42,6 +42,46 @@ pub struct Search<E> {
     /// The searching seat's information set (when recalled) carried down
     /// this simulation's path (the leaf's, while it waits).
     path_info: Option<InfoSet>,
+    /// What a draw is worth to the searching seat ([`DrawScore`]); 0 by default.
+    pub draw: DrawScore,
+    /// The seat to move at the root of the search under way, and the draw
+    /// score it counts with (the other seat counts the negation: the game
+    /// the tree models stays zero-sum).
+    root_seat: Seat,
+    root_draw: f32,
+}
+
+/// What a draw is worth to the searching seat, on the value's scale
+/// (win 1, loss -1; 0 = half a win, the plain value). Below 0 the seat plays
+/// for a win: a safe draw loses to a line that wins more often than it
+/// loses by enough (lc0's draw score, "contempt"). The opponent is modelled
+/// as valuing draws the other way round, so the tree stays zero-sum.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum DrawScore {
+    /// The same score in every position.
+    Fixed(f32),
+    /// From the evaluator's value `v` of the root (a net's win/draw/loss
+    /// head): `-max(v, 0)`: the seat that expects to win counts a draw as
+    /// a loss of what it expected; the seat that expects to lose takes a
+    /// draw at its plain worth. 0 with an evaluator that values no root
+    /// (the playouts of plain `mcts`).
+    Auto,
+}
+
+impl Default for DrawScore {
+    fn default() -> DrawScore {
+        DrawScore::Fixed(0.0)
+    }
+}
+
+impl DrawScore {
+    /// The score for a search whose root the evaluator valued `root` (None: not at all).
+    pub fn resolve(self, root: Option<LeafValue>) -> f32 {
+        match self {
+            DrawScore::Fixed(d) => d,
+            DrawScore::Auto => -root.map_or(0.0, |r| r.value.clamp(0.0, 1.0)),
+        }
+    }
 }
 
 /// The state of a search between two calls of [`Search::poll`].
@@ -104,6 +144,18 @@ impl<E: LeafEvaluator> Search<E> {
             phase: Phase::Idle,
             recall: true,
             path_info: None,
+            draw: DrawScore::default(),
+            root_seat: Seat::First,
+            root_draw: 0.0,
+        }
+    }
+
+    /// The draw score of `seat` in the search under way.
+    fn draw_score_of(&self, seat: Seat) -> f32 {
+        if seat == self.root_seat {
+            self.root_draw
+        } else {
+            -self.root_draw
         }
     }
 
@@ -156,6 +208,8 @@ impl<E: LeafEvaluator> Search<E> {
                     let first = world(rng);
                     first.legal_moves(&mut self.moves);
                     assert!(!self.moves.is_empty(), "act called on a finished game");
+                    self.root_seat = first.turn();
+                    self.root_draw = 0.0;
                     if self.moves.len() == 1 {
                         // A forced move needs no search, so no value comes with it.
                         let only = self.moves[0];
@@ -172,6 +226,7 @@ impl<E: LeafEvaluator> Search<E> {
                         self.phase = Phase::Root { first };
                         return Poll::Pending;
                     };
+                    self.root_draw = self.draw.resolve(root_value);
                     if self.priors.len() == self.moves.len() {
                         if self.root.noise_frac > 0.0 {
                             mix_dirichlet(&mut self.priors, self.root.noise_frac, self.root.noise_alpha, rng);
@@ -180,6 +235,7 @@ impl<E: LeafEvaluator> Search<E> {
                     }
                     if let Some(options) = self.gumbel {
                         let moves = self.moves.as_slice();
+                        let root_value = root_value.map(|v| v.scored(self.root_draw));
                         self.groot = GumbelRoot::new(moves, &self.priors, root_value, sims.max(1), options, rng);
                     }
                     // Gumbel search samples its action through the Gumbel draw, not a temperature.
@@ -227,11 +283,11 @@ impl<E: LeafEvaluator> Search<E> {
         loop {
             world.legal_moves(&mut self.moves);
             if let Some(outcome) = world.outcome_given(self.moves.len()) {
-                self.backup(outcome_value(&outcome, world.turn()), world.turn());
+                self.backup(LeafValue::outcome(&outcome, world.turn()), world.turn());
                 return None;
             }
             let mover = world.turn();
-            let (child, created) = self.select(node, rng);
+            let (child, created) = self.select(node, mover, rng);
             let mv = self.tree.nodes[child as usize].mv;
             match &mut self.path_info {
                 Some(info) => {
@@ -252,14 +308,15 @@ impl<E: LeafEvaluator> Search<E> {
         }
     }
 
-    /// Add `value` (for `leaf_turn`, the seat to move at the leaf) to the
+    /// Add `leaf` (for `leaf_turn`, the seat to move at the leaf) to the
     /// nodes of `self.path` and to the root's visits.
-    fn backup(&mut self, value: f32, leaf_turn: Seat) {
+    fn backup(&mut self, leaf: LeafValue, leaf_turn: Seat) {
         self.tree.nodes[0].visits += 1;
         for &(id, mover) in &self.path {
             let n = &mut self.tree.nodes[id as usize];
             n.visits += 1;
-            n.value += if mover == leaf_turn { value } else { -value };
+            n.value += if mover == leaf_turn { leaf.value } else { -leaf.value };
+            n.draws += leaf.draw;
         }
         if self.gumbel.is_some() {
             // Mirror the root child's statistics into the Gumbel root.
@@ -267,17 +324,17 @@ impl<E: LeafEvaluator> Search<E> {
                 let n = &self.tree.nodes[id as usize];
                 if let Some(a) = self.groot.actions.iter_mut().find(|a| a.mv == n.mv) {
                     a.visits = n.visits;
-                    a.q = n.mean();
+                    a.q = n.score(self.root_draw);
                 }
             }
         }
     }
 
     /// Value of a new node's world for its side to move, and its priors.
-    fn evaluate_leaf(&mut self, id: u32, world: &Position, rng: &mut GameRng) -> Poll<f32> {
+    fn evaluate_leaf(&mut self, id: u32, world: &Position, rng: &mut GameRng) -> Poll<LeafValue> {
         world.legal_moves(&mut self.moves);
         if let Some(outcome) = world.outcome_given(self.moves.len()) {
-            return Poll::Ready(outcome_value(&outcome, world.turn()));
+            return Poll::Ready(LeafValue::outcome(&outcome, world.turn()));
         }
         self.priors.clear();
         // The searching seat's knowledge where it moves; the other seat's is not ours to know.
@@ -288,12 +345,12 @@ impl<E: LeafEvaluator> Search<E> {
         if self.priors.len() == self.moves.len() {
             self.tree.set_priors(id, self.moves.as_slice(), &self.priors);
         }
-        Poll::Ready(v.clamp(-1.0, 1.0))
+        Poll::Ready(LeafValue { value: v.value.clamp(-1.0, 1.0), draw: v.draw.clamp(0.0, 1.0) })
     }
 
-    /// Choose among the actions legal in this world (`self.moves`) at `node`:
-    /// returns the child and whether it was just added.
-    fn select(&mut self, node: u32, rng: &mut GameRng) -> (u32, bool) {
+    /// Choose for `mover` among the actions legal in this world
+    /// (`self.moves`) at `node`: returns the child and whether it was just added.
+    fn select(&mut self, node: u32, mover: Seat, rng: &mut GameRng) -> (u32, bool) {
         self.tree.index_children(node);
         if node == 0 && self.gumbel.is_some() {
             // Sequential halving: the schedule names the root action.
@@ -304,6 +361,7 @@ impl<E: LeafEvaluator> Search<E> {
                 None => (self.tree.add_child(0, a.mv, a.logit.exp()), true),
             };
         }
+        let draw_score = self.draw_score_of(mover);
         let moves = self.moves.as_slice();
         let puct = self.tree.nodes[node as usize].priors_at.1 > 0;
         let mut untried = 0u32;
@@ -314,10 +372,11 @@ impl<E: LeafEvaluator> Search<E> {
                 Some(c) => {
                     let n = &mut self.tree.nodes[c as usize];
                     n.avail += 1;
+                    let q = n.score(draw_score);
                     let score = if puct {
-                        n.mean() + self.c * n.prior * sqrt_n / (1.0 + n.visits as f32)
+                        q + self.c * n.prior * sqrt_n / (1.0 + n.visits as f32)
                     } else {
-                        n.mean() + self.c * ((n.avail as f32).ln() / n.visits as f32).sqrt()
+                        q + self.c * ((n.avail as f32).ln() / n.visits as f32).sqrt()
                     };
                     if score > best.0 {
                         best = (score, c, mv);
@@ -359,17 +418,20 @@ impl<E: LeafEvaluator> Search<E> {
         if self.root.qtemp <= 0.0 {
             return None;
         }
-        let visited = || self.tree.root_children().filter(|n| n.visits > 0 && n.mean().is_finite());
-        let top = visited().map(|n| n.mean()).reduce(f32::max)?;
-        let weights: Vec<(Move, f32)> = visited().map(|n| (n.mv, ((n.mean() - top) / self.root.qtemp).exp())).collect();
+        let q = |n: &super::tree::Node| n.score(self.root_draw);
+        let visited = || self.tree.root_children().filter(|n| n.visits > 0 && q(n).is_finite());
+        let top = visited().map(q).reduce(f32::max)?;
+        let weights: Vec<(Move, f32)> = visited().map(|n| (n.mv, ((q(n) - top) / self.root.qtemp).exp())).collect();
         // The top action weighs exp(0) = 1, so the sum is at least 1.
         let sum: f32 = weights.iter().map(|w| w.1).sum();
         // exp(x) underflows to 0 far below the top; such actions drop out.
         Some(weights.into_iter().map(|(m, w)| (m, w / sum)).filter(|w| w.1 > 0.0).collect())
     }
 
-    /// The most visited root action (ties: the better mean value) and the
-    /// root policy: the visit shares, or the value softmax with `qtemp`.
+    /// The most visited root action (ties: the better score) and the root
+    /// policy: the visit shares, or the score softmax with `qtemp`. The
+    /// decision's value is the action's plain mean (no draw score): what
+    /// self-play stores as the search's value.
     fn decide(&self) -> Decision {
         let mut policy = match self.value_policy() {
             Some(p) => p,
@@ -384,7 +446,10 @@ impl<E: LeafEvaluator> Search<E> {
             .tree
             .root_children()
             .filter(|n| n.visits > 0)
-            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.mean().total_cmp(&b.mean())).then(b.mv.cmp(&a.mv)))
+            .max_by(|a, b| {
+                let (qa, qb) = (a.score(self.root_draw), b.score(self.root_draw));
+                a.visits.cmp(&b.visits).then(qa.total_cmp(&qb)).then(b.mv.cmp(&a.mv))
+            })
             .expect("every simulation visits a root action");
         Decision { action: best.mv, policy, value: Some(best.mean()) }
     }
@@ -392,14 +457,15 @@ impl<E: LeafEvaluator> Search<E> {
 
 impl<E: LeafEvaluator> Search<E> {
     /// Gumbel search's decision: the action sequential halving kept, the
-    /// improved policy over every legal root action, and the kept action's
-    /// mean value.
+    /// improved policy over every legal root action (both by the scores,
+    /// draw score included), and the kept action's plain mean value.
     fn decide_gumbel(&self) -> Decision {
         let g = &self.groot;
         let best = g.actions[g.best_action()];
         let mut policy: Vec<(Move, f32)> = g.actions.iter().map(|a| a.mv).zip(g.improved_policy()).collect();
         policy.sort_by_key(|&(m, _)| m);
-        Decision { action: best.mv, policy, value: (best.visits > 0).then_some(best.q) }
+        let value = self.tree.root_children().find(|n| n.mv == best.mv && n.visits > 0).map(|n| n.mean());
+        Decision { action: best.mv, policy, value }
     }
 }
 
@@ -453,12 +519,12 @@ mod root_tests {
             _: &[Move],
             _: &mut Vec<f32>,
             _: &mut GameRng,
-        ) -> Poll<f32> {
-            Poll::Ready(match (world.is_face_down(self.square), world.turn() == self.seat) {
+        ) -> Poll<LeafValue> {
+            Poll::Ready(LeafValue::from(match (world.is_face_down(self.square), world.turn() == self.seat) {
                 (true, _) => 0.0,
                 (false, true) => 0.8,
                 (false, false) => -0.8,
-            })
+            }))
         }
     }
 
@@ -533,10 +599,10 @@ mod root_tests {
             _: &[Move],
             _: &mut Vec<f32>,
             _: &mut GameRng,
-        ) -> Poll<f32> {
+        ) -> Poll<LeafValue> {
             let Some(info) = info else {
                 self.uninformed += 1;
-                return Poll::Ready(0.0);
+                return Poll::Ready(LeafValue::default());
             };
             self.informed += 1;
             assert_eq!(info.seat(), world.turn(), "only the seat to move's own knowledge");
@@ -553,7 +619,7 @@ mod root_tests {
                 }
             }
             self.knows_more += narrower as u32;
-            Poll::Ready(0.0)
+            Poll::Ready(LeafValue::default())
         }
         fn root_priors(
             &mut self,
@@ -561,7 +627,7 @@ mod root_tests {
             info: Option<&InfoSet>,
             _: &[Move],
             _: &mut Vec<f32>,
-        ) -> Poll<Option<f32>> {
+        ) -> Poll<Option<LeafValue>> {
             self.root = info.cloned();
             Poll::Ready(None)
         }
@@ -609,6 +675,93 @@ mod root_tests {
                 assert_eq!(seen.informed, 0);
             }
         }
+    }
+
+    /// Values every unfinished position the same: Red a little worse
+    /// (`red` for Red, its negation for Black), no draw chance; the root
+    /// valued `root` for Red (or not at all).
+    struct RedSlightlyWorse {
+        red: f32,
+        root: Option<f32>,
+    }
+    impl LeafEvaluator for RedSlightlyWorse {
+        fn evaluate(
+            &mut self,
+            world: &Position,
+            _: Option<&InfoSet>,
+            _: &[Move],
+            _: &mut Vec<f32>,
+            _: &mut GameRng,
+        ) -> Poll<LeafValue> {
+            let red_to_move = world.colour_of(world.turn()) == Some(junqi_core::Colour::Red);
+            Poll::Ready(LeafValue::from(if red_to_move { self.red } else { -self.red }))
+        }
+        fn root_priors(
+            &mut self,
+            _: &Position,
+            _: Option<&InfoSet>,
+            _: &[Move],
+            _: &mut Vec<f32>,
+        ) -> Poll<Option<LeafValue>> {
+            Poll::Ready(self.root.map(LeafValue::from))
+        }
+    }
+
+    /// 明棋, Red to move one ply before the quiet-move draw: every quiet
+    /// move draws at once (a safe draw), the one attack (the 旅长 on c10
+    /// into the 师长 on c11) goes on into a game Red expects to lose a
+    /// little more often than to win (the evaluator's -0.2: a risky win).
+    fn safe_draw_or_risky_win() -> (Position, Move) {
+        let rules = junqi_core::Rules::preset(Mode::Mingqi);
+        let pos = Position::from_jfen("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 69 100", rules).unwrap();
+        (pos, "c10c11".parse().unwrap())
+    }
+
+    /// The search's choice and the plain value it reports, with `draw`.
+    fn choose(draw: DrawScore, root: Option<f32>, gumbel: bool) -> Decision {
+        let (pos, _) = safe_draw_or_risky_win();
+        let mut search = Search::new(RedSlightlyWorse { red: -0.2, root }, 0.7);
+        search.draw = draw;
+        if gumbel {
+            search.gumbel = Some(GumbelOptions { gumbel_scale: 0.0, ..GumbelOptions::default() });
+        }
+        search.run(400, |_| pos.clone(), &mut rng_from_seed(5))
+    }
+
+    #[test]
+    fn a_draw_score_below_zero_turns_a_safe_draw_into_a_try_for_a_win() {
+        let (pos, attack) = safe_draw_or_risky_win();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        assert!(moves.len() > 2 && moves.contains(attack), "{moves:?}");
+        for gumbel in [false, true] {
+            // A draw at its plain worth (0) beats the risky line (-0.2).
+            let plain = choose(DrawScore::Fixed(0.0), None, gumbel);
+            assert_ne!(plain.action, attack, "gumbel={gumbel}: draw score 0 takes the draw");
+            assert!(plain.value.unwrap().abs() < 1e-6, "the draw's plain value: {:?}", plain.value);
+            // A draw worth a loss of half a game is worse than the risky line.
+            let keen = choose(DrawScore::Fixed(-0.5), None, gumbel);
+            assert_eq!(keen.action, attack, "gumbel={gumbel}: draw score -0.5 attacks");
+            // The stored value stays the plain one, whatever the draw score.
+            assert!((keen.value.unwrap() + 0.2).abs() < 0.05, "{:?}", keen.value);
+            // A draw score above the risky line's worth still draws.
+            assert_ne!(choose(DrawScore::Fixed(-0.1), None, gumbel).action, attack, "gumbel={gumbel}");
+        }
+    }
+
+    #[test]
+    fn the_automatic_draw_score_plays_on_only_for_the_seat_that_expects_to_win() {
+        let (_, attack) = safe_draw_or_risky_win();
+        for gumbel in [false, true] {
+            // The root looks won (+0.6 for Red): a draw is worth -0.6 to it.
+            assert_eq!(choose(DrawScore::Auto, Some(0.6), gumbel).action, attack, "gumbel={gumbel}");
+            // The root looks lost (-0.3), or has no value: a draw at its plain worth.
+            assert_ne!(choose(DrawScore::Auto, Some(-0.3), gumbel).action, attack, "gumbel={gumbel}");
+            assert_ne!(choose(DrawScore::Auto, None, gumbel).action, attack, "gumbel={gumbel}");
+        }
+        assert_eq!(DrawScore::Auto.resolve(Some(LeafValue { value: 0.6, draw: 0.2 })), -0.6);
+        assert_eq!(DrawScore::Auto.resolve(Some(LeafValue::from(-0.6))), 0.0);
+        assert_eq!(DrawScore::Fixed(-0.3).resolve(Some(LeafValue::from(0.9))), -0.3);
     }
 
     #[test]

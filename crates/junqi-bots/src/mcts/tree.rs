@@ -19,6 +19,8 @@ pub(crate) struct Node {
     pub avail: u32,
     /// Sum of the values backed up through this node, for the seat that chose `mv`.
     pub value: f32,
+    /// Sum of the draw chances backed up through this node (the same for both seats).
+    pub draws: f32,
     /// Prior probability of `mv` at its parent (PUCT); 0 when there are none.
     pub prior: f32,
     /// This node's own table of priors for its children in `Tree::priors`
@@ -32,6 +34,16 @@ impl Node {
             0.0
         } else {
             self.value / self.visits as f32
+        }
+    }
+
+    /// The mean score for the seat that chose `mv` when it counts a draw as
+    /// `draw_score` ([`super::LeafValue::scored`]).
+    pub fn score(&self, draw_score: f32) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            (self.value + draw_score * self.draws) / self.visits as f32
         }
     }
 }
@@ -63,6 +75,7 @@ impl Tree {
             visits: 0,
             avail: 0,
             value: 0.0,
+            draws: 0.0,
             prior: 0.0,
             priors_at: (0, 0),
         });
@@ -78,6 +91,7 @@ impl Tree {
             visits: 0,
             avail: 1,
             value: 0.0,
+            draws: 0.0,
             prior,
             priors_at: (0, 0),
         });
