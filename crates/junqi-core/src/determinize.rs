@@ -31,6 +31,10 @@
 //! information set. Only the belief and the information set enter the
 //! draw, never the true kinds.
 //!
+//! [`InfoSet::inconsistency`] asks the same assigner whether any world fits
+//! at all (an engine behind the text protocol is handed hand-made sets), and
+//! [`InfoSet::game_over`] whether the game goes on in one that does.
+//!
 //! Not used (yet): that the enemy 司令 is alive while its flag has not been
 //! revealed under `reveal_flag_on_commander_loss`; the information set does
 //! not narrow removed pieces by it, so neither do the worlds.
@@ -40,6 +44,7 @@ use crate::infoset::InfoSet;
 use crate::piece::{Colour, Kind, KindSet, Piece, ALL_KINDS, KINDS, MOVABLE};
 use crate::position::Position;
 use crate::rules::Mode;
+use crate::setup::back_ranks;
 use rand::Rng;
 
 /// Most pieces the 暗棋 assigner handles (on the board plus removed): a side
@@ -66,6 +71,70 @@ impl InfoSet {
             Mode::Anqi => self.assign_enemy_kinds(&mut world, rng, belief),
         }
         world
+    }
+
+    /// Why no true position fits this information set, or `None` when one
+    /// does: in 暗棋 and 明棋 flags stand in a headquarters and mines on
+    /// their side's two back ranks (they never move from where deployment put
+    /// them), and in 暗棋 the enemy pieces on the board and removed, each of
+    /// a kind of its set, make up the army of docs/rules.md §2. Every set
+    /// the referee keeps passes (the truth fits); a hand-made one may not.
+    pub fn inconsistency(&self) -> Option<String> {
+        let view = self.view();
+        if self.mode() == Mode::Fanqi {
+            return None; // dealt anywhere; the pool is checked by the position's counts
+        }
+        for sq in squares(view.occupied) {
+            if let Some(p) = view.piece_at(sq) {
+                if placeable(sq, p.colour) & p.kind.bit() == 0 {
+                    return Some(format!("{} {} on {sq}: {}", Colour::name(p.colour), p.kind.english(), why(p.kind)));
+                }
+            }
+        }
+        let enemy = match (self.mode(), view.colour_of(self.seat().other())) {
+            (Mode::Anqi, Some(enemy)) => enemy,
+            _ => return None,
+        };
+        let on_board = view.colour_bb(enemy);
+        let total = on_board.count_ones() as usize + self.removed_enemy().len();
+        if total > 25 {
+            return Some(format!(
+                "{} enemy pieces on the board and {} removed, but an army has 25",
+                on_board.count_ones(),
+                self.removed_enemy().len()
+            ));
+        }
+        let mut assigner = KindAssigner::new();
+        for sq in squares(on_board) {
+            // An empty set (the piece that took a flag, in a finished game): any kind.
+            let set = self.possible_kinds(sq);
+            let set = if set == 0 { ALL_KINDS } else { set } & placeable(sq, enemy);
+            if set == 0 {
+                return Some(format!("the enemy piece on {sq} can be no kind: a flag or mine cannot stand there"));
+            }
+            assigner.push(set, 0);
+        }
+        for &set in self.removed_enemy() {
+            assigner.push(if set == 0 { ALL_KINDS & !Kind::Flag.bit() } else { set }, 0);
+        }
+        let mut full_army = [0u8; KINDS];
+        for kind in Kind::ALL {
+            full_army[kind.index()] = kind.count();
+        }
+        // Complete (augmenting paths): false only when no assignment exists.
+        if !assigner.try_assign(&full_army, &mut crate::rng_from_seed(0)) {
+            return Some("no army of 25 fits the kinds of the enemy pieces on the board and removed".into());
+        }
+        None
+    }
+
+    /// Whether the game is over in every world that fits (a flag captured,
+    /// a side without a piece that can move, the draw counters run out): a
+    /// finished game, in which no bot may be asked to act. Only meaningful
+    /// for a consistent set ([`InfoSet::inconsistency`]).
+    pub fn game_over(&self) -> bool {
+        // The assigner insists on a world where the game goes on when one exists.
+        self.sample_world(&mut crate::rng_from_seed(0)).outcome().is_some()
     }
 
     /// 翻棋: shuffle the unseen pool onto the face-down squares.
@@ -140,6 +209,27 @@ impl InfoSet {
             }
             world.counts[enemy.index()][kind.index()] += 1;
         }
+    }
+}
+
+/// Kinds of `colour` that may stand on `sq` in 暗棋/明棋 whatever has
+/// happened: flags and mines never move, so a flag is in one of its side's
+/// headquarters and a mine on its side's two back ranks.
+fn placeable(sq: crate::board::Square, colour: Colour) -> KindSet {
+    let mut set = ALL_KINDS;
+    if HEADQUARTERS & back_ranks(colour) & sq.bit() == 0 {
+        set &= !Kind::Flag.bit();
+    }
+    if back_ranks(colour) & sq.bit() == 0 {
+        set &= !Kind::Mine.bit();
+    }
+    set
+}
+
+fn why(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Flag => "a flag never moves from its side's headquarters",
+        _ => "a mine never moves from its side's two back ranks",
     }
 }
 

@@ -60,14 +60,19 @@ struct EngineConfig {
 struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Each line, or why one was refused (longer than [`MAX_LINE`]).
+    lines: Receiver<Result<String, String>>,
 }
 
-/// The longest line read from an engine (longer ones are cut into pieces,
-/// which are not valid answers).
+/// The longest line read from an engine; a longer one is skipped unread
+/// and fails the request (docs/protocol.md).
 const MAX_LINE: usize = 64 * 1024;
-/// Lines read ahead of the host.
-const MAX_PENDING: usize = 1024;
+/// Lines read ahead of the host (at most this many × [`MAX_LINE`] bytes).
+const MAX_PENDING: usize = 64;
+/// The most output an engine may print for one request (its `info` lines
+/// and the answer), or between two requests: more is a flood, which fails
+/// the request like a timeout, so a flooding engine costs bounded memory.
+const MAX_ANSWER: usize = 1024 * 1024;
 
 impl EngineProcess {
     fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
@@ -83,20 +88,30 @@ impl EngineProcess {
             .map_err(|e| format!("cannot start `{}`: {e}", config.program))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        // Bounded both ways: a line of at most MAX_LINE bytes, and at most
-        // MAX_PENDING lines waiting, so a flooding engine cannot exhaust memory.
+        // Bounded both ways: a line of at most MAX_LINE bytes (a longer one
+        // is skipped, not kept), and at most MAX_PENDING lines waiting, so a
+        // flooding engine cannot exhaust memory.
         let (tx, lines) = std::sync::mpsc::sync_channel(MAX_PENDING);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut bytes = Vec::new();
             loop {
                 bytes.clear();
-                match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut bytes) {
+                match (&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
                 }
+                if bytes.len() > MAX_LINE && !bytes.ends_with(b"\n") {
+                    // Said first: the rest of the line may never end.
+                    if tx.send(Err(format!("a line longer than {MAX_LINE} bytes"))).is_err()
+                        || crate::server::skip_line(&mut reader).is_err()
+                    {
+                        break;
+                    }
+                    continue;
+                }
                 let line = String::from_utf8_lossy(&bytes).trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(line).is_err() {
+                if tx.send(Ok(line)).is_err() {
                     break;
                 }
             }
@@ -116,9 +131,17 @@ impl EngineProcess {
     }
 
     /// Drop output nobody asked for (lines an engine printed after its last
-    /// answer), so that it cannot pass for the answer to the next request.
-    fn drain(&mut self) {
-        while self.lines.try_recv().is_ok() {}
+    /// answer), so that it cannot pass for the answer to the next request;
+    /// an engine that is still flooding fails.
+    fn drain(&mut self) -> Result<(), String> {
+        let mut bytes = 0;
+        while let Ok(line) = self.lines.try_recv() {
+            bytes += line?.len() + 1;
+            if bytes > MAX_ANSWER {
+                return Err(format!("more than {MAX_ANSWER} bytes of output nobody asked for"));
+            }
+        }
+        Ok(())
     }
 
     fn send(&mut self, line: &str) -> Result<(), String> {
@@ -139,10 +162,16 @@ impl EngineProcess {
     fn answer(&mut self, keyword: &str, timeout: Duration) -> Result<Vec<String>, String> {
         let deadline = Instant::now() + timeout;
         let mut lines = Vec::new();
+        let mut bytes = 0;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(line) => {
+                Ok(Err(why)) => return Err(format!("{why} before `{keyword}`")),
+                Ok(Ok(line)) => {
+                    bytes += line.len() + 1;
+                    if bytes > MAX_ANSWER {
+                        return Err(format!("more than {MAX_ANSWER} bytes of output without `{keyword}`"));
+                    }
                     let first = line.split_whitespace().next().unwrap_or("");
                     if first == "error" {
                         return Err(format!("the engine answered `{line}`"));
@@ -163,23 +192,24 @@ impl EngineProcess {
 }
 
 impl Drop for EngineProcess {
+    /// `quit`, then after 200 ms the engine, its group and its descendants
+    /// are killed; descendants seen before `quit` are killed either way
+    /// (see [`crate::reap`] for what cannot be reached).
     fn drop(&mut self) {
+        let Ok(pid) = i32::try_from(self.child.id()) else { return };
+        // Looked up while the engine lives: once it exits, its children are init's.
+        let known = crate::reap::descendants(pid);
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
         let deadline = Instant::now() + Duration::from_millis(200);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
+                crate::reap::kill_known(&known);
                 return;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        // The whole group: a wrapper script's children too.
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: kill(2) with a negative pid signals that process group only.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
+        crate::reap::kill_tree(pid, &known);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -321,7 +351,7 @@ impl EngineBot {
             timeout = timeout.min(cap);
         }
         let process = self.process()?;
-        process.drain();
+        process.drain()?;
         process.send(&format!("position {}", encode_position(info)))?;
         process.send(&format!("legal {}", legal_text.join(" ")))?;
         let started = Instant::now();
@@ -357,7 +387,7 @@ impl EngineBot {
         self.newgame(rules, seat, rng)?;
         let timeout = self.config.timeout;
         let process = self.process()?;
-        process.drain();
+        process.drain()?;
         process.send("deploy")?;
         let lines = process.answer("deployment", timeout)?;
         let tokens: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();

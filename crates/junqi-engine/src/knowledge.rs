@@ -134,6 +134,8 @@ pub fn encode_position(info: &InfoSet) -> String {
 /// The parts of a `position` line after its six JFEN fields.
 #[derive(Default)]
 struct Extras {
+    /// Whether a `pool` section was given at all (`pool -` included).
+    pool_given: bool,
     pool: Vec<Piece>,
     kinds: HashMap<Square, KindSet>,
     removed: Vec<KindSet>,
@@ -144,6 +146,7 @@ fn parse_extras(tokens: &[&str]) -> Result<Extras, ProtocolError> {
     let mut section: Option<&str> = None;
     for &token in tokens {
         if matches!(token, "pool" | "kinds" | "removed") {
+            extras.pool_given |= token == "pool";
             section = Some(token);
             continue;
         }
@@ -259,6 +262,9 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
     if mode != rules.mode {
         return Err(JfenError::ModeMismatch { rules: rules.mode, position: mode }.into());
     }
+    if mode != Mode::Fanqi && extras.pool_given {
+        return Err(syntax(format!("pool is for fanqi only, not {mode}")));
+    }
     let ViewBoard { unknown, known } = unknown_nodes(jfen[0])?;
     let mut fill: Vec<char> = Vec::with_capacity(unknown.len());
     let mut kind_sets: Vec<(Square, KindSet)> = Vec::new();
@@ -334,7 +340,7 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
         jfen[0].chars().map(|c| if c == '?' { fills.next().expect("one fill per `?`") } else { c }).collect();
     let stand_in_text = std::iter::once(board.as_str()).chain(jfen[1..].iter().copied()).collect::<Vec<_>>().join(" ");
     let stand_in = Position::from_jfen(&stand_in_text, rules)?;
-    Ok(match mode {
+    let info = match mode {
         Mode::Anqi => {
             let Some(enemy) = stand_in.colour_of(seat.other()) else {
                 return Err(syntax("anqi colours must be assigned"));
@@ -353,7 +359,12 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
             }
             InfoSet::new(&stand_in, seat)
         }
-    })
+    };
+    // The check the referee's sets pass on every ply (tests/infoset.rs).
+    match info.inconsistency() {
+        Some(why) => Err(ProtocolError::Inconsistent(why)),
+        None => Ok(info),
+    }
 }
 
 /// A deployment as `<node><kind> …` (e.g. `a1M b1F …`), by node.

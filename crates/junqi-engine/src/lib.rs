@@ -8,10 +8,12 @@
 //! * [`server`]: `junqi engine --bot SPEC`, one of our bots behind the protocol.
 //! * [`client`]: the `engine:cmd=…` bot, any program speaking the protocol
 //!   as a seat in our matches; it forfeits the game when the program
-//!   crashes, hangs or answers with an illegal move.
+//!   crashes, hangs, floods or answers with an illegal move; `reap` ends
+//!   its process with what that process started.
 
 pub mod client;
 pub mod knowledge;
+mod reap;
 pub mod server;
 
 pub use client::{register_engine_bot, EngineBot, ENGINE_KEYS};

@@ -206,6 +206,9 @@ impl Engine {
         if legal.is_empty() {
             return Err(format!("go: seat {} has no move in this position", game.seat));
         }
+        if info.game_over() {
+            return Err("go: the game is over in this position".into());
+        }
         let info = info.clone();
         // Only a `go` that will be answered changes the budget.
         if let Some(n) = sims {
@@ -213,11 +216,16 @@ impl Engine {
         }
         let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
         let started = std::time::Instant::now();
-        let decision = match self.player()? {
-            Player::Fair(agent) => agent.act(&info, &mut rng),
+        let (decision, failed) = match self.player()? {
+            Player::Fair(agent) => (agent.act(&info, &mut rng), agent.take_forfeit()),
             Player::Cheating(_) => return Err("go: a cheating bot cannot play behind the protocol".into()),
         };
         self.game.as_mut().expect("checked").rng = rng;
+        // A bot that could not choose (an `engine:` bot whose program failed)
+        // says so: its stand-in move is nobody's choice.
+        if let Some(reason) = failed {
+            return Err(format!("go: the bot failed: {reason}"));
+        }
         let mut line = format!("info time {}", started.elapsed().as_millis());
         if let Some(v) = decision.value {
             line.push_str(&format!(" value {v:.4}"));
@@ -237,8 +245,13 @@ impl Engine {
         let colour = game.rules.fixed_colour(game.seat).expect("checked: not fanqi");
         let rules = game.rules;
         let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
-        let d = self.player()?.deploy(colour, &rules, &mut rng);
+        let player = self.player()?;
+        let d = player.deploy(colour, &rules, &mut rng);
+        let failed = player.take_forfeit();
         self.game.as_mut().expect("checked").rng = rng;
+        if let Some(reason) = failed {
+            return Err(format!("deploy: the bot failed: {reason}"));
+        }
         d.validate().map_err(|e| format!("deploy: the bot's deployment is illegal: {e}"))?;
         Ok(vec![format!("deployment {}", encode_deployment(&d))])
     }
@@ -261,9 +274,7 @@ pub fn serve(spec: &BotSpec, input: impl BufRead, mut output: impl Write) -> Res
         }
         let complete = bytes.ends_with(b"\n");
         let reply = if !complete && bytes.len() > MAX_LINE {
-            // Skip the rest of the overlong line.
-            let mut rest = Vec::new();
-            input.read_until(b'\n', &mut rest).map_err(|e| format!("reading commands: {e}"))?;
+            skip_line(&mut input).map_err(|e| format!("reading commands: {e}"))?;
             Some(format!("error command longer than {MAX_LINE} bytes"))
         } else {
             match std::str::from_utf8(&bytes) {
@@ -282,6 +293,31 @@ pub fn serve(spec: &BotSpec, input: impl BufRead, mut output: impl Write) -> Res
         }
     }
     Ok(())
+}
+
+/// Read past the next newline (or to the end) without keeping what is read:
+/// an overlong line costs no memory, however long it is.
+pub(crate) fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    }
 }
 
 /// The longest command line read (a `position` line is a few hundred bytes).

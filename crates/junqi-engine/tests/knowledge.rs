@@ -103,3 +103,53 @@ fn malformed_position_lines_are_errors_not_panics() {
         assert!(err.contains(expect), "`{text}`: {err}");
     }
 }
+
+/// Issue 41, item 3: positions no game can reach are refused by the check
+/// every referee set passes (`InfoSet::inconsistency`), not answered.
+#[test]
+fn contradictory_positions_are_refused() {
+    let anqi = Rules::preset(Mode::Anqi);
+    let mingqi = Rules::preset(Mode::Mingqi);
+    let anqi_start = encode_position(Game::new(Position::new_game(anqi, 3)).infoset(Seat::First));
+    // An enemy piece off the headquarters that can only be the flag.
+    let flag_off_hq: String =
+        anqi_start.split(' ').map(|t| if t.starts_with("a11=") { "a11=F" } else { t }).collect::<Vec<_>>().join(" ");
+    assert!(flag_off_hq.contains("a11=F"), "{anqi_start}");
+    // A red mine swapped onto Red's front rank (rank 6) in 明棋.
+    let truth = Position::new_game(mingqi, 3).to_jfen();
+    let (board, rest) = truth.split_once(' ').unwrap();
+    let mut ranks: Vec<Vec<char>> = board.split('/').map(|r| r.chars().collect()).collect();
+    let back = (10..12).find(|&i| ranks[i].contains(&'M')).expect("a red mine on ranks 1-2");
+    let m = ranks[back].iter().position(|&c| c == 'M').unwrap();
+    let front = ranks[6][0];
+    ranks[6][0] = 'M';
+    ranks[back][m] = front;
+    let board: Vec<String> = ranks.iter().map(|r| r.iter().collect()).collect();
+    let mine_in_front = format!("{} {rest}", board.join("/"));
+    // Two removed 司令, from a 暗棋 game in which Black has lost two pieces.
+    let mut game = Game::new(Position::new_game(anqi, 5));
+    let mut rng = junqi_core::rng_from_seed(5);
+    let mut moves = MoveList::new();
+    while game.infoset(Seat::First).removed_enemy().len() < 2 {
+        game.truth().legal_moves(&mut moves);
+        assert!(!moves.is_empty(), "the game ended before Black lost two pieces");
+        game.play(*moves.as_slice().choose(&mut rng).unwrap()).unwrap();
+    }
+    let later = encode_position(game.infoset(Seat::First));
+    let two_commanders = format!("{} removed K K", later.split(" removed").next().unwrap());
+    let cases: Vec<(String, Rules, &str)> = vec![
+        (flag_off_hq, anqi, "flag never moves"),
+        (mine_in_front, mingqi, "mine never moves"),
+        (format!("{anqi_start} removed {}", vec!["KGD"; 30].join(" ")), anqi, "an army has 25"),
+        (two_commanders, anqi, "no army of 25 fits"),
+        (
+            format!("{} pool -", encode_position(Game::new(Position::new_game(mingqi, 3)).infoset(Seat::First))),
+            mingqi,
+            "fanqi only",
+        ),
+    ];
+    for (text, rules, expect) in cases {
+        let err = decode_position(&text, rules, Seat::First).expect_err(&text).to_string();
+        assert!(err.contains(expect), "`{text}`: {err}");
+    }
+}

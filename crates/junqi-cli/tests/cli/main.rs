@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod contributing;
 mod engine;
+mod engine_faults;
 mod evaluation;
 mod fuzz;
 mod golden;
