@@ -6,6 +6,9 @@ pub enum StatsError {
     /// A number argument was NaN, infinite or outside its allowed range.
     #[error("invalid argument {name} = {value}: {reason}")]
     InvalidArgument { name: &'static str, value: f64, reason: &'static str },
+    /// Pentanomial counts too many to count exactly: their sum, exact (a `u128` holds any five `u64`s).
+    #[error("pentanomial counts sum to {sum} pairs: at most 2^50 = {max}", max = crate::penta::MAX_PAIRS)]
+    TooManyPairs { sum: u128 },
     /// There is nothing to estimate from (zero trials, zero games).
     #[error("no data: {0}")]
     NoData(&'static str),

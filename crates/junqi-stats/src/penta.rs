@@ -30,13 +30,8 @@ impl Penta {
     /// statistics to be exact: their sum at most [`MAX_PAIRS`] (beyond it a
     /// sum could wrap, and `f64` stops counting every pair).
     pub fn checked_pairs(&self) -> Result<u64> {
-        self.counts.iter().try_fold(0u64, |sum, &c| sum.checked_add(c)).filter(|&n| n <= MAX_PAIRS).ok_or(
-            StatsError::InvalidArgument {
-                name: "pentanomial counts",
-                value: self.counts.iter().map(|&c| c as f64).sum(),
-                reason: "must sum to at most 2^50 pairs",
-            },
-        )
+        let sum: u128 = self.counts.iter().map(|&c| u128::from(c)).sum();
+        u64::try_from(sum).ok().filter(|&n| n <= MAX_PAIRS).ok_or(StatsError::TooManyPairs { sum })
     }
 
     /// Adds one pair from the candidate's total over both games (0, 0.5, 1, 1.5 or 2).
@@ -96,6 +91,11 @@ mod tests {
         assert_eq!(Penta::new([0, 0, 0, 0, MAX_PAIRS]).checked_pairs().unwrap(), MAX_PAIRS);
         assert!(Penta::new([0, 0, 0, 1, MAX_PAIRS]).checked_pairs().is_err());
         assert!(Penta::new([1, 0, 0, u64::MAX, u64::MAX]).checked_pairs().is_err());
+        // The refusal gives the exact sum, not one rounded through an f64.
+        let err = Penta::new([1, 0, 0, u64::MAX, u64::MAX]).checked_pairs().unwrap_err().to_string();
+        assert!(err.contains("sum to 36893488147419103231 pairs"), "{err}");
+        let err = Penta::new([0, 0, 0, 1, MAX_PAIRS]).checked_pairs().unwrap_err().to_string();
+        assert!(err.contains("1125899906842625 pairs") && err.contains("1125899906842624"), "{err}");
     }
 
     #[test]

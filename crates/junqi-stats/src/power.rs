@@ -42,7 +42,9 @@
 //!   twice the variance of the per-pair average score, which is smaller than the per-game (trinomial)
 //!   variance when the deal's luck cancels within a pair. From counts it is estimated with one virtual
 //!   pair scoring 1 of 2 (a win and a loss: Laplace's rule) added ([`Yardstick::from_penta`]), so a
-//!   perfect score still has a finite `E(s)` and a non-zero variance. With no counts at all the
+//!   perfect score still has a finite `E(s)` and a non-zero variance (and when every pair scored 1, one
+//!   more virtual pair on each side, ½ and 1½, so a bot that scores the same in every pair still has
+//!   a spread to test against). With no counts at all the
 //!   conservative default is `σ² = 0.25` (the largest a game score can have) at `s = ½`
 //!   ([`Yardstick::UNKNOWN`]).
 //!
@@ -204,9 +206,23 @@ impl Yardstick {
     /// From pentanomial counts (the bot's pairs scoring 0, ½, 1, 1½, 2) with one virtual pair scoring 1
     /// (a win and a loss) added: the mean per-game score and twice the variance of the per-pair average
     /// (the per-game variance that paired games have). Never 0 or 1, never a zero variance.
+    ///
+    /// When every pair scored 1 (all split, or all drawn: a bot that scores the
+    /// same in every pair), the counts show no spread, but a zero variance
+    /// would claim a drop of any size shows in one pair. Then one more
+    /// virtual pair on each side (½ and 1½) is added: the smallest spread
+    /// the counts cannot rule out, shrinking as pairs accumulate. No counts
+    /// at all: [`Yardstick::UNKNOWN`].
     pub fn from_penta(penta: &Penta) -> Yardstick {
+        if penta.counts.iter().all(|&c| c == 0) {
+            return Yardstick::UNKNOWN;
+        }
         let mut counts = penta.counts.map(|c| c as f64);
         counts[2] += 1.0;
+        if counts.iter().enumerate().all(|(i, &c)| i == 2 || c == 0.0) {
+            counts[1] += 1.0;
+            counts[3] += 1.0;
+        }
         let n: f64 = counts.iter().sum();
         let mean = counts.iter().enumerate().map(|(i, c)| c * i as f64 / 4.0).sum::<f64>() / n;
         let var = counts.iter().enumerate().map(|(i, c)| c * (i as f64 / 4.0 - mean).powi(2)).sum::<f64>() / n;
@@ -458,8 +474,19 @@ mod tests {
         let y = Yardstick::from_penta(&Penta::new([10, 0, 0, 0, 10]));
         assert!((y.score - 0.5).abs() < 1e-12);
         assert!((y.variance - 2.0 * 20.0 / 21.0 * 0.25).abs() < 1e-12);
-        assert_eq!(Yardstick::from_penta(&Penta::default()), Yardstick { score: 0.5, variance: 0.0 });
-        assert!(Yardstick::from_penta(&Penta::default()).information(50.0).is_err());
+        // No counts: nothing known. Every pair scoring 1 (no spread seen): one
+        // virtual pair more on each side, so 20 pairs → 23, variance 2 · 2 · (1/4)² / 23.
+        assert_eq!(Yardstick::from_penta(&Penta::default()), Yardstick::UNKNOWN);
+        let even = Yardstick::from_penta(&Penta::new([0, 0, 20, 0, 0]));
+        assert_eq!(even.score, 0.5);
+        assert!((even.variance - 2.0 * 2.0 / 16.0 / 23.0).abs() < 1e-12, "{even:?}");
+        assert!(even.information(50.0).unwrap() > 0.0);
+        let same = [(Penta::new([0, 0, 20, 0, 0]), Penta::new([0, 0, 20, 0, 0]))];
+        let test = drop_test(&same, 50.0).unwrap();
+        assert!(test.elo_change == 0.0 && test.stderr.is_finite() && test.stderr > 0.0, "{test:?}");
+        let fell = drop_test(&[(Penta::new([0, 0, 20, 0, 0]), Penta::new([0, 10, 10, 0, 0]))], 50.0).unwrap();
+        assert!(fell.dropped(0.05).unwrap(), "{fell:?}");
+        games_to_detect_drop(&[even], 50.0, 0.05, 0.95, Samples::Two).unwrap();
         assert!((y.mirrored().score - 0.5).abs() < 1e-12);
     }
 

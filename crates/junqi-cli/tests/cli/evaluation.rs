@@ -22,8 +22,10 @@ fn sprt_on_given_counts_gives_fishtests_llr() {
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3"]), "five counts");
     // Counts whose sum would wrap are refused, not read as a 250% score.
     let max = u64::MAX.to_string();
-    assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "at most 2^50 pairs");
-    assert_clean_error(&junqi(&["sprt", "--penta", &format!("0,0,0,0,{}", (1u64 << 50) + 1)]), "at most 2^50 pairs");
+    assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "at most 2^50");
+    // The sum is told exactly (2·(2^64 − 1) + 6), not rounded through a float.
+    assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "sum to 36893488147419103236 pairs");
+    assert_clean_error(&junqi(&["sprt", "--penta", &format!("0,0,0,0,{}", (1u64 << 50) + 1)]), "1125899906842625 pairs");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,x,4,5"]), "`x` is not a count");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3,4,5", "--alpha", "2"]), "alpha");
     assert_clean_error(&junqi(&["sprt", "--candidate", "greedy"]), "--baseline");
@@ -298,6 +300,35 @@ fn regress_fails_on_a_drop_beyond_the_margin() {
         &junqi(&["regress", "--suite", "/nonexistent.toml", "--out", run1.to_str().unwrap()]),
         "nonexistent",
     );
+}
+
+/// A bot that scores the same in every pair (every game drawn at the ply
+/// limit) has no spread in its counts: the run, the power analysis from it
+/// and the comparison with itself all give an answer (not `variance = 0`
+/// after the games were played).
+#[test]
+fn regress_takes_a_bot_that_scores_the_same_in_every_pair() {
+    let dir = temp_dir("regress-even");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.join("suite.toml");
+    std::fs::write(
+        &suite,
+        "version = 1\ngames_per_pair = 6\nseed = 2\n[[arena]]\nrules = \"mingqi\"\nset = [\"max_plies=1\"]\nbots = [\"random\", \"greedy\"]\n",
+    )
+    .unwrap();
+    let (s, run) = (suite.to_str().unwrap(), dir.join("run"));
+    let o = junqi(&["regress", "--suite", s, "--out", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = run.join("regress.json");
+    let text = std::fs::read_to_string(&result).unwrap();
+    assert!(text.contains("\"1/2-1/2\"") || stdout(&o).contains("50.0%"), "every game a draw: {}", stdout(&o));
+    let base = result.to_str().unwrap();
+    let o = junqi(&["regress", "--suite", s, "--out", run.to_str().unwrap(), "--baseline", base]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| ok |"), "{}", stdout(&o));
+    let o = junqi(&["regress", "--suite", s, "--power", "50", "--baseline", base]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| mingqi | random |"), "{}", stdout(&o));
 }
 
 /// `--power ELO` plays nothing and prints, per bot, the games per pair that
