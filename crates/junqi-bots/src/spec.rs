@@ -39,6 +39,13 @@ fn external(name: &str) -> Result<BotFactory, BotSpecError> {
     }
 }
 
+/// The bot that runs another program (registered by `junqi-engine`): a whole
+/// player, never a search's leaf evaluator.
+const ENGINE: &str = "engine";
+
+/// How deep [`BotSpec::starts_programs`] looks into specs held in parameters.
+const MAX_NESTING: usize = 8;
+
 /// The parameter a bare value stands for (`mcts:800` = `mcts:sims=800`).
 fn positional_key(bot: &str) -> Option<&'static str> {
     match bot {
@@ -253,6 +260,25 @@ impl BotSpec {
         self.name == "cheat-mcts"
     }
 
+    /// Whether building this spec may start a program on this machine: it
+    /// names the `engine` bot, itself or in a parameter holding a spec (a
+    /// search's `eval=…`). Decided on the parsed names, so spaces or quotes
+    /// in the text cannot hide one (`junqi serve` refuses these unless told
+    /// to offer them).
+    /// Specs nested deeper than [`MAX_NESTING`] count as starting one (no
+    /// bot nests so deep; the text could nest for ever).
+    pub fn starts_programs(&self) -> bool {
+        fn nested(spec: &BotSpec, depth: usize) -> bool {
+            spec.name == ENGINE
+                || spec.params.iter().any(|(_, v)| match BotSpec::parse(v) {
+                    Ok(inner) => depth >= MAX_NESTING || nested(&inner, depth + 1),
+                    // Not a spec as it stands, but named as one: counted (a guard errs on the safe side).
+                    Err(_) => v.split(':').next().is_some_and(|name| name.trim() == ENGINE),
+                })
+        }
+        nested(self, 0)
+    }
+
     pub fn check_keys(&self, known: &[&str]) -> Result<(), BotSpecError> {
         for (k, _) in &self.params {
             if !known.contains(&k.as_str()) {
@@ -353,6 +379,13 @@ pub fn build(s: &BotSpec) -> Result<Player, BotSpecError> {
                 let evaluator = BotSpec::parse(eval)?.name;
                 if BOT_NAMES.contains(&evaluator.as_str()) {
                     return Err(s.bad("eval", "expected a leaf evaluator such as net:FILE"));
+                }
+                if evaluator == ENGINE {
+                    // Its factory would only see the search's keys and name one of them.
+                    return Err(s.bad(
+                        "eval",
+                        "an engine plays whole moves and evaluates no positions: expected a leaf evaluator such as net:FILE",
+                    ));
                 }
                 external(&evaluator)?(s)
             }
@@ -553,6 +586,11 @@ mod tests {
         assert!(err("mcts:eval=net:default").contains("built without the `torch` feature"));
         assert!(err("mcts:eval=minimax").contains("unknown bot `minimax`"));
         assert!(err("mcts:eval=greedy").contains("expected a leaf evaluator such as net:FILE"));
+        // The true reason, whether or not the engine bot is registered.
+        for spec in ["mcts:sims=4,eval=engine:cmd=/bin/true", "mcts:c=1,eval= engine :cmd=x"] {
+            let e = err(spec);
+            assert!(e.contains("an engine plays whole moves") && e.contains("for `eval`"), "{spec}: {e}");
+        }
         assert!(err("cheat-mcts:eval=net").contains("only `mcts`"));
         assert!(err("mcts:noise=2").contains("from 0 to 1"));
         assert!(err("mcts:mix=0.5").contains("give eval="));
@@ -633,6 +671,29 @@ mod tests {
             "they print differently"
         );
         assert!("greedy:=1".into_bot_spec().is_err());
+    }
+
+    #[test]
+    fn specs_that_start_programs_are_known_from_the_parsed_names() {
+        for spec in [
+            "engine:cmd=x",
+            "engine :cmd=/tmp/x.sh",
+            " engine:cmd=x",
+            "engine",
+            "mcts:sims=4,eval=engine:cmd=x",
+            "mcts:eval= engine :cmd=x",
+            r#"mcts:eval="engine:cmd=a,timeout=5""#,
+            r#"mcts:eval="engine:cmd=a,b""#,
+            r#"mcts:eval="mcts:eval=\"engine:cmd=x\"""#,
+        ] {
+            assert!(BotSpec::parse(spec).unwrap().starts_programs(), "{spec}");
+        }
+        for spec in ["random", "mcts:800", "net:engine.safetensors", "mcts:eval=net:x", "engines", "greedy"] {
+            assert!(!BotSpec::parse(spec).unwrap().starts_programs(), "{spec}");
+        }
+        // Nesting without end is answered at once, as starting one.
+        let deep = "mcts:eval=".repeat(100_000) + "random";
+        assert!(BotSpec::parse(&deep).unwrap().starts_programs());
     }
 
     #[test]

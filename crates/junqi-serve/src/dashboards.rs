@@ -3,7 +3,7 @@
 //! CSV, JSON, SVG charts), read again on every request so a page that
 //! polls sees a run going on.
 
-use crate::datasets::{subdirs, walk_roots, Cache};
+use crate::datasets::{real_dir, real_file, subdirs, walk_roots, Cache};
 use crate::ApiError;
 use junqi_selfplay::GAMES_DIR;
 use serde::Serialize;
@@ -44,7 +44,7 @@ pub fn discover(roots: &[PathBuf]) -> Vec<RunInfo> {
 
 /// The kind of run in `dir`, from its run file.
 pub fn kind_of(dir: &Path) -> Option<&'static str> {
-    KINDS.iter().find(|(f, _)| dir.join(f).is_file()).map(|(_, k)| *k)
+    KINDS.iter().find(|(f, _)| real_file(&dir.join(f))).map(|(_, k)| *k)
 }
 
 /// One report file of a run.
@@ -87,14 +87,21 @@ pub struct LoopRow {
     pub elo: Vec<(String, [f64; 3])>,
 }
 
-/// The generations of the loop in `dir` (none when its `state.json` cannot
-/// be read, e.g. while it is being replaced: the page asks again).
-pub fn loop_rows(dir: &Path) -> Vec<LoopRow> {
-    let Ok(text) = std::fs::read_to_string(dir.join("state.json")) else { return vec![] };
-    let Ok(state) = serde_json::from_str::<serde_json::Value>(&text) else { return vec![] };
+/// The generations of the loop in `dir`. The loop replaces its
+/// `state.json` whole (renamed into place), so one that cannot be read or
+/// has no generations list is damaged: an error that says so.
+pub fn loop_rows(dir: &Path) -> Result<Vec<LoopRow>, ApiError> {
+    let path = dir.join("state.json");
+    let damaged = |why: String| ApiError::unreadable(format!("{}: not a loop's state ({why})", path.display()));
+    let bytes = std::fs::read(&path).map_err(|e| damaged(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| damaged("not UTF-8 text".into()))?;
+    let state = serde_json::from_str::<serde_json::Value>(&text).map_err(|e| damaged(format!("not JSON: {e}")))?;
+    let gens = state["generations"].as_array().cloned().ok_or_else(|| damaged("no `generations` list".into()))?;
     // The first anchor's name is in the loop's config.
-    let anchor = std::fs::read_to_string(dir.join("loop.toml"))
-        .ok()
+    let loop_toml = dir.join("loop.toml");
+    let anchor = real_file(&loop_toml)
+        .then(|| std::fs::read_to_string(&loop_toml).ok())
+        .flatten()
         .and_then(|t| t.parse::<toml::Table>().ok())
         .and_then(|t| t.get("evaluate")?.get("anchor")?.as_str().map(str::to_string))
         .unwrap_or_else(|| "anchor".into());
@@ -102,8 +109,8 @@ pub fn loop_rows(dir: &Path) -> Vec<LoopRow> {
         let a = v.as_array()?;
         Some([a.first()?.as_f64()?, a.get(1)?.as_f64()?, a.get(2)?.as_f64()?])
     };
-    let gens = state["generations"].as_array().cloned().unwrap_or_default();
-    gens.iter()
+    Ok(gens
+        .iter()
         .map(|g| {
             let mut rated: Vec<(String, [f64; 3])> =
                 elo(&g["elo_vs_anchor"]).map(|e| (anchor.clone(), e)).into_iter().collect();
@@ -127,7 +134,7 @@ pub fn loop_rows(dir: &Path) -> Vec<LoopRow> {
                 elo: rated,
             }
         })
-        .collect()
+        .collect())
 }
 
 /// One matchup, variant or test, tallied from its games on disk.
@@ -160,7 +167,7 @@ pub fn live(dir: &Path, kind: &str, cache: &Cache) -> Vec<LiveRow> {
     for d in subdirs(&dir.join(sub)) {
         // A study with a precision target keeps each round in `round-NNNNN/`.
         let mut runs = vec![d.clone()];
-        runs.extend(subdirs(&d).into_iter().filter(|r| r.join(GAMES_DIR).is_dir()));
+        runs.extend(subdirs(&d).into_iter().filter(|r| real_dir(&r.join(GAMES_DIR))));
         let name = if one_row {
             "all batches".to_string()
         } else {
@@ -171,7 +178,7 @@ pub fn live(dir: &Path, kind: &str, cache: &Cache) -> Vec<LiveRow> {
         }
         let row = rows.last_mut().expect("pushed");
         let mut first_points = row.first_mover * row.games as f64;
-        for run in runs.iter().filter(|r| r.join(GAMES_DIR).is_dir()) {
+        for run in runs.iter().filter(|r| real_dir(&r.join(GAMES_DIR))) {
             // A shard that cannot be read is left out of the tally (the replay tab says why).
             let Ok(data) = cache.dataset(run) else { continue };
             for g in &data.games {
@@ -209,7 +216,8 @@ pub fn report(id: &str, dir: &Path) -> Result<RunReport, ApiError> {
             Some("svg") => "svg",
             _ => continue,
         };
-        let Ok(meta) = e.metadata() else { continue };
+        // Not followed through a symbolic link (`e.metadata` would).
+        let Ok(meta) = e.path().symlink_metadata() else { continue };
         if !meta.is_file() {
             continue;
         }
@@ -219,7 +227,7 @@ pub fn report(id: &str, dir: &Path) -> Result<RunReport, ApiError> {
     let order =
         |f: &ReportFile| (["markdown", "svg", "csv", "json"].iter().position(|x| *x == f.format), f.name.clone());
     files.sort_by_key(order);
-    let generations = if kind == "loop" { loop_rows(dir) } else { vec![] };
+    let generations = if kind == "loop" { loop_rows(dir)? } else { vec![] };
     Ok(RunReport { id: id.into(), kind: kind.into(), files, live: vec![], generations })
 }
 
@@ -242,7 +250,7 @@ mod tests {
     fn a_loops_generations_come_from_its_state_file() {
         let dir = std::env::temp_dir().join(format!("junqi-serve-loop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        assert!(loop_rows(&dir).is_empty());
+        assert!(loop_rows(&dir).is_err());
         std::fs::write(dir.join("loop.toml"), "[evaluate]\nanchor = \"greedy\"\n").unwrap();
         let state = r#"{"generations": [
             {"index": 0, "minutes": 1.5, "done": true, "promoted": true, "selfplay_games": 8, "train_step": 4,
@@ -252,7 +260,7 @@ mod tests {
              "policy_loss": 0.0, "value_loss": 0.0, "elo_vs_more": []}
         ], "best": "gen-000/net.safetensors", "minutes": 2.0, "code_version": "x"}"#;
         std::fs::write(dir.join("state.json"), state).unwrap();
-        let rows = loop_rows(&dir);
+        let rows = loop_rows(&dir).unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(
             rows[0].elo,
@@ -260,6 +268,38 @@ mod tests {
         );
         assert_eq!((rows[0].policy_loss, rows[0].belief_loss), (Some(2.5), None));
         assert!(!rows[1].done && rows[1].elo.is_empty() && rows[1].policy_loss.is_none());
+        // A damaged state file is an error that says what is wrong, not a loop with no generations.
+        for (bytes, why) in [
+            (&state.as_bytes()[..40], "not JSON"),
+            (&b"\x00\xff\xfe binary"[..], "not UTF-8"),
+            (&b"{\"best\": null}"[..], "no `generations` list"),
+            (&b""[..], "not JSON"),
+        ] {
+            std::fs::write(dir.join("state.json"), bytes).unwrap();
+            let err = loop_rows(&dir).unwrap_err();
+            assert_eq!(err.status.as_u16(), 422);
+            assert!(err.message.contains(why) && err.message.contains("state.json"), "{}", err.message);
+        }
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn symbolic_links_below_a_root_are_not_followed() {
+        let base = std::env::temp_dir().join(format!("junqi-serve-links-{}", std::process::id()));
+        let (run, outside) = (base.join("root/run"), base.join("outside"));
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::create_dir_all(outside.join("games")).unwrap();
+        std::fs::write(outside.join("secret.md"), "secret").unwrap();
+        std::fs::write(outside.join("run.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(outside.join("run.json"), run.join("run.json")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), run.join("notes.md")).unwrap();
+        assert_eq!(kind_of(&run), None, "a run file through a link is not a run file");
+        std::fs::write(run.join("arena.json"), "{}").unwrap();
+        let report = report("0/run", &run).unwrap();
+        assert!(report.files.iter().all(|f| f.name != "notes.md"), "{report:?}");
+        std::os::unix::fs::symlink(outside.join("games"), run.join("games")).unwrap();
+        assert!(Cache::default().dataset(&run).is_err(), "games/ through a link");
+        assert!(crate::datasets::discover(&[base.join("root")]).is_empty());
+        let _ = std::fs::remove_dir_all(base);
     }
 }

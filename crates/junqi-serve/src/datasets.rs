@@ -31,8 +31,8 @@ pub fn discover(roots: &[PathBuf]) -> Vec<DatasetInfo> {
     let mut list = Vec::new();
     walk_roots(roots, MAX_DEPTH, &[GAMES_DIR, junqi_selfplay::SAMPLES_DIR], |dir, id| {
         let games = dir.join(GAMES_DIR);
-        if games.is_dir() {
-            list.push(DatasetInfo { id, shards: shard_files(&games).map(|f| f.len()).unwrap_or(0) });
+        if real_dir(&games) {
+            list.push(DatasetInfo { id, shards: own_shards(&games).map(|f| f.len()).unwrap_or(0) });
         }
         true
     });
@@ -83,6 +83,22 @@ pub(crate) fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
+}
+
+/// Whether `path` is a directory itself, not a symbolic link to one: links
+/// below a root are not followed (one could lead anywhere).
+pub(crate) fn real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Whether `path` is a plain file itself, not a symbolic link to one.
+pub(crate) fn real_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The shard files of a `games/` or `samples/` directory, symbolic links left out.
+fn own_shards(dir: &Path) -> Result<Vec<PathBuf>, junqi_selfplay::SelfplayError> {
+    Ok(shard_files(dir)?.into_iter().filter(|f| real_file(f)).collect())
 }
 
 /// The directory a dataset or run name (`R/relative/path`) stands for:
@@ -164,7 +180,11 @@ const ANSWERS_KEPT: usize = 512;
 impl Cache {
     /// Every game of the dataset in `dir`.
     pub fn dataset(&self, dir: &Path) -> Result<Arc<Dataset>, ApiError> {
-        let files = shard_files(&dir.join(GAMES_DIR))
+        let games = dir.join(GAMES_DIR);
+        if !real_dir(&games) {
+            return Err(ApiError::not_found(format!("no games in {} (no {GAMES_DIR}/ directory)", dir.display())));
+        }
+        let files = own_shards(&games)
             .map_err(|e| ApiError::not_found(format!("no games in {}: {e}", dir.display())))?;
         let stamp = stamp_of(&files);
         let current = || self.datasets.lock().expect("cache lock").get(dir).filter(|d| d.stamp == stamp).cloned();
@@ -219,7 +239,7 @@ impl Cache {
 
     /// The samples shard `path` (absent: `None`), by game id.
     pub fn samples(&self, path: &Path) -> Result<Option<Arc<ShardSamples>>, ApiError> {
-        if !path.is_file() {
+        if !real_file(path) || !path.parent().is_some_and(real_dir) {
             return Ok(None);
         }
         let stamp = stamp_of(&[path.to_path_buf()]);

@@ -7,7 +7,7 @@
 use crate::board::{encode, piece_token};
 use crate::replay::{effect_words, observation_words};
 use crate::ApiError;
-use junqi_bots::{from_spec, Player};
+use junqi_bots::{build, BotSpec, Player};
 use junqi_core::setup::deployment_zone;
 use junqi_core::{
     rng_from_seed, Colour, Deployment, Game, GameRng, Kind, Mode, Move, MoveList, Outcome, Position, Rules, Seat,
@@ -31,6 +31,8 @@ fn random_seed() -> u64 {
 
 /// At most this many games are kept; the oldest goes first.
 const MAX_SESSIONS: usize = 256;
+/// The longest bot spec taken (the longest real one is a few hundred bytes).
+const MAX_SPEC_BYTES: usize = 4096;
 /// The most plies a bot is asked to play in a row before the page hears back.
 const MAX_BOT_PLIES: usize = 1000;
 
@@ -138,7 +140,12 @@ impl Session {
     /// A new game; in 暗棋 and 明棋 the bot deploys now and the person
     /// edits a random legal deployment before the first move.
     pub fn new(req: &NewGame, allow_engines: bool) -> Result<Session, ApiError> {
-        if !allow_engines && req.bot.contains("engine:") {
+        if req.bot.len() > MAX_SPEC_BYTES {
+            return Err(ApiError::bad_request(format!("a bot spec of {} bytes: at most {MAX_SPEC_BYTES}", req.bot.len())));
+        }
+        // Parsed once: the guard decides on the bot that is then built.
+        let spec = BotSpec::parse(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        if !allow_engines && spec.starts_programs() {
             return Err(ApiError::bad_request(
                 "engine bots start programs on this machine: run `junqi serve --allow-engines` to offer them",
             ));
@@ -149,7 +156,7 @@ impl Session {
             2 => Seat::Second,
             s => return Err(ApiError::bad_request(format!("seat {s}: 1 or 2"))),
         };
-        let bot = from_spec(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        let bot = build(&spec).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
         let seed = req.seed.unwrap_or_else(random_seed);
         let mut s = Session {
             id: 0,
@@ -399,8 +406,13 @@ mod tests {
         s.resign().unwrap();
         assert!(s.state().seed.is_some());
         assert_eq!(Session::new(&req(Some(9), "random"), false).unwrap().state().seed, Some(9));
-        let err = Session::new(&req(None, "engine:cmd=true"), false).err().unwrap();
-        assert!(err.message.contains("--allow-engines"), "{}", err.message);
+        // However the spec is written: the guard reads the parsed names.
+        for spec in ["engine:cmd=true", "engine :cmd=true", " engine\t:cmd=true", "mcts:eval= engine :cmd=true"] {
+            let err = Session::new(&req(None, spec), false).err().unwrap();
+            assert!(err.message.contains("--allow-engines"), "{spec}: {}", err.message);
+        }
+        let long = format!("mcts:c={}", "1".repeat(MAX_SPEC_BYTES));
+        assert!(Session::new(&req(None, &long), false).err().unwrap().message.contains("at most"));
     }
 
     /// The person's proposed deployment as the page sends it.

@@ -6,7 +6,7 @@ use crate::replay::{self, ReplayQuery, View};
 use crate::{dashboards, ApiError, AppState};
 use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -45,6 +45,13 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/resign", post(play_resign))
         .route("/api/play/{id}/record", get(play_record))
         .fallback(|| async { ApiError::not_found("no such page") })
+        // After the routes: it applies to those already added.
+        .method_not_allowed_fallback(|method: Method, uri: Uri| async move {
+            ApiError {
+                status: StatusCode::METHOD_NOT_ALLOWED,
+                message: format!("{method} {}: not a method this address takes", uri.path()),
+            }
+        })
         .layer(middleware::from_fn(local_host_only))
         .with_state(state)
 }

@@ -8,6 +8,7 @@ mod engine;
 mod engine_faults;
 mod evaluation;
 mod fuzz;
+mod fuzz_serve;
 mod golden;
 mod kill_resume;
 mod limits;
