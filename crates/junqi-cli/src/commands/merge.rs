@@ -71,8 +71,13 @@ pub fn run(args: Args) -> Result<()> {
         if same_dir(p, &args.out) {
             bail!("--out {} is one of the parts; merge into a new directory", args.out.display());
         }
+        let (part, out) = (absolute(p), absolute(&args.out));
+        if out.starts_with(&part) || part.starts_with(&out) {
+            bail!("--out {} and the part {} lie one inside the other; merge into a new directory", args.out.display(), p.display());
+        }
     }
     if kind == Kind::Selfplay {
+        check_out(&args.out, kind, &[RUN_FILE.into()])?;
         let m = merge_parts(&args.parts, &args.out)?;
         println!("merged {} parts: {} games in {} shards in {}", m.parts, m.games, m.shards, args.out.display());
         return Ok(());
@@ -86,6 +91,7 @@ pub fn run(args: Args) -> Result<()> {
         Kind::Studies => studies_of(&args.parts[0])?,
         Kind::Selfplay => unreachable!(),
     };
+    check_out(&args.out, kind, &task_files)?;
     let mut tasks = Vec::new();
     for f in &task_files {
         tasks.push((f.clone(), check_task_file(&args.parts, f)?));
@@ -252,6 +258,69 @@ fn check_task_file(parts: &[PathBuf], file: &Path) -> Result<Value> {
     Ok(whole)
 }
 
+/// The run files at the top of a run directory, and what each names.
+const RUN_FILES: [(&str, &str); 6] = [
+    (RUN_FILE, "a self-play run"),
+    (ARENA_FILE, "an arena"),
+    (STUDY_FILE, "a study"),
+    (SPRT_FILE, "an SPRT test"),
+    ("state.json", "a training loop"),
+    ("suite.json", "a regression suite"),
+];
+
+/// Refuse an `out` that cannot take this merge before anything is read or
+/// written: anything but a directory; a directory holding another kind of
+/// run; one holding files but not the run file of this work (`own`, the
+/// task files), unless only the lock of an interrupted merge. Whether a run
+/// file of this kind holds the same work is checked later
+/// ([`check_target`], and the self-play merge itself).
+fn check_out(out: &Path, kind: Kind, own: &[PathBuf]) -> Result<()> {
+    let refuse = |why: &str| anyhow::anyhow!("--out {}: {why}; merge into a new directory", out.display());
+    let meta = match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(refuse(&format!("cannot be read ({e})"))),
+        Ok(m) => m,
+    };
+    if !out.is_dir() {
+        let what = if meta.file_type().is_symlink() { "a symbolic link to no directory" } else { "not a directory" };
+        return Err(refuse(what));
+    }
+    for (file, what) in RUN_FILES {
+        if !own.iter().any(|f| f == Path::new(file)) && out.join(file).exists() {
+            return Err(refuse(&format!("holds {what} ({file})")));
+        }
+    }
+    let bots = out.join("bots");
+    if kind == Kind::Studies {
+        // A merge of a study of several bots: only these bots' studies.
+        if bots.exists() {
+            let entries = std::fs::read_dir(&bots).map_err(|e| refuse(&format!("bots/ cannot be read ({e})")))?;
+            for entry in entries.flatten() {
+                let rel = Path::new("bots").join(entry.file_name()).join(STUDY_FILE);
+                if !own.contains(&rel) {
+                    return Err(refuse(&format!("holds {}, a bot these parts do not study", rel.display())));
+                }
+            }
+            return Ok(());
+        }
+    } else if bots.exists() {
+        return Err(refuse("holds a study of several bots (bots/)"));
+    }
+    if own.iter().any(|f| out.join(f).exists()) {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(out).map_err(|e| refuse(&format!("cannot be read ({e})")))?;
+    let mut others = entries.flatten().map(|e| e.file_name()).filter(|n| n != junqi_selfplay::LOCK_FILE);
+    match others.next() {
+        Some(name) => Err(refuse(&format!(
+            "not empty ({} is there) and holds no {}",
+            name.to_string_lossy(),
+            own.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Refuse an `out` whose `file` holds other work than `whole`.
 fn check_target(out: &Path, file: &Path, whole: &Value) -> Result<()> {
     let target = out.join(file);
@@ -341,6 +410,25 @@ fn take_part(value: &mut Value, path: &Path) -> Result<Option<Part>> {
 
 fn part_of(run_file: &Path) -> Result<Option<Part>> {
     take_part(&mut read_json(run_file)?, run_file)
+}
+
+/// `path` with links resolved as far as it exists (the rest appended), so
+/// that two spellings of one place compare equal.
+fn absolute(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

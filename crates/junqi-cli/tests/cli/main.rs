@@ -12,6 +12,7 @@ mod fuzz_serve;
 mod golden;
 mod kill_resume;
 mod limits;
+mod merge_out;
 mod network;
 mod parts;
 mod play;
