@@ -38,8 +38,9 @@ pub fn read_table(path: Option<&std::path::Path>) -> Result<toml::Table> {
         None => Ok(toml::Table::new()),
         Some(p) => {
             let text = junqi_core::read_text(p).with_context(|| format!("{}", p.display()))?;
-            text.parse::<toml::Table>()
-                .map_err(|e| anyhow::anyhow!("{}: bad TOML: {}", p.display(), junqi_core::toml_error_line(&text, &e, true)))
+            text.parse::<toml::Table>().map_err(|e| {
+                anyhow::anyhow!("{}: bad TOML: {}", p.display(), junqi_core::toml_error_line(&text, &e, true))
+            })
         }
     }
 }

@@ -184,8 +184,8 @@ impl Cache {
         if !real_dir(&games) {
             return Err(ApiError::not_found(format!("no games in {} (no {GAMES_DIR}/ directory)", dir.display())));
         }
-        let files = own_shards(&games)
-            .map_err(|e| ApiError::not_found(format!("no games in {}: {e}", dir.display())))?;
+        let files =
+            own_shards(&games).map_err(|e| ApiError::not_found(format!("no games in {}: {e}", dir.display())))?;
         let stamp = stamp_of(&files);
         let current = || self.datasets.lock().expect("cache lock").get(dir).filter(|d| d.stamp == stamp).cloned();
         if let Some(d) = current() {

@@ -141,7 +141,10 @@ impl Session {
     /// edits a random legal deployment before the first move.
     pub fn new(req: &NewGame, allow_engines: bool) -> Result<Session, ApiError> {
         if req.bot.len() > MAX_SPEC_BYTES {
-            return Err(ApiError::bad_request(format!("a bot spec of {} bytes: at most {MAX_SPEC_BYTES}", req.bot.len())));
+            return Err(ApiError::bad_request(format!(
+                "a bot spec of {} bytes: at most {MAX_SPEC_BYTES}",
+                req.bot.len()
+            )));
         }
         // Parsed once: the guard decides on the bot that is then built.
         let spec = BotSpec::parse(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;

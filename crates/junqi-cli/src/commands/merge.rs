@@ -73,7 +73,11 @@ pub fn run(args: Args) -> Result<()> {
         }
         let (part, out) = (absolute(p), absolute(&args.out));
         if out.starts_with(&part) || part.starts_with(&out) {
-            bail!("--out {} and the part {} lie one inside the other; merge into a new directory", args.out.display(), p.display());
+            bail!(
+                "--out {} and the part {} lie one inside the other; merge into a new directory",
+                args.out.display(),
+                p.display()
+            );
         }
     }
     if kind == Kind::Selfplay {

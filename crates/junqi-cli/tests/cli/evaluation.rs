@@ -24,8 +24,14 @@ fn sprt_on_given_counts_gives_fishtests_llr() {
     let max = u64::MAX.to_string();
     assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "at most 2^50");
     // The sum is told exactly (2·(2^64 − 1) + 6), not rounded through a float.
-    assert_clean_error(&junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]), "sum to 36893488147419103236 pairs");
-    assert_clean_error(&junqi(&["sprt", "--penta", &format!("0,0,0,0,{}", (1u64 << 50) + 1)]), "1125899906842625 pairs");
+    assert_clean_error(
+        &junqi(&["sprt", "--penta", &format!("1,2,3,{max},{max}")]),
+        "sum to 36893488147419103236 pairs",
+    );
+    assert_clean_error(
+        &junqi(&["sprt", "--penta", &format!("0,0,0,0,{}", (1u64 << 50) + 1)]),
+        "1125899906842625 pairs",
+    );
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,x,4,5"]), "`x` is not a count");
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3,4,5", "--alpha", "2"]), "alpha");
     assert_clean_error(&junqi(&["sprt", "--candidate", "greedy"]), "--baseline");

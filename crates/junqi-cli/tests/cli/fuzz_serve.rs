@@ -120,7 +120,8 @@ impl Client {
             body.len()
         );
         let answer = String::from_utf8_lossy(&self.raw(text.as_bytes())).to_string();
-        let status = answer.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{path}: {answer}"));
+        let status =
+            answer.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{path}: {answer}"));
         let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
         assert!(!answer.contains(SECRET), "{method} {path} read outside the root: {answer}");
         (status, body)
@@ -145,7 +146,19 @@ fn build_root(base: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(&root).unwrap();
     let sp = |dir: &Path| {
         let d = dir.to_str().unwrap();
-        junqi(&["selfplay", "--games", "2", "--bots", "random,random", "--seed", "3", "--shard-games", "1", "--out", d]);
+        junqi(&[
+            "selfplay",
+            "--games",
+            "2",
+            "--bots",
+            "random,random",
+            "--seed",
+            "3",
+            "--shard-games",
+            "1",
+            "--out",
+            d,
+        ]);
     };
     sp(&root.join("good"));
     sp(&outside.join("run"));
@@ -197,8 +210,13 @@ fn build_root(base: &Path) -> (PathBuf, PathBuf) {
 fn fixed_checks(server: &Server) {
     let (status, body) = server.request("GET", "/api/datasets", "");
     assert_eq!(status, 200, "{body}");
-    let ids: Vec<String> = serde_json::from_str::<serde_json::Value>(&body).unwrap().as_array().unwrap()
-        .iter().map(|d| format!("{}:{}", d["id"].as_str().unwrap(), d["shards"])).collect();
+    let ids: Vec<String> = serde_json::from_str::<serde_json::Value>(&body)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| format!("{}:{}", d["id"].as_str().unwrap(), d["shards"]))
+        .collect();
     assert_eq!(ids, ["0/damaged:2", "0/good:2", "0/shard-link:0"], "links are not followed");
     let (_, body) = server.request("GET", "/api/runs", "");
     let runs: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -263,11 +281,23 @@ fn malformed(rng: &mut StdRng) -> Vec<u8> {
         }
         5 => {
             let method = pick(rng, &["GET", "BREW", "", "G\0T", "POST POST", "OPTIONS", "HEAD", "TRACE"]);
-            let path = pick(rng, &["/", "*", "", "//", "/api/../../etc/passwd", "http://x/api/board", "/%zz", "/api/play/-1"]);
+            let path =
+                pick(rng, &["/", "*", "", "//", "/api/../../etc/passwd", "http://x/api/board", "/%zz", "/api/play/-1"]);
             bytes = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").into_bytes();
         }
         6 => {
-            let body = pick(rng, &["", "{", "null", "[]", "{\"mode\":1}", "{\"mode\":\"fanqi\",\"seat\":300,\"bot\":\"random\"}", "\u{0}"]);
+            let body = pick(
+                rng,
+                &[
+                    "",
+                    "{",
+                    "null",
+                    "[]",
+                    "{\"mode\":1}",
+                    "{\"mode\":\"fanqi\",\"seat\":300,\"bot\":\"random\"}",
+                    "\u{0}",
+                ],
+            );
             bytes = format!("POST /api/play HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes();
         }
         _ => {
@@ -283,13 +313,44 @@ fn sneaky_path(rng: &mut StdRng) -> String {
     let name = pick(
         rng,
         &[
-            "0/..", "0/../outside", "0/../../..", "0/%2e%2e/outside", "0/..%2foutside", "0//etc", "/etc", "0/linked-run",
-            "0/linked-run/games", "0/games-link", "0/shard-link", "0/good/state.json", "0/good/..", "0/./good", "0/good%00",
-            "0/good\\..\\..", "1/good", "-1/good", "18446744073709551616/good", "0/loop-binary", "0/loop-linked", "0/damaged",
-            "0/good/games", "0/%ff%fe", "0/good/../../outside/run", "",
+            "0/..",
+            "0/../outside",
+            "0/../../..",
+            "0/%2e%2e/outside",
+            "0/..%2foutside",
+            "0//etc",
+            "/etc",
+            "0/linked-run",
+            "0/linked-run/games",
+            "0/games-link",
+            "0/shard-link",
+            "0/good/state.json",
+            "0/good/..",
+            "0/./good",
+            "0/good%00",
+            "0/good\\..\\..",
+            "1/good",
+            "-1/good",
+            "18446744073709551616/good",
+            "0/loop-binary",
+            "0/loop-linked",
+            "0/damaged",
+            "0/good/games",
+            "0/%ff%fe",
+            "0/good/../../outside/run",
+            "",
         ],
     );
-    let endpoint = pick(rng, &["/api/games?d=", "/api/game?id=1&d=", "/api/run?d=", "/api/run/file?name=secret.svg&d=", "/api/games?limit=1&offset=99999999999999999999&d="]);
+    let endpoint = pick(
+        rng,
+        &[
+            "/api/games?d=",
+            "/api/game?id=1&d=",
+            "/api/run?d=",
+            "/api/run/file?name=secret.svg&d=",
+            "/api/games?limit=1&offset=99999999999999999999&d=",
+        ],
+    );
     format!("{endpoint}{name}")
 }
 
@@ -302,7 +363,8 @@ fn sneaky_spec(rng: &mut StdRng, script: &str) -> String {
         2 => format!("mcts:sims=4,eval={engine}:cmd={script}"),
         3 => format!("mcts:sims=4,eval=\"{engine}:cmd={script},timeout=5\""),
         4 => format!("mcts:eval=\"mcts:eval=\\\"{engine}:cmd={script}\\\"\""),
-        _ => pick(rng, &["random", "greedy", "mcts:sims=2", "heuristic", "", ":", "mcts:eval=", "net:engine"]).to_string(),
+        _ => pick(rng, &["random", "greedy", "mcts:sims=2", "heuristic", "", ":", "mcts:eval=", "net:engine"])
+            .to_string(),
     };
     spec
 }
@@ -374,8 +436,18 @@ fn serve_survives_hostile_requests() {
                 for _ in 0..per_thread {
                     let (method, path, body) = match r.random_range(0..4) {
                         0 => ("GET", "/api/datasets".to_string(), String::new()),
-                        1 => ("GET", format!("/api/game?d=0/good&id={}&view={}", r.random_range(0..4), pick(&mut r, &["all", "1", "2", "x"])), String::new()),
-                        2 => ("POST", "/api/play".to_string(), r#"{"mode":"anqi","seat":2,"bot":"random"}"#.to_string()),
+                        1 => (
+                            "GET",
+                            format!(
+                                "/api/game?d=0/good&id={}&view={}",
+                                r.random_range(0..4),
+                                pick(&mut r, &["all", "1", "2", "x"])
+                            ),
+                            String::new(),
+                        ),
+                        2 => {
+                            ("POST", "/api/play".to_string(), r#"{"mode":"anqi","seat":2,"bot":"random"}"#.to_string())
+                        }
                         _ => ("GET", sneaky_path(&mut r), String::new()),
                     };
                     let (status, answer) = client.request(method, &path, &body);
@@ -391,4 +463,3 @@ fn serve_survives_hostile_requests() {
     drop(server);
     let _ = std::fs::remove_dir_all(base);
 }
-

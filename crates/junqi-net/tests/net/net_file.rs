@@ -266,9 +266,8 @@ fn two_writes_of_one_net_are_the_same_bytes() {
     let header = std::str::from_utf8(&first[8..8 + n]).unwrap();
     assert!(header.starts_with("{\"__metadata__\":{"), "{header}");
     // Each key where it opens an entry (`{"k":` or `,"k":`; inside a value quotes are escaped).
-    let at = |k: &str| {
-        [format!("{{\"{k}\":"), format!(",\"{k}\":")].iter().find_map(|p| header.find(p.as_str())).unwrap()
-    };
+    let at =
+        |k: &str| [format!("{{\"{k}\":"), format!(",\"{k}\":")].iter().find_map(|p| header.find(p.as_str())).unwrap();
     let mut names: Vec<&str> = back_keys(&a);
     names.sort();
     let places: Vec<usize> = names.iter().map(|k| at(k)).collect();
