@@ -6,6 +6,7 @@ mod common;
 mod contributing;
 mod engine;
 mod engine_faults;
+mod engine_fuzz;
 mod evaluation;
 mod fuzz;
 mod fuzz_serve;
