@@ -78,6 +78,12 @@ pub struct SelfplaySettings {
     pub search: String,
     /// "gumbel": actions considered at the root.
     pub considered: u32,
+    /// The search's draw score (its `draw` key): what a draw is worth to the
+    /// searching seat, a number in [-1, 1] or "auto"; empty = 0 (a draw is
+    /// half a win). Below 0 self-play plays on for a win, and with "gumbel"
+    /// the improved policy it trains on does too.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub draw: String,
     /// Positions written per game: a number or "all".
     pub samples_per_game: String,
     /// `[selfplay.resign]`: the net-guided games resign on the search's value
@@ -274,6 +280,7 @@ impl Default for SelfplaySettings {
             qtemp: 0.0,
             search: "puct".into(),
             considered: 16,
+            draw: String::new(),
             samples_per_game: "all".into(),
             resign: None,
             resign_false_rate: 0.05,
@@ -411,6 +418,9 @@ impl LoopConfig {
             "gumbel" => return bad("selfplay.search = \"gumbel\" needs a search (selfplay.sims > 0)".into()),
             other => return bad(format!("selfplay.search: expected \"puct\" or \"gumbel\", not {other:?}")),
         }
+        if !self.selfplay.draw.is_empty() && self.selfplay.sims == 0 {
+            return bad("selfplay.draw is the search's draw score: it needs a search (selfplay.sims > 0)".into());
+        }
         junqi_bots::build(&self.bootstrap.bot).map_err(|err| LoopError::Config(format!("bootstrap.bot: {err}")))?;
         // The bots of later generations, checked now rather than after the
         // bootstrap (their net does not exist yet: only the spec is read).
@@ -449,6 +459,7 @@ impl LoopConfig {
                 .with("temp_plies", s.temp_plies);
             with_optional(with_optional(spec, "qtemp", s.qtemp), "mix", s.mix)
         };
+        let spec = if s.draw.is_empty() { spec } else { spec.with("draw", &s.draw) };
         spec.with("eval", net_spec(net))
     }
 
@@ -548,6 +559,27 @@ mod tests {
         // An ordinary path reads as before: `…,eval=net:path=FILE`.
         let plain = LoopConfig::default().selfplay_bot(Path::new("runs/x/net-001.safetensors")).to_string();
         assert!(plain.ends_with(",eval=net:path=runs/x/net-001.safetensors"), "{plain}");
+    }
+
+    #[test]
+    fn the_self_play_draw_score_reaches_the_search_and_is_checked() {
+        let net = Path::new("runs/x/net-001.safetensors");
+        let mut config = LoopConfig::default();
+        let json = serde_json::to_value(&config).unwrap();
+        assert!(json["selfplay"].get("draw").is_none(), "a config without it reads as before: {json}");
+        assert_eq!(config.selfplay_bot(net).get("draw"), None);
+        for draw in ["-0.3", "auto"] {
+            config.selfplay.draw = draw.into();
+            config.check().unwrap();
+            let spec = config.selfplay_bot(net);
+            assert_eq!(spec.get("draw"), Some(draw));
+            assert_ne!(junqi_bots::MctsConfig::from_spec(&spec).unwrap().draw, junqi_bots::DrawScore::Fixed(0.0));
+        }
+        config.selfplay.draw = "2".into();
+        assert!(config.check().unwrap_err().to_string().contains("draw"));
+        config.selfplay.draw = "-0.3".into();
+        config.selfplay.sims = 0;
+        assert!(config.check().unwrap_err().to_string().contains("selfplay.draw"));
     }
 
     #[test]
