@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Decode the `position` column of a samples/ dataset (obs-code-v1, docs/data.md)
+"""Decode the `position` column of a samples/ dataset (obs-code-v2, or the
+first version obs-code-v1 without the history; docs/data.md)
 into the observation planes a net reads, with numpy.
 
     import pyarrow.dataset as ds
     from decode_position import decode_positions
     table = ds.dataset("DIR/samples", format="parquet").to_table(columns=["position", "legal_actions"])
-    x = decode_positions(table.column("position").to_pylist())   # float32 [N, 100, 12, 5]
+    x = decode_positions(table.column("position").to_pylist())   # float32 [N, 110, 12, 5]
 
 Run as a script, it checks itself against planes the Rust encoder wrote
 (the project's tests do this):
@@ -25,11 +26,16 @@ STATIC_MASKS = (0x1445000A22800, 0x50000000000000A, 0x7E318FFF18C7E0)  # camps, 
 STATIC = np.array([[(m >> n) & 1 for n in range(60)] for m in STATIC_MASKS], dtype=np.float32)
 
 
+CHANNELS = 110
+CODE_BYTES = 189
+V1_CODE_BYTES = 180
+
+
 def decode_position(data: bytes) -> np.ndarray:
-    """One 180-byte position -> float32 [100, 12, 5]."""
-    if len(data) != 180:
-        raise ValueError(f"a position has 180 bytes, not {len(data)}")
-    planes = np.zeros((100, 60), dtype=np.float32)
+    """One 189-byte position (or a 180-byte obs-code-v1 one) -> float32 [110, 12, 5]."""
+    if len(data) not in (CODE_BYTES, V1_CODE_BYTES):
+        raise ValueError(f"a position has {CODE_BYTES} bytes ({V1_CODE_BYTES} in obs-code-v1), not {len(data)}")
+    planes = np.zeros((CHANNELS, 60), dtype=np.float32)
     nodes = np.frombuffer(data, "<u2", 60, 0)
     cls, kinds = nodes >> 12, nodes & 0xFFF
     bits = (kinds[:, None] >> np.arange(12)) & 1  # [node, kind]
@@ -42,12 +48,21 @@ def decode_position(data: bytes) -> np.ndarray:
     planes[78:80] = np.frombuffer(data, "<f4", 2, 168).reshape(2, 1)  # quiet, ply fractions
     (flags,) = np.frombuffer(data, "<u4", 1, 176)
     planes[80:100] = ((int(flags) >> np.arange(20)) & 1).reshape(20, 1)
-    return planes.reshape(100, 12, 5)
+    if len(data) == CODE_BYTES:
+        # The last 4 actions (from, to) newest first, 0xFF for none; then the repetitions.
+        for i, node in enumerate(data[180:188]):
+            if node != 0xFF:
+                planes[100 + i, node] = 1
+        planes[108] = data[188] >= 1
+        planes[109] = data[188] >= 2
+    return planes.reshape(CHANNELS, 12, 5)
 
 
 def decode_positions(column) -> np.ndarray:
     """A list of positions (bytes) -> float32 [N, 100, 12, 5]."""
-    return np.stack([decode_position(p) for p in column]) if len(column) else np.zeros((0, 100, 12, 5), np.float32)
+    if not len(column):
+        return np.zeros((0, CHANNELS, 12, 5), np.float32)
+    return np.stack([decode_position(p) for p in column])
 
 
 def legal_mask(legal_actions) -> np.ndarray:
@@ -61,8 +76,8 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: decode_position.py CODES.bin PLANES.bin")
     codes = open(sys.argv[1], "rb").read()
-    want = np.fromfile(sys.argv[2], dtype="<f4").reshape(-1, 100, 12, 5)
-    got = decode_positions([codes[i : i + 180] for i in range(0, len(codes), 180)])
+    want = np.fromfile(sys.argv[2], dtype="<f4").reshape(-1, CHANNELS, 12, 5)
+    got = decode_positions([codes[i : i + CODE_BYTES] for i in range(0, len(codes), CODE_BYTES)])
     if got.shape != want.shape or not np.array_equal(got.view(np.uint32), want.view(np.uint32)):
         bad = np.argwhere(got != want)[:5] if got.shape == want.shape else got.shape
         sys.exit(f"decode_position.py disagrees with the Rust planes at {bad}")

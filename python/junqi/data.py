@@ -69,7 +69,12 @@ __all__ = [
 ]
 
 ACTIONS = 3600
-CODE_BYTES = 180
+CODE_BYTES = 189
+#: An ``obs-code-v1`` record (samples written before the history planes):
+#: read as today's code with no history.
+V1_CODE_BYTES = 180
+#: What a v1 record lacks: no last actions (0xFF pairs), seen 0 times before.
+_V1_TAIL = np.array([0xFF] * 8 + [0], np.uint8)
 NODES = 60
 #: Samples schema versions this reader understands (docs/data.md).
 SCHEMA_VERSIONS = ("2", "3")
@@ -269,8 +274,22 @@ def _column(table, name: str) -> pa.Array:
     return col
 
 
+def upgrade_codes(codes: np.ndarray) -> np.ndarray:
+    """``uint8 [B, 180]`` obs-code-v1 records → ``[B, 189]`` obs-code-v2 ones
+    with no history; v2 records come back as they are."""
+    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    if codes.ndim == 2 and codes.shape[1] == V1_CODE_BYTES:
+        return np.concatenate([codes, np.broadcast_to(_V1_TAIL, (codes.shape[0], len(_V1_TAIL)))], axis=1)
+    return codes
+
+
 def positions(table) -> np.ndarray:
-    """The ``position`` column as ``uint8 [B, 180]`` obs-code-v1 records."""
+    """The ``position`` column as ``uint8 [B, 189]`` obs-code-v2 records
+    (obs-code-v1 ones, 180 bytes, upgraded with no history)."""
+    return upgrade_codes(_positions(table))
+
+
+def _positions(table) -> np.ndarray:
     col = _column(table, "position")
     n = len(col)
     if n == 0:
@@ -278,11 +297,12 @@ def positions(table) -> np.ndarray:
     if col.null_count:
         raise ValueError("position: null entries (the column is required)")
     if pa.types.is_fixed_size_binary(col.type):
-        if col.type.byte_width != CODE_BYTES:
-            raise ValueError(f"position: {col.type.byte_width} bytes per row, expected {CODE_BYTES}")
+        width = col.type.byte_width
+        if width not in (CODE_BYTES, V1_CODE_BYTES):
+            raise ValueError(f"position: {width} bytes per row, expected {CODE_BYTES}")
         data = np.frombuffer(col.buffers()[1], np.uint8)
-        start = col.offset * CODE_BYTES
-        return data[start : start + n * CODE_BYTES].reshape(n, CODE_BYTES).copy()
+        start = col.offset * width
+        return data[start : start + n * width].reshape(n, width).copy()
     if pa.types.is_large_binary(col.type):
         offsets = np.frombuffer(col.buffers()[1], np.int64)[col.offset : col.offset + n + 1]
     elif pa.types.is_binary(col.type):
@@ -290,11 +310,12 @@ def positions(table) -> np.ndarray:
     else:
         raise TypeError(f"position: expected a binary column, got {col.type}")
     lengths = np.diff(offsets)
-    if (lengths != CODE_BYTES).any():
-        bad = int(np.argmax(lengths != CODE_BYTES))
+    width = int(lengths[0])
+    if width not in (CODE_BYTES, V1_CODE_BYTES) or (lengths != width).any():
+        bad = int(np.argmax(lengths != (width if width in (CODE_BYTES, V1_CODE_BYTES) else CODE_BYTES)))
         raise ValueError(f"position: row {bad} has {int(lengths[bad])} bytes, expected {CODE_BYTES}")
     data = np.frombuffer(col.buffers()[2], np.uint8)
-    return data[int(offsets[0]) : int(offsets[-1])].reshape(n, CODE_BYTES).copy()
+    return data[int(offsets[0]) : int(offsets[-1])].reshape(n, width).copy()
 
 
 def _lists(table, name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -359,7 +380,7 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
 
     * ``obs``: ``float32 [B, C, 12, 5]`` the observation planes (``position``
       decoded by :func:`junqi.decode_codes`, identical to ``Game.observation``
-      of the mover at that ply); ``codes`` ``uint8 [B, 180]`` the raw records.
+      of the mover at that ply); ``codes`` ``uint8 [B, 189]`` the raw records.
       ``decode_planes=False`` leaves ``obs`` out (decode batches later).
     * ``mask``: ``uint8 [B, 3600]`` legal actions; ``policy``: ``float32 [B, 3600]``
       the bot's distribution (sums to 1 per row).
@@ -404,8 +425,9 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
 
 
 def decode_codes(codes: np.ndarray) -> np.ndarray:
-    """obs-code-v1 records ``uint8 [B, 180]`` → planes ``float32 [B, C, 12, 5]`` (the Rust decoder)."""
-    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    """obs-code-v2 records ``uint8 [B, 189]`` (or obs-code-v1 ones, ``[B, 180]``)
+    → planes ``float32 [B, C, 12, 5]`` (the Rust decoder)."""
+    codes = upgrade_codes(codes)
     if codes.ndim != 2 or codes.shape[1] != CODE_BYTES:
         raise ValueError(f"codes: expected [B, {CODE_BYTES}] bytes, got shape {codes.shape}")
     return junqi.decode_codes(codes)
@@ -419,12 +441,12 @@ _STATIC = np.array([[(m >> n) & 1 for n in range(60)] for m in _STATIC_MASKS], d
 
 
 def decode_codes_numpy(codes: np.ndarray) -> np.ndarray:
-    """The same as :func:`decode_codes` in numpy alone (docs/data.md, obs-code-v1; 100 planes)."""
-    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    """The same as :func:`decode_codes` in numpy alone (docs/data.md, obs-code-v2; 110 planes)."""
+    codes = upgrade_codes(codes)
     if codes.ndim != 2 or codes.shape[1] != CODE_BYTES:
         raise ValueError(f"codes: expected [B, {CODE_BYTES}] bytes, got shape {codes.shape}")
     b = codes.shape[0]
-    planes = np.zeros((b, 100, 60), np.float32)
+    planes = np.zeros((b, 110, 60), np.float32)
     nodes = codes[:, :120].copy().view("<u2")  # [B, 60]
     cls, kinds = nodes >> 12, nodes & 0xFFF
     bits = ((kinds[:, :, None] >> np.arange(12)) & 1).astype(np.float32)  # [B, node, kind]
@@ -437,7 +459,15 @@ def decode_codes_numpy(codes: np.ndarray) -> np.ndarray:
     planes[:, 78:80] = codes[:, 168:176].copy().view("<f4").reshape(b, 2, 1)
     flags = codes[:, 176:180].copy().view("<u4").reshape(b).astype(np.int64)
     planes[:, 80:100] = ((flags[:, None] >> np.arange(20)) & 1).reshape(b, 20, 1)
-    return planes.reshape(b, 100, 12, 5)
+    # The last 4 actions' (from, to) nodes, 0xFF for none, then the repetitions.
+    rows = np.arange(b)
+    for i in range(8):
+        node = codes[:, 180 + i].astype(np.int64)
+        some = node != 0xFF
+        planes[rows[some], 100 + i, node[some]] = 1
+    planes[:, 108] = (codes[:, 188] >= 1)[:, None]
+    planes[:, 109] = (codes[:, 188] >= 2)[:, None]
+    return planes.reshape(b, 110, 12, 5)
 
 
 # --------------------------------------------------------------------------

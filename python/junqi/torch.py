@@ -62,7 +62,7 @@ DATA_CHECKSUM_KEY = "data_fnv1a64"
 #: ``ModelConfig::default()`` of ``crates/junqi-net/src/model.rs``, in its
 #: field order (the order the Rust side writes the ``architecture`` JSON in).
 DEFAULT_CONFIG: Dict[str, object] = {
-    "in_channels": 100,
+    "in_channels": 110,
     "blocks": 6,
     "channels": 64,
     "value_planes": 4,
@@ -163,7 +163,9 @@ class Net(nn.Module):
         """The trunk's features ``[B, channels, 12, 5]`` of ``planes``
         (``[B, C, 12, 5]`` or ``[B, C·60]``)."""
         b = planes.shape[0]
-        x = planes.reshape(b, int(self.config["in_channels"]), 12, 5)
+        cin = int(self.config["in_channels"])
+        # A net made before the history planes reads the first 100 of today's 110.
+        x = planes.reshape(b, -1, 12, 5)[:, :cin].reshape(b, cin, 12, 5)
         x = F.relu(self.stem(x))
         for block in self.blocks:
             x = block(x)

@@ -15,7 +15,7 @@ mod vecenv;
 
 use junqi_core::rules::OPTION_NAMES;
 use junqi_core::{Mode, Rules, Seat};
-use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE};
+use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE, V1_CODE_BYTES};
 use numpy::{PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -86,17 +86,19 @@ fn rules_dict<'py>(py: Python<'py>, mode: &str, rules: Option<&Bound<'py, PyDict
     Ok(out)
 }
 
-/// Observation planes `[B, C, 12, 5]` from `obs-code-v1` records `[B, 180]`
-/// (the samples' `position` column), exactly as the encoders write them.
+/// Observation planes `[B, C, 12, 5]` from `obs-code-v2` records `[B, 189]`
+/// (the samples' `position` column; `obs-code-v1` ones, `[B, 180]`, read with
+/// no history), exactly as the encoders write them.
 #[pyfunction]
 fn decode_codes<'py>(py: Python<'py>, codes: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray4<f32>>> {
     let codes = py.import("numpy")?.call_method1("ascontiguousarray", (codes, "uint8"))?;
     let codes =
-        codes.cast::<PyArray2<u8>>().map_err(|_| PyValueError::new_err("codes: expected a 2-d array [B, 180]"))?;
+        codes.cast::<PyArray2<u8>>().map_err(|_| PyValueError::new_err("codes: expected a 2-d array [B, 189]"))?;
     let codes = codes.try_readonly()?;
     let shape = codes.shape();
-    if shape[1] != CODE_BYTES {
-        return Err(PyValueError::new_err(format!("codes: expected {CODE_BYTES} bytes per row, got {}", shape[1])));
+    let width = shape[1];
+    if width != CODE_BYTES && width != V1_CODE_BYTES {
+        return Err(PyValueError::new_err(format!("codes: expected {CODE_BYTES} bytes per row, got {width}")));
     }
     let rows = shape[0];
     let bytes = codes.as_slice().map_err(value_error)?;
@@ -104,7 +106,7 @@ fn decode_codes<'py>(py: Python<'py>, codes: &Bound<'py, PyAny>) -> PyResult<Bou
     {
         let mut planes = out.readwrite();
         let planes = planes.as_slice_mut().map_err(value_error)?;
-        for (r, record) in bytes.chunks_exact(CODE_BYTES).enumerate() {
+        for (r, record) in bytes.chunks_exact(width).enumerate() {
             let code = ObsCode::from_bytes(record).map_err(|e| value_error(format!("row {r}: {e}")))?;
             code.write_planes(&mut planes[r * OBS_SIZE..(r + 1) * OBS_SIZE]);
         }

@@ -147,7 +147,7 @@ def test_heuristic_run_and_metadata(selfplay_runs):
     np.testing.assert_allclose(arrays["policy"].sum(axis=1), 1.0, atol=1e-5)
     files = data.shard_files(run, "samples")
     meta = data.shard_metadata(files[0])
-    assert meta["junqi.obs_encoding"] == "obs-code-v1"
+    assert meta["junqi.obs_encoding"] == "obs-code-v2"
     assert meta["junqi.samples_schema"] == "3"
     assert json.loads(meta["junqi.config"]) == config
 

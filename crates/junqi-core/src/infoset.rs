@@ -13,6 +13,7 @@
 //! inside is a *view* with every hidden kind erased, so no bot can peek.
 
 use crate::board::{rail_run_targets, squares, Square, ADJACENT, HEADQUARTERS, NODES};
+use crate::history::History;
 use crate::moves::{Move, MoveList};
 use crate::piece::{Colour, Kind, KindSet, Piece, Seat, ALL_KINDS, KINDS, MOVABLE};
 use crate::position::{combat, CombatOutcome, Effect, Position};
@@ -98,14 +99,22 @@ pub struct InfoSet {
     removed: Vec<KindSet>,
     /// 翻棋: face-down pieces per colour and kind.
     unseen: [[u8; KINDS]; 2],
+    /// The last actions and the views seen since the last attack or flip.
+    history: History,
 }
 
 impl InfoSet {
     /// The information set of `seat` at the start of a game (or in any
     /// position where nothing beyond the rules' constraints has been seen).
     pub fn new(truth: &Position, seat: Seat) -> InfoSet {
-        let mut info =
-            InfoSet { seat, view: truth.clone(), possible: [0; NODES], removed: Vec::new(), unseen: [[0; KINDS]; 2] };
+        let mut info = InfoSet {
+            seat,
+            view: truth.clone(),
+            possible: [0; NODES],
+            removed: Vec::new(),
+            unseen: [[0; KINDS]; 2],
+            history: History::default(),
+        };
         if truth.mode() == Mode::Anqi {
             if let Some(enemy) = truth.colour_of(seat.other()) {
                 // A ply-0 position is a deployment, so its rules say what may stand
@@ -122,6 +131,7 @@ impl InfoSet {
             info.propagate_counts(truth);
         }
         info.rebuild_view(truth);
+        info.history = History::starting_at(&info.view);
         info
     }
 
@@ -141,7 +151,14 @@ impl InfoSet {
         possible: &[(Square, KindSet)],
         removed: Vec<KindSet>,
     ) -> InfoSet {
-        let mut info = InfoSet { seat, view: stand_in.clone(), possible: [0; NODES], removed, unseen: [[0; KINDS]; 2] };
+        let mut info = InfoSet {
+            seat,
+            view: stand_in.clone(),
+            possible: [0; NODES],
+            removed,
+            unseen: [[0; KINDS]; 2],
+            history: History::default(),
+        };
         if stand_in.mode() == Mode::Anqi {
             if let Some(enemy) = stand_in.colour_of(seat.other()) {
                 for sq in squares(stand_in.colour_bb(enemy)) {
@@ -155,7 +172,15 @@ impl InfoSet {
             }
         }
         info.rebuild_view(stand_in);
+        info.history = History::starting_at(&info.view);
         info
+    }
+
+    /// The same information set with `history` as what the seat remembers
+    /// (an engine told the recent actions and repetitions by its host).
+    pub fn with_history(mut self, history: History) -> InfoSet {
+        self.history = history;
+        self
     }
 
     /// Update after `mv` (with `effect`) took `before` to `after`, from what
@@ -174,6 +199,7 @@ impl InfoSet {
             self.propagate_counts(truth_after);
         }
         self.rebuild_view(truth_after);
+        self.history.push(obs.mv, &self.view);
     }
 
     pub fn seat(&self) -> Seat {
@@ -224,6 +250,11 @@ impl InfoSet {
     /// 暗棋: kinds each removed enemy piece may have been.
     pub fn removed_enemy(&self) -> &[KindSet] {
         &self.removed
+    }
+    /// What the seat remembers: the last actions and how often it has seen
+    /// the board in front of it (docs/rules.md §5).
+    pub fn history(&self) -> &History {
+        &self.history
     }
     /// 翻棋: face-down pieces of `colour` and `kind` (public knowledge).
     pub fn unseen(&self, colour: Colour, kind: Kind) -> u8 {

@@ -18,8 +18,8 @@
 //! [`encode_position`] wrote (tested on every ply of random games).
 
 use junqi_core::{
-    Colour, Deployment, DeploymentError, InfoSet, JfenError, Kind, Mode, Piece, Position, Rules, RulesError, Seat,
-    Square,
+    Colour, Deployment, DeploymentError, History, InfoSet, JfenError, Kind, Mode, Move, Piece, Position, Rules,
+    RulesError, Seat, Square, HISTORY_PLIES,
 };
 use std::collections::HashMap;
 
@@ -128,6 +128,16 @@ pub fn encode_position(info: &InfoSet) -> String {
         }
         Mode::Mingqi => {}
     }
+    // What the seat remembers (rules §5.4), in every mode.
+    let history = info.history();
+    let last: Vec<String> = history.recent().iter().map_while(|m| m.map(|m| m.to_string())).collect();
+    if !last.is_empty() {
+        out.push_str(" last ");
+        out.push_str(&last.join(" "));
+    }
+    if history.repetitions() > 0 {
+        out.push_str(&format!(" seen {}", history.repetitions()));
+    }
     out
 }
 
@@ -139,13 +149,17 @@ struct Extras {
     pool: Vec<Piece>,
     kinds: HashMap<Square, KindSet>,
     removed: Vec<KindSet>,
+    /// The seat's last actions, newest first (`last`).
+    last: Vec<Move>,
+    /// How often the seat saw this board before (`seen`).
+    seen: u32,
 }
 
 fn parse_extras(tokens: &[&str]) -> Result<Extras, ProtocolError> {
     let mut extras = Extras::default();
     let mut section: Option<&str> = None;
     for &token in tokens {
-        if matches!(token, "pool" | "kinds" | "removed") {
+        if matches!(token, "pool" | "kinds" | "removed" | "last" | "seen") {
             extras.pool_given |= token == "pool";
             section = Some(token);
             continue;
@@ -171,8 +185,24 @@ fn parse_extras(tokens: &[&str]) -> Result<Extras, ProtocolError> {
                 }
             }
             Some("removed") => extras.removed.push(parse_kinds(token)?),
+            Some("last") => {
+                if extras.last.len() == HISTORY_PLIES {
+                    return Err(syntax(format!("last: at most {HISTORY_PLIES} actions")));
+                }
+                extras.last.push(token.parse().map_err(|_| syntax(format!("last: `{token}` is not an action")))?);
+            }
+            Some("seen") => {
+                extras.seen = token
+                    .parse()
+                    .ok()
+                    .filter(|&n| n <= 10_000)
+                    .ok_or_else(|| syntax(format!("seen: `{token}` is not a count from 0 to 10000")))?;
+                section = None;
+            }
             _ => {
-                return Err(syntax(format!("unexpected `{token}` after the position; expected pool, kinds or removed")))
+                return Err(syntax(format!(
+                    "unexpected `{token}` after the position; expected pool, kinds, removed, last or seen"
+                )))
             }
         }
     }
@@ -360,6 +390,8 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
             InfoSet::new(&stand_in, seat)
         }
     };
+    let history = History::told(&extras.last, extras.seen, info.view());
+    let info = info.with_history(history);
     // The check the referee's sets pass on every ply (tests/infoset.rs).
     match info.inconsistency() {
         Some(why) => Err(ProtocolError::Inconsistent(why)),

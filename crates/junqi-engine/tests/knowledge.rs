@@ -153,3 +153,28 @@ fn contradictory_positions_are_refused() {
         assert!(err.contains(expect), "`{text}`: {err}");
     }
 }
+
+/// What the seat remembers travels too: the last actions and how often the
+/// board was seen before (rules §5.4), and a line that says too much is refused.
+#[test]
+fn the_history_rides_on_the_position_line() {
+    let rules = Rules::preset(Mode::Mingqi);
+    let mut game = Game::new(Position::from_jfen("kf3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 0 0", rules).unwrap());
+    for _ in 0..2 {
+        for mv in ["e1e2", "a12a11", "e2e1", "a11a12"] {
+            game.play(mv.parse().unwrap()).unwrap();
+        }
+    }
+    let info = game.infoset(Seat::First);
+    let line = encode_position(info);
+    assert!(line.ends_with(" last a11a12 e2e1 a12a11 e1e2 seen 2"), "{line}");
+    let back = decode_position(&line, rules, Seat::First).unwrap();
+    assert_eq!(&back, info);
+    assert_eq!(back.history().repetitions(), 2);
+    // Without the extras the same board is a fresh one: not the same information set.
+    let bare = line.split(" last ").next().unwrap();
+    assert_ne!(&decode_position(bare, rules, Seat::First).unwrap(), info);
+    for bad in [" last a1a2 a1a2 a1a2 a1a2 a1a2", " last z9z9", " seen -1", " seen many", " seen 10001"] {
+        assert!(decode_position(&format!("{bare}{bad}"), rules, Seat::First).is_err(), "{bad}");
+    }
+}

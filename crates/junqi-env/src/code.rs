@@ -1,4 +1,4 @@
-//! The compact observation `obs-code-v1`: a fixed 180-byte record of one
+//! The compact observation `obs-code-v2`: a fixed 189-byte record of one
 //! seat's information set from which every plane of the observation
 //! ([`crate::encode_observation`]) is rebuilt exactly, bit for bit.
 //!
@@ -18,24 +18,33 @@
 //! | 168–171 | `quiet_fraction` (`f32`, plane 78) |
 //! | 172–175 | `ply_fraction` (`f32`, plane 79) |
 //! | 176–179 | `u32`: bit `b` is the value of plane `80 + b` (the 20 flag planes 80–99) |
+//! | 180–187 | the last 4 actions, newest first: (from, to) node pairs in the seat's frame, `0xFF 0xFF` for none (planes 100–107) |
+//! | 188 | how often the seat saw this board before, capped at 2 (planes 108–109) |
+//!
+//! `obs-code-v1` (samples written before the history planes) is the first
+//! 180 bytes: [`ObsCode::from_bytes`] reads it as a code with no history.
 //!
 //! Counts become planes as `count / army count`, computed as the encoder
 //! does, so the floats are identical.
 
 use crate::frame::square_to_frame;
 use crate::observation::{
-    counts, flag_bits, fractions, CAMP, COLOURS_ASSIGNED, ENEMY_KIND, ENEMY_OCCUPANCY, FACE_DOWN, MATERIAL_ENEMY,
-    MATERIAL_OWN, OBS_CHANNELS, OBS_SIZE, OWN_KIND, OWN_OCCUPANCY, PLANE, PLY, POOL_ENEMY, POOL_OWN, QUIET,
-    STATIC_PLANES,
+    counts, flag_bits, fractions, history_nodes, seen_count, CAMP, COLOURS_ASSIGNED, ENEMY_KIND, ENEMY_OCCUPANCY,
+    FACE_DOWN, FLAG_PLANES, HISTORY, MATERIAL_ENEMY, MATERIAL_OWN, OBS_SIZE, OWN_KIND, OWN_OCCUPANCY, PLANE, PLY,
+    POOL_ENEMY, POOL_OWN, QUIET, SEEN_BEFORE, SEEN_TWICE, STATIC_PLANES,
 };
 use junqi_core::board::squares;
 use junqi_core::piece::KINDS;
-use junqi_core::{Colour, InfoSet, Kind, Mode};
+use junqi_core::{Colour, InfoSet, Kind, Mode, HISTORY_PLIES};
 
 /// Bytes of one code.
-pub const CODE_BYTES: usize = 180;
+pub const CODE_BYTES: usize = 189;
 /// The layout's name, written to dataset metadata.
-pub const CODE_FORMAT: &str = "obs-code-v1";
+pub const CODE_FORMAT: &str = "obs-code-v2";
+/// Bytes of an `obs-code-v1` code (no history), still read.
+pub const V1_CODE_BYTES: usize = 180;
+/// The first layout's name (samples written before the history planes).
+pub const V1_CODE_FORMAT: &str = "obs-code-v1";
 
 /// A node's class in bits 12–13 of its `u16`.
 pub const CLASS_EMPTY: u16 = 0;
@@ -49,10 +58,12 @@ const COUNTS_AT: usize = 120;
 const QUIET_AT: usize = 168;
 const PLY_AT: usize = 172;
 const FLAGS_AT: usize = 176;
+const HISTORY_AT: usize = 180;
+const SEEN_AT: usize = HISTORY_AT + 2 * HISTORY_PLIES;
+/// A history byte for "no action".
+const NO_NODE: u8 = 0xFF;
 /// The count groups in byte order: pool own, pool enemy, material own, material enemy.
 const COUNT_PLANES: [usize; 4] = [POOL_OWN, POOL_ENEMY, MATERIAL_OWN, MATERIAL_ENEMY];
-/// Planes `COLOURS_ASSIGNED ..` are the flag bits.
-const FLAG_PLANES: usize = OBS_CHANNELS - COLOURS_ASSIGNED;
 
 /// One seat's observation in 180 bytes (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -102,16 +113,41 @@ impl ObsCode {
         b[QUIET_AT..QUIET_AT + 4].copy_from_slice(&quiet.to_le_bytes());
         b[PLY_AT..PLY_AT + 4].copy_from_slice(&ply.to_le_bytes());
         b[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&flag_bits(info).to_le_bytes());
+        for (i, (from, to)) in history_nodes(info).into_iter().enumerate() {
+            b[HISTORY_AT + 2 * i] = from.map_or(NO_NODE, |f| f as u8);
+            b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
+        }
+        b[SEEN_AT] = seen_count(info);
         ObsCode(b)
     }
 
-    /// The code stored as `bytes` (checked: [`ObsCode::check`]).
+    /// The code stored as `bytes` (checked: [`ObsCode::check`]); an
+    /// `obs-code-v1` code ([`V1_CODE_BYTES`]) reads as one with no history.
     pub fn from_bytes(bytes: &[u8]) -> Result<ObsCode, CodeError> {
-        let array: [u8; CODE_BYTES] =
-            bytes.try_into().map_err(|_| CodeError(format!("{} bytes, a code has {CODE_BYTES}", bytes.len())))?;
+        let mut array = [0u8; CODE_BYTES];
+        match bytes.len() {
+            CODE_BYTES => array.copy_from_slice(bytes),
+            V1_CODE_BYTES => {
+                array[..V1_CODE_BYTES].copy_from_slice(bytes);
+                array[HISTORY_AT..SEEN_AT].fill(NO_NODE);
+            }
+            n => {
+                return Err(CodeError(format!(
+                    "{n} bytes, a code has {CODE_BYTES} ({V1_CODE_BYTES} in {V1_CODE_FORMAT})"
+                )))
+            }
+        }
         let code = ObsCode(array);
         code.check()?;
         Ok(code)
+    }
+
+    /// The same code with no history (no last actions, seen 0 times): what
+    /// a net made before the history planes tells apart.
+    pub fn without_history(mut self) -> ObsCode {
+        self.0[HISTORY_AT..SEEN_AT].fill(NO_NODE);
+        self.0[SEEN_AT] = 0;
+        self
     }
 
     pub fn as_bytes(&self) -> &[u8; CODE_BYTES] {
@@ -136,6 +172,12 @@ impl ObsCode {
 
     fn flags(&self) -> u32 {
         u32::from_le_bytes(self.0[FLAGS_AT..FLAGS_AT + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The action `i + 1` plies ago as (from, to) nodes in the seat's frame.
+    fn history(&self, i: usize) -> Option<(usize, usize)> {
+        let (from, to) = (self.0[HISTORY_AT + 2 * i], self.0[HISTORY_AT + 2 * i + 1]);
+        (from != NO_NODE).then_some((from as usize, to as usize))
     }
 
     /// A code that every plane could have come from: known classes, kind
@@ -172,6 +214,16 @@ impl ObsCode {
         if self.flags() >> FLAG_PLANES != 0 {
             return bad(format!("flag bits {:#x} beyond the {FLAG_PLANES} flag planes", self.flags()));
         }
+        for i in 0..HISTORY_PLIES {
+            let (from, to) = (self.0[HISTORY_AT + 2 * i], self.0[HISTORY_AT + 2 * i + 1]);
+            let node = |x: u8| (x as usize) < PLANE;
+            if !(from == NO_NODE && to == NO_NODE || node(from) && node(to)) {
+                return bad(format!("history action {i}: nodes {from} {to}"));
+            }
+        }
+        if self.0[SEEN_AT] > 2 {
+            return bad(format!("seen {} times before; the code counts to 2", self.0[SEEN_AT]));
+        }
         Ok(())
     }
 
@@ -180,6 +232,7 @@ impl ObsCode {
     pub fn write_planes(&self, out: &mut [f32]) {
         assert_eq!(out.len(), OBS_SIZE, "observation buffer must hold OBS_SIZE floats");
         out[..POOL_OWN * PLANE].fill(0.0);
+        out[HISTORY * PLANE..SEEN_BEFORE * PLANE].fill(0.0);
         self.for_each_spatial(|c, f| out[c * PLANE + f] = 1.0);
         for (c, value) in self.constant_planes() {
             out[c * PLANE..(c + 1) * PLANE].fill(value);
@@ -195,7 +248,8 @@ impl ObsCode {
     }
 
     /// Call `f(plane, node)` for every 1 of the per-node planes 0–26 (kinds,
-    /// occupancy, face-down); they are 0 elsewhere.
+    /// occupancy, face-down) and 100–107 (the last actions); they are 0
+    /// elsewhere.
     #[inline]
     pub fn for_each_spatial(&self, mut f: impl FnMut(usize, usize)) {
         for node in 0..PLANE {
@@ -213,6 +267,12 @@ impl ObsCode {
             }
             f(occupancy, node);
         }
+        for i in 0..HISTORY_PLIES {
+            if let Some((from, to)) = self.history(i) {
+                f(HISTORY + 2 * i, from);
+                f(HISTORY + 2 * i + 1, to);
+            }
+        }
     }
 
     /// The value of every plane that is constant over the board (counts,
@@ -224,7 +284,9 @@ impl ObsCode {
         let fractions = [(QUIET, self.f32_at(QUIET_AT)), (PLY, self.f32_at(PLY_AT))];
         let flags = self.flags();
         let flag_planes = (0..FLAG_PLANES).map(move |b| (COLOURS_ASSIGNED + b, (flags >> b & 1) as f32));
-        counts.chain(fractions).chain(flag_planes)
+        let seen = self.0[SEEN_AT];
+        let seen_planes = [(SEEN_BEFORE, (seen >= 1) as u8 as f32), (SEEN_TWICE, (seen >= 2) as u8 as f32)];
+        counts.chain(fractions).chain(flag_planes).chain(seen_planes)
     }
 
     /// The code of an observation's planes: the inverse of
@@ -260,6 +322,13 @@ impl ObsCode {
         b[PLY_AT..PLY_AT + 4].copy_from_slice(&at(PLY, 0).to_le_bytes());
         let flags = (0..FLAG_PLANES).filter(|&i| at(COLOURS_ASSIGNED + i, 0) == 1.0).fold(0u32, |s, i| s | 1 << i);
         b[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&flags.to_le_bytes());
+        let first_one = |c: usize| (0..PLANE).find(|&f| at(c, f) != 0.0);
+        for i in 0..HISTORY_PLIES {
+            let (from, to) = (first_one(HISTORY + 2 * i), first_one(HISTORY + 2 * i + 1));
+            b[HISTORY_AT + 2 * i] = from.map_or(NO_NODE, |f| f as u8);
+            b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
+        }
+        b[SEEN_AT] = (at(SEEN_BEFORE, 0) == 1.0) as u8 + (at(SEEN_TWICE, 0) == 1.0) as u8;
         let code = ObsCode(b);
         code.check()?;
         let back = code.planes();
@@ -297,7 +366,13 @@ pub fn code_mode(code: &ObsCode) -> Option<Mode> {
         .map(|(_, m)| m)
 }
 
-const _: () = assert!(MATERIAL_ENEMY + KINDS == CAMP && FLAGS_AT + 4 == CODE_BYTES && FLAG_PLANES == 20);
+const _: () = assert!(
+    MATERIAL_ENEMY + KINDS == CAMP
+        && FLAGS_AT + 4 == V1_CODE_BYTES
+        && SEEN_AT + 1 == CODE_BYTES
+        && FLAG_PLANES == 20
+        && SEEN_TWICE + 1 == crate::OBS_CHANNELS
+);
 
 #[cfg(test)]
 mod tests {
@@ -321,11 +396,71 @@ mod tests {
         }
     }
 
+    /// Mid-game codes carry the seat's history, and round trip through
+    /// bytes and planes; a first-version code reads as one without it.
+    #[test]
+    fn history_round_trips_and_v1_codes_read_without_it() {
+        use junqi_core::{rng_from_seed, Game, MoveList};
+        use rand::Rng;
+        let mut moves = MoveList::new();
+        let mut with_history = 0;
+        let mut repeated = 0;
+        for mode in Mode::ALL {
+            let mut rng = rng_from_seed(11);
+            let mut game = Game::new(Position::new_game(Rules::preset(mode), 5));
+            for _ in 0..120 {
+                game.truth().legal_moves(&mut moves);
+                if moves.is_empty() || game.outcome().is_some() {
+                    break;
+                }
+                game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+                for seat in Seat::BOTH {
+                    let info = game.infoset(seat);
+                    let code = ObsCode::from_infoset(info);
+                    let mut want = vec![0.0; OBS_SIZE];
+                    crate::encode_observation(info, &mut want);
+                    assert!(code.planes().iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{mode} {seat}");
+                    assert_eq!(ObsCode::from_planes(&want).unwrap(), code);
+                    assert_eq!(ObsCode::from_bytes(code.as_bytes()).unwrap(), code);
+                    let last = info.history().recent()[0].unwrap();
+                    let (from, to) = (square_to_frame(last.from, seat).index(), square_to_frame(last.to, seat).index());
+                    assert_eq!(want[HISTORY * PLANE + from], 1.0);
+                    assert_eq!(want[(HISTORY + 1) * PLANE + to], 1.0);
+                    with_history += 1;
+                    repeated += (want[SEEN_BEFORE * PLANE] == 1.0) as u32;
+                    // The first 180 bytes alone: the same planes with the history cleared.
+                    let old = ObsCode::from_bytes(&code.as_bytes()[..V1_CODE_BYTES]).unwrap();
+                    let planes = old.planes();
+                    assert!(planes[HISTORY * PLANE..].iter().all(|&x| x == 0.0));
+                    assert_eq!(planes[..HISTORY * PLANE], want[..HISTORY * PLANE]);
+                }
+            }
+        }
+        assert!(with_history > 300, "{with_history}");
+        // Two 司令 shuttling: the start comes back twice, and the planes say so.
+        let rules = Rules::preset(Mode::Mingqi);
+        let mut game =
+            Game::new(Position::from_jfen("kf3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 0 0", rules).unwrap());
+        for round in 1..=3u32 {
+            for mv in ["e1e2", "a12a11", "e2e1", "a11a12"] {
+                game.play(mv.parse().unwrap()).unwrap();
+            }
+            let code = ObsCode::from_infoset(game.infoset(Seat::First));
+            let planes = code.planes();
+            let seen = (planes[SEEN_BEFORE * PLANE], planes[SEEN_TWICE * PLANE]);
+            assert_eq!(seen, if round == 1 { (1.0, 0.0) } else { (1.0, 1.0) }, "round {round}");
+            assert_eq!(ObsCode::from_planes(&planes).unwrap(), code);
+            repeated += 1;
+        }
+        assert_eq!(repeated, 3);
+    }
+
     #[test]
     fn bad_bytes_and_planes_are_refused() {
         let pos = Position::new_game(Rules::preset(Mode::Anqi), 1);
         let code = ObsCode::from_infoset(&InfoSet::new(&pos, Seat::First));
         assert!(ObsCode::from_bytes(&code.0[..179]).is_err());
+        assert!(ObsCode::from_bytes(&code.0[..188]).is_err());
         let mut b = code.0;
         b[FLAGS_AT + 3] = 0x80;
         assert!(ObsCode::from_bytes(&b).unwrap_err().to_string().contains("flag bits"));

@@ -15,7 +15,7 @@ use crate::frame::square_to_frame;
 use junqi_core::board::{squares, Bitboard, CAMPS, HEADQUARTERS, NODES, RAILWAY};
 use junqi_core::piece::KINDS;
 use junqi_core::rules::{ColorRule, FlagCapturer, MineRule, RailTurns};
-use junqi_core::{Colour, InfoSet, Kind, Mode, MoveList, Seat};
+use junqi_core::{Colour, InfoSet, Kind, Mode, MoveList, Seat, HISTORY_PLIES};
 
 /// Nodes per plane (12 rows × 5 columns).
 pub const PLANE: usize = NODES;
@@ -85,8 +85,24 @@ pub const OPT_TWO_IN_A_ROW: usize = OPT_ENGINEER_SCOUT + 1;
 /// Rule option `reveal_flag_on_commander_loss`.
 pub const OPT_REVEAL_FLAG: usize = OPT_TWO_IN_A_ROW + 1;
 
+/// 8 per-node planes, the seat's history ([`junqi_core::History`]): the last
+/// 4 actions, newest first; plane `HISTORY + 2i` is the node the action
+/// `i + 1` plies ago started from, `HISTORY + 2i + 1` the node it ended on
+/// (a flip: the same node). Public in every mode.
+pub const HISTORY: usize = OPT_REVEAL_FLAG + 1;
+/// Constant: 1 when the seat has seen the board in front of it before
+/// (since the last attack or flip).
+pub const SEEN_BEFORE: usize = HISTORY + 2 * HISTORY_PLIES;
+/// Constant: 1 when it has seen it at least twice before.
+pub const SEEN_TWICE: usize = SEEN_BEFORE + 1;
+
 /// Number of planes of an observation.
-pub const OBS_CHANNELS: usize = OPT_REVEAL_FLAG + 1;
+pub const OBS_CHANNELS: usize = SEEN_TWICE + 1;
+/// Planes of the first observation (`obs-code-v1`, before the history
+/// planes): 0–99. A net made for it reads the first 100 planes.
+pub const V1_CHANNELS: usize = HISTORY;
+/// The 0/1 flag planes `COLOURS_ASSIGNED ..= OPT_REVEAL_FLAG`.
+pub(crate) const FLAG_PLANES: usize = V1_CHANNELS - COLOURS_ASSIGNED;
 /// Floats per observation: `OBS_CHANNELS × 12 × 5`.
 pub const OBS_SIZE: usize = OBS_CHANNELS * PLANE;
 
@@ -142,6 +158,11 @@ pub fn plane_name(c: usize) -> Option<String> {
         OPT_ENGINEER_SCOUT => "opt_engineer_scout".into(),
         OPT_TWO_IN_A_ROW => "opt_color_rule_two_in_a_row".into(),
         OPT_REVEAL_FLAG => "opt_reveal_flag_on_commander_loss".into(),
+        _ if c < SEEN_BEFORE => {
+            format!("last{}_{}", (c - HISTORY) / 2 + 1, if (c - HISTORY) % 2 == 0 { "from" } else { "to" })
+        }
+        SEEN_BEFORE => "seen_before".into(),
+        SEEN_TWICE => "seen_twice".into(),
         _ => return None,
     })
 }
@@ -256,9 +277,21 @@ pub fn encode_observation(info: &InfoSet, out: &mut [f32]) {
     fill(out, QUIET, quiet);
     fill(out, PLY, ply);
     let flags = flag_bits(info);
-    for b in 0..OBS_CHANNELS - COLOURS_ASSIGNED {
+    for b in 0..FLAG_PLANES {
         flag(out, COLOURS_ASSIGNED + b, flags >> b & 1 == 1);
     }
+
+    // ---- history: the last actions' nodes, then the repetitions ----
+    out[HISTORY * PLANE..SEEN_BEFORE * PLANE].fill(0.0);
+    for (i, (from, to)) in history_nodes(info).into_iter().enumerate() {
+        if let Some((from, to)) = from.zip(to) {
+            out[(HISTORY + 2 * i) * PLANE + from] = 1.0;
+            out[(HISTORY + 2 * i + 1) * PLANE + to] = 1.0;
+        }
+    }
+    let seen = seen_count(info);
+    flag(out, SEEN_BEFORE, seen >= 1);
+    flag(out, SEEN_TWICE, seen >= 2);
 
     // ---- static board ----
     out[CAMP * PLANE..(RAIL + 1) * PLANE].copy_from_slice(&STATIC_PLANES);
@@ -283,6 +316,20 @@ pub(crate) fn counts(info: &InfoSet) -> [[u8; KINDS]; 4] {
         c[3][k] = view.count(enemy, kind);
     }
     c
+}
+
+/// The last actions' (from, to) nodes in the seat's frame, newest first.
+pub(crate) fn history_nodes(info: &InfoSet) -> [(Option<usize>, Option<usize>); HISTORY_PLIES] {
+    let seat = info.seat();
+    info.history()
+        .recent()
+        .map(|m| (m.map(|m| square_to_frame(m.from, seat).index()), m.map(|m| square_to_frame(m.to, seat).index())))
+}
+
+/// How often the seat saw the board in front of it before, capped at 2
+/// (all the planes tell).
+pub(crate) fn seen_count(info: &InfoSet) -> u8 {
+    info.history().repetitions().min(2) as u8
 }
 
 /// Planes `quiet_fraction` and `ply_fraction`.
@@ -390,7 +437,9 @@ mod tests {
 
     #[test]
     fn plane_indices_are_contiguous_and_named() {
-        assert_eq!(OBS_CHANNELS, 100);
+        assert_eq!((V1_CHANNELS, OBS_CHANNELS), (100, 110));
+        assert_eq!(plane_name(HISTORY).unwrap(), "last1_from");
+        assert_eq!(plane_name(SEEN_BEFORE - 1).unwrap(), "last4_to");
         let mut names = std::collections::HashSet::new();
         for c in 0..OBS_CHANNELS {
             let name = plane_name(c).unwrap_or_else(|| panic!("plane {c} has no name"));

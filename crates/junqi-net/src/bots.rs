@@ -148,7 +148,11 @@ pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError
         None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?)),
         Some(make) => make(&key)?,
     };
-    let net = (InferenceService::start(factory, &settings.options)?, extras);
+    let mut service = InferenceService::start(factory, &settings.options)?;
+    if file.model.in_channels == junqi_env::V1_CHANNELS {
+        service = service.ignoring_history();
+    }
+    let net = (service, extras);
     nets.insert(key, net.clone());
     Ok(net)
 }
@@ -179,6 +183,14 @@ enum Served {
 }
 
 impl Served {
+    /// Whether a net it serves reads the history planes.
+    fn reads_history(&self) -> bool {
+        match self {
+            Served::One(service) => service.reads_history(),
+            Served::ByMode { fanqi, anqi } => fanqi.reads_history() || anqi.reads_history(),
+        }
+    }
+
     fn service(&self, mode: Mode) -> &InferenceService {
         match self {
             Served::One(service) => service,
@@ -449,6 +461,10 @@ impl LeafEvaluator for NetEvaluator {
 
     fn wants_info(&self) -> bool {
         true
+    }
+
+    fn wants_history(&self) -> bool {
+        self.request.served.reads_history()
     }
 
     /// 暗棋: the belief head's kinds for the searching seat's real

@@ -146,7 +146,9 @@ mod tests {
 
     #[test]
     fn the_shipped_shape_costs_about_ten_megaflops() {
+        // The shipped nets' shape: made before the history planes, they read 100.
         let m = ModelConfig {
+            in_channels: junqi_env::V1_CHANNELS,
             blocks: 3,
             channels: 32,
             value_hidden: 64,

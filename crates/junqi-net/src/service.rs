@@ -222,6 +222,10 @@ struct Inner {
     /// Set when a backend panicked: waiters then fail with this message
     /// instead of waiting for ever.
     failed: Mutex<Option<String>>,
+    /// Whether the net reads the history planes; a net made before them
+    /// gets every code without its history, so positions that differ only
+    /// there share one cache entry and one evaluation.
+    reads_history: AtomicBool,
 }
 
 /// Ends the executors when the last handle of the service is dropped.
@@ -271,6 +275,7 @@ impl InferenceService {
             max_batch: options.max_batch,
             describe: Mutex::new(String::new()),
             failed: Mutex::new(None),
+            reads_history: AtomicBool::new(true),
         });
         let service = InferenceService { owner: Arc::new(Owner(Arc::clone(&inner))) };
         for i in 0..executors {
@@ -313,9 +318,24 @@ impl InferenceService {
         self.inner().stats.snapshot()
     }
 
+    /// For a net made before the history planes (it reads the first 100):
+    /// drop the history from every code before the cache and the batch.
+    pub fn ignoring_history(self) -> InferenceService {
+        self.inner().reads_history.store(false, Ordering::Relaxed);
+        self
+    }
+
+    /// Whether the net reads the history planes ([`InferenceService::ignoring_history`]).
+    pub fn reads_history(&self) -> bool {
+        self.inner().reads_history.load(Ordering::Relaxed)
+    }
+
     /// Ask for `input`'s answer without blocking (see the module docs).
-    pub fn submit(&self, input: NetInput) -> Ticket {
+    pub fn submit(&self, mut input: NetInput) -> Ticket {
         let inner = self.inner();
+        if !inner.reads_history.load(Ordering::Relaxed) {
+            input.code = input.code.without_history();
+        }
         inner.stats.requests.fetch_add(1, Ordering::Relaxed);
         if let Some(e) = inner.cache.as_ref().and_then(|c| c.get(&input)) {
             inner.stats.cache_hits.fetch_add(1, Ordering::Relaxed);

@@ -82,7 +82,8 @@ pub(crate) fn base_metadata(model: &ModelConfig, format: &str) -> HashMap<String
     let mut m = HashMap::new();
     m.insert("format".into(), format.into());
     m.insert("architecture".into(), serde_json::to_string(model).expect("model serialises"));
-    m.insert("input".into(), format!("[{},12,5] planes-v1", model.in_channels));
+    let planes = if model.in_channels == junqi_env::V1_CHANNELS { "planes-v1" } else { "planes-v2" };
+    m.insert("input".into(), format!("[{},12,5] {planes}", model.in_channels));
     m.insert("actions".into(), "3600 from*60+to (mover's frame)".into());
     m.insert("value".into(), "win,draw,loss".into());
     m.insert("code_version".into(), junqi_selfplay::code_version());

@@ -3,7 +3,7 @@
 
 use crate::net::ACTIONS;
 use crate::{Result, TrainError};
-use junqi_env::{ObsCode, CODE_FORMAT, OBS_SIZE};
+use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, OBS_SIZE, V1_CODE_FORMAT};
 use junqi_selfplay::{read_samples_file, shard_files, StoredSample, OBS_ENCODING, SAMPLES_DIR};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rand::{Rng, SeedableRng};
@@ -46,12 +46,14 @@ fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
         v.parse().map_err(|_| corrupt(format!("metadata `{key}` is `{v}`, not a number")))
     };
     let encoding = get("junqi.obs_encoding")?;
-    if encoding != OBS_ENCODING && encoding != CODE_FORMAT {
+    if encoding != OBS_ENCODING && encoding != CODE_FORMAT && encoding != V1_CODE_FORMAT {
         return Err(corrupt(format!(
-            "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{OBS_ENCODING}`, samples schema 1)"
+            "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{V1_CODE_FORMAT}`, or `{OBS_ENCODING}`, samples schema 1)"
         )));
     }
-    Ok((num("junqi.first_game")?, num("junqi.games")?, num("junqi.obs_channels")? as usize, meta.num_rows() as u64))
+    // A first-version code reads as today's with no history (ObsCode::from_bytes).
+    let channels = if encoding == V1_CODE_FORMAT { OBS_CHANNELS } else { num("junqi.obs_channels")? as usize };
+    Ok((num("junqi.first_game")?, num("junqi.games")?, channels, meta.num_rows() as u64))
 }
 
 impl DataWindow {

@@ -6,7 +6,7 @@
 use crate::checkpoint::load_net;
 use crate::config::DeviceChoice;
 use crate::Net;
-use junqi_env::{OBS_CHANNELS, OBS_SIZE};
+use junqi_env::{OBS_CHANNELS, OBS_SIZE, V1_CHANNELS};
 use junqi_net::{Backend, BackendFactory, BackendMaker, Evaluation, NetError, NetInput};
 use std::path::Path;
 use std::sync::Arc;
@@ -26,9 +26,10 @@ impl TorchBackend {
     pub fn load(path: &Path, device: Device) -> Result<TorchBackend, NetError> {
         let bad = |message: String| NetError::File { path: path.to_path_buf(), message };
         let (vs, net, info) = load_net(path, device).map_err(|e| bad(e.to_string()))?;
-        if info.model.in_channels != OBS_CHANNELS {
+        // A net made before the history planes reads the first 100 (Net::trunk).
+        if info.model.in_channels != OBS_CHANNELS && info.model.in_channels != V1_CHANNELS {
             return Err(bad(format!(
-                "the net takes {} observation planes, this build encodes {OBS_CHANNELS}",
+                "the net takes {} observation planes, this build encodes {OBS_CHANNELS} ({V1_CHANNELS} for nets made before the history planes)",
                 info.model.in_channels
             )));
         }

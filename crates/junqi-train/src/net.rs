@@ -82,19 +82,22 @@ struct Block {
 /// observation.
 #[derive(Debug)]
 struct StemSplit {
-    /// Planes that vary over the board: `[30]` indices.
+    /// Planes that vary over the board: `[38]` indices (`[30]` for a net
+    /// made before the history planes).
     spatial: Tensor,
-    /// Planes constant over the board: `[70]` indices.
+    /// Planes constant over the board: `[72]` indices (`[70]`).
     constant: Tensor,
-    /// An all-ones input for the constant planes' maps: `[1, 70, 12, 5]`.
+    /// An all-ones input for the constant planes' maps: `[1, 72, 12, 5]`.
     ones: Tensor,
 }
 
 impl StemSplit {
-    fn new(device: tch::Device) -> StemSplit {
-        use junqi_env::observation::{CAMP, POOL_OWN, RAIL};
-        let spatial: Vec<i64> = (0..POOL_OWN as i64).chain(CAMP as i64..=RAIL as i64).collect();
-        let constant: Vec<i64> = (0..junqi_env::OBS_CHANNELS as i64).filter(|c| !spatial.contains(c)).collect();
+    /// For a net that reads the first `planes` planes of the observation.
+    fn new(planes: usize, device: tch::Device) -> StemSplit {
+        use junqi_env::observation::{CAMP, HISTORY, POOL_OWN, RAIL, SEEN_BEFORE};
+        let history = if planes > HISTORY { HISTORY as i64..SEEN_BEFORE as i64 } else { 0..0 };
+        let spatial: Vec<i64> = (0..POOL_OWN as i64).chain(CAMP as i64..=RAIL as i64).chain(history).collect();
+        let constant: Vec<i64> = (0..planes as i64).filter(|c| !spatial.contains(c)).collect();
         let n = constant.len() as i64;
         StemSplit {
             spatial: Tensor::from_slice(&spatial).to_device(device),
@@ -145,7 +148,8 @@ impl Net {
                 Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
             ),
         };
-        let split = (config.in_channels == junqi_env::OBS_CHANNELS).then(|| StemSplit::new(p.device()));
+        let observation = [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS].contains(&config.in_channels);
+        let split = observation.then(|| StemSplit::new(config.in_channels, p.device()));
         let value_conv = ConvBn::new(p / "value", ch, vp, 1);
         let value_fc = nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default());
         let value_out = nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default());
@@ -174,10 +178,16 @@ impl Net {
         (self.policy_logits(&xs), self.value_logits(&xs, train))
     }
 
-    /// The trunk's features `[B, channels, 12, 5]` of `obs`.
+    /// The trunk's features `[B, channels, 12, 5]` of `obs`. A net made
+    /// before the history planes reads the first 100 of today's 110.
     pub fn trunk(&self, obs: &Tensor, train: bool) -> Tensor {
         let b = obs.size()[0];
-        let xs = obs.reshape([b, self.config.in_channels as i64, 12, 5]);
+        let cin = self.config.in_channels as i64;
+        let mut xs = obs.reshape([b, -1, 12, 5]);
+        if xs.size()[1] > cin {
+            xs = xs.narrow(1, 0, cin);
+        }
+        let xs = xs.reshape([b, cin, 12, 5]);
         let mut xs = self.stem_pre(&xs).apply_t(&self.stem.bn, train).relu();
         for block in &self.blocks {
             let ys = block.a.forward_t(&xs, train).relu();
@@ -296,7 +306,7 @@ mod tests {
     /// value per constant plane.
     fn observation_like(b: i64, c: i64) -> Tensor {
         let x = Tensor::rand([b, c, 12, 5], (Kind::Float, tch::Device::Cpu)).round();
-        let split = StemSplit::new(tch::Device::Cpu);
+        let split = StemSplit::new(c as usize, tch::Device::Cpu);
         let values = Tensor::rand([b, split.constant.size()[0], 1, 1], (Kind::Float, tch::Device::Cpu))
             .expand([-1, -1, 12, 5], false)
             .contiguous();
@@ -306,8 +316,10 @@ mod tests {
     #[test]
     fn the_split_stem_and_the_gathered_logits_equal_the_plain_ones() {
         tch::manual_seed(3);
-        for policy_head in [PolicyHead::Conv, PolicyHead::Bilinear] {
-            let cfg = ModelConfig { blocks: 1, channels: 16, policy_head, ..Default::default() };
+        // Today's planes, and a net made before the history planes (it reads the first 100).
+        let widths = [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS];
+        for (policy_head, in_channels) in [PolicyHead::Conv, PolicyHead::Bilinear].into_iter().zip(widths) {
+            let cfg = ModelConfig { blocks: 1, channels: 16, policy_head, in_channels, ..Default::default() };
             let vs = nn::VarStore::new(tch::Device::Cpu);
             let net = Net::new(&vs.root(), &cfg);
             let obs = observation_like(5, cfg.in_channels as i64);

@@ -62,6 +62,14 @@ pub trait LeafEvaluator: Send {
         false
     }
 
+    /// Whether the evaluator reads the seat's history ([`junqi_core::History`]):
+    /// then, with [`LeafEvaluator::wants_info`], the search hands it the
+    /// searching seat's information set in every mode (the history is only
+    /// there), not just in 暗棋.
+    fn wants_history(&self) -> bool {
+        false
+    }
+
     /// 暗棋: a belief over the kinds of the enemy pieces of `info` (the
     /// searching seat's information set), which the search then draws its
     /// worlds from ([`junqi_core::InfoSet::sample_world_believing`]); asked

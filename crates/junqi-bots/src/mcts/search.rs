@@ -200,7 +200,8 @@ impl<E: LeafEvaluator> Search<E> {
     ) -> Poll<Decision> {
         // Every poll of one search gets the same `info`, so this is derived afresh each time.
         let recalled = self.recall && self.evaluator.wants_info();
-        let info = info.filter(|i| recalled && i.mode() == Mode::Anqi);
+        // Elsewhere than 暗棋 a world shows the mover all it may know but the history.
+        let info = info.filter(|i| recalled && (i.mode() == Mode::Anqi || self.evaluator.wants_history()));
         loop {
             match std::mem::replace(&mut self.phase, Phase::Idle) {
                 Phase::Idle => {

@@ -417,7 +417,18 @@ fn check_invariants(obs: &[f32], info: &InfoSet) {
     for c in POOL_OWN..CAMP {
         constant(obs, c);
     }
-    for c in QUIET..OBS_CHANNELS {
+    for c in QUIET..HISTORY {
+        constant(obs, c);
+    }
+    // The last actions: one node per plane, the same pair as the history says.
+    for (i, mv) in info.history().recent().iter().enumerate() {
+        for (c, sq) in [(HISTORY + 2 * i, mv.map(|m| m.from)), (HISTORY + 2 * i + 1, mv.map(|m| m.to))] {
+            let ones: Vec<usize> = (0..60).filter(|&n| plane(obs, c)[n] == 1.0).collect();
+            let want: Vec<usize> = sq.map(|s| junqi_env::square_to_frame(s, info.seat()).index()).into_iter().collect();
+            assert_eq!(ones, want, "plane {c}");
+        }
+    }
+    for c in SEEN_BEFORE..OBS_CHANNELS {
         constant(obs, c);
     }
 }

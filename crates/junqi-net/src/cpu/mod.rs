@@ -6,10 +6,12 @@
 //! to the order of floating-point sums:
 //!
 //! * **Batch norm folded** into the preceding convolution (inference only).
-//! * **The stem reads the code, not 100 planes.** The 27 per-node planes are
-//!   0/1, so the 3×3 stem adds one weight vector per set node and tap (a few
-//!   hundred vector adds instead of 27 × 9 × 60 multiply-adds per output
-//!   channel). The 70 planes that are constant over the board contribute
+//! * **The stem reads the code, not 110 planes.** The 35 per-node planes
+//!   (27 of pieces, 8 of the last actions) are 0/1, so the 3×3 stem adds one
+//!   weight vector per set node and tap (a few hundred vector adds instead of
+//!   35 × 9 × 60 multiply-adds per output channel). A net made before the
+//!   history planes reads the first 100 and ignores the rest. The 72 planes
+//!   that are constant over the board contribute
 //!   `value × (the 3×3 convolution of an all-ones plane)`, a map computed
 //!   once at load time; the three static board planes are a fixed map.
 //! * **Only the legal actions' logits**: the policy head's embeddings are
@@ -25,15 +27,17 @@ pub mod kernels;
 use crate::file::NetFile;
 use crate::model::{ModelConfig, PolicyHead, BELIEF_KINDS};
 use crate::{Evaluation, NetError};
-use junqi_env::observation::{CAMP, OBS_CHANNELS, PLANE, POOL_OWN};
+use junqi_env::observation::{CAMP, HISTORY, OBS_CHANNELS, PLANE, POOL_OWN, SEEN_BEFORE, V1_CHANNELS};
 use junqi_env::ObsCode;
 use kernels::{axpy, dot, padded, simd_available, Conv3, Dense, NODES, PAD_NODES};
 use std::path::Path;
 
 /// Batch norm's epsilon in `junqi-train` (libtorch's default).
 const BN_EPS: f32 = 1e-5;
-/// Planes 0–26 vary per node and are 0/1.
-const SPATIAL_PLANES: usize = POOL_OWN;
+/// Planes 0–26 and 100–107 (the last actions) vary per node and are 0/1.
+fn is_spatial(plane: usize) -> bool {
+    plane < POOL_OWN || (HISTORY..SEEN_BEFORE).contains(&plane)
+}
 
 /// A net ready to evaluate positions on the CPU. Immutable: share it
 /// between threads, each with its own [`Scratch`].
@@ -41,7 +45,10 @@ const SPATIAL_PLANES: usize = POOL_OWN;
 pub struct CpuNet {
     model: ModelConfig,
     simd: bool,
-    /// `[plane][tap][channel]` for the per-node planes.
+    /// The planes the net reads: all of them, or the first 100 for a net
+    /// made before the history planes (it ignores the rest).
+    planes: usize,
+    /// `[plane][tap][channel]` for the per-node planes (zero for the others).
     stem_taps: Vec<f32>,
     /// Per constant plane (indexed by plane; empty for the others): its
     /// contribution per unit value, `[edge pattern][channel]` (a constant
@@ -139,22 +146,23 @@ impl CpuNet {
 
     pub fn from_file(file: &NetFile) -> Result<CpuNet, NetError> {
         let m = file.model.clone();
-        if m.in_channels != OBS_CHANNELS {
+        let planes = m.in_channels;
+        if planes != OBS_CHANNELS && planes != V1_CHANNELS {
             return Err(NetError::File {
                 path: file.path.clone(),
                 message: format!(
-                    "the net takes {} observation planes, this build encodes {OBS_CHANNELS}",
-                    m.in_channels
+                    "the net takes {planes} observation planes, this build encodes {OBS_CHANNELS} \
+                     ({V1_CHANNELS} for nets made before the history planes)"
                 ),
             });
         }
         let ch = m.channels;
         // The stem, split by what its input planes are.
-        let w = file.tensor("stem.conv.weight", &[ch, OBS_CHANNELS, 3, 3])?;
+        let w = file.tensor("stem.conv.weight", &[ch, planes, 3, 3])?;
         let (scale, shift) = bn_fold(file, "stem.bn", ch)?;
-        let wf = |co: usize, plane: usize, t: usize| w[(co * OBS_CHANNELS + plane) * 9 + t] * scale[co];
-        let mut stem_taps = vec![0.0; SPATIAL_PLANES * 9 * ch];
-        for plane in 0..SPATIAL_PLANES {
+        let wf = |co: usize, plane: usize, t: usize| w[(co * planes + plane) * 9 + t] * scale[co];
+        let mut stem_taps = vec![0.0; planes * 9 * ch];
+        for plane in (0..planes).filter(|&p| is_spatial(p)) {
             for t in 0..9 {
                 for co in 0..ch {
                     stem_taps[(plane * 9 + t) * ch + co] = wf(co, plane, t);
@@ -177,8 +185,8 @@ impl CpuNet {
         };
         let mut stem_constant = vec![Vec::new(); OBS_CHANNELS];
         let static_planes = CAMP..CAMP + 3;
-        for (plane, constant) in stem_constant.iter_mut().enumerate().skip(SPATIAL_PLANES) {
-            if !static_planes.contains(&plane) {
+        for (plane, constant) in stem_constant.iter_mut().enumerate().take(planes) {
+            if !is_spatial(plane) && !static_planes.contains(&plane) {
                 let map = plane_map(plane, &|_| true);
                 let mut by_pattern = vec![0.0; 9 * ch];
                 for n in 0..NODES {
@@ -242,6 +250,7 @@ impl CpuNet {
         Ok(CpuNet {
             model: m,
             simd: simd_available(),
+            planes,
             stem_taps,
             stem_constant,
             stem_base,
@@ -388,7 +397,7 @@ impl CpuNet {
         // The constant planes: summed per edge pattern, then added per node.
         s.patterns.fill(0.0);
         for (plane, value) in code.constant_planes() {
-            if value != 0.0 {
+            if value != 0.0 && plane < self.planes {
                 axpy(value, &self.stem_constant[plane], &mut s.patterns);
             }
         }
@@ -398,7 +407,11 @@ impl CpuNet {
             axpy(1.0, &s.patterns[p * ch..(p + 1) * ch], &mut s.flat[n * ch..(n + 1) * ch]);
         }
         let (taps, flat) = (&self.stem_taps, &mut s.flat);
+        let planes = self.planes;
         code.for_each_spatial(|plane, node| {
+            if plane >= planes {
+                return;
+            }
             for &(out, t) in &self.node_taps[node] {
                 let w = &taps[(plane * 9 + t) * ch..(plane * 9 + t + 1) * ch];
                 axpy(1.0, w, &mut flat[out * ch..(out + 1) * ch]);

@@ -110,7 +110,7 @@ fn the_belief_head_learns_and_the_cpu_engine_gives_libtorchs_belief() {
     let mut config = small_config();
     config.model.belief = true;
     config.model.policy_head = PolicyHead::Bilinear;
-    config.optim.steps = 80;
+    config.optim.steps = 240;
     config.checkpoint_every = 0;
     let dir = temp_dir("belief");
     let summary = train(&config, anqi_dataset(), &dir, &mut NoMetrics).unwrap();

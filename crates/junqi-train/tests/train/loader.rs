@@ -31,7 +31,7 @@ fn the_loader_rebuilds_the_env_planes_and_legal_ids_in_every_mode() {
         let rows = window.rows as usize;
         let mut loader = Loader::new(window, 100_000, 3);
         let examples = loader.next_examples(rows).unwrap();
-        let batch = Batch::new(&examples, 100, Device::Cpu).unwrap();
+        let batch = Batch::new(&examples, junqi_env::OBS_CHANNELS, Device::Cpu).unwrap();
         let obs: Vec<f32> = Vec::try_from(batch.obs.reshape([-1])).unwrap();
         let legal: Vec<bool> = Vec::try_from(batch.legal_mask().reshape([-1])).unwrap();
 

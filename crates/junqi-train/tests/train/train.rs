@@ -15,7 +15,7 @@ fn loader(seed: u64) -> Loader {
 #[test]
 fn the_window_holds_the_newest_games() {
     let all = DataWindow::open(dataset(), 0).unwrap();
-    assert_eq!((all.first_game, all.last_game, all.shards.len(), all.channels), (0, 19, 3, 100));
+    assert_eq!((all.first_game, all.last_game, all.shards.len(), all.channels), (0, 19, 3, 110));
     let newest = DataWindow::open(dataset(), 5).unwrap();
     assert_eq!((newest.first_game, newest.last_game), (15, 19));
     assert_eq!(newest.shards, ["shard-000001.parquet", "shard-000002.parquet"]);
@@ -361,7 +361,7 @@ print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in tags})
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["arch"], serde_json::to_value(model).unwrap());
-    assert_eq!(got["shapes"]["stem.conv.weight"], serde_json::json!([16, 100, 3, 3]));
+    assert_eq!(got["shapes"]["stem.conv.weight"], serde_json::json!([16, 110, 3, 3]));
     assert_eq!(got["shapes"]["policy.weight"], serde_json::json!([60, 16, 1, 1]));
 }
 
