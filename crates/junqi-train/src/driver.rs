@@ -132,10 +132,15 @@ pub fn train_window(
     run_dir.write("config.toml", &config.to_toml())?;
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);
     let (mut trainer, resumed_from) = resume_point(config, &ckpt_dir, observer)?;
-    if window.channels != config.model.in_channels {
+    // A model made before the history planes (100) reads the first 100 of
+    // today's data, so the configs of the earlier nets still make them.
+    let first_planes = config.model.in_channels == junqi_env::V1_CHANNELS && window.channels > junqi_env::V1_CHANNELS;
+    if window.channels != config.model.in_channels && !first_planes {
         return Err(TrainError::Config(format!(
-            "the data has {} observation planes, the model takes {}",
-            window.channels, config.model.in_channels
+            "the data has {} observation planes, the model takes {} ({} for a net without the history planes)",
+            window.channels,
+            config.model.in_channels,
+            junqi_env::V1_CHANNELS
         )));
     }
     let start_step = trainer.step();

@@ -83,6 +83,9 @@ struct Losses {
 }
 
 /// An error unless `found` (described by `what`) is `config`'s model.
+/// The stem's convolution, the one variable whose shape the input planes decide.
+const STEM_WEIGHT: &str = "stem.conv.weight";
+
 fn same_model(what: &str, found: &ModelConfig, config: &TrainConfig) -> Result<()> {
     if found == &config.model {
         return Ok(());
@@ -104,13 +107,37 @@ impl Trainer {
 
     /// A fresh trainer whose net starts from `config.init`'s weights when
     /// given (its model must be the config's), else from `config.seed`.
+    ///
+    /// A net made before the history planes (100 input planes) initialises
+    /// the same model reading all 110: its weights, and zero weights from the
+    /// new planes, so the net starts out answering exactly as it did and
+    /// learns from there what the history is worth.
     pub fn initial(config: &TrainConfig) -> Result<Trainer> {
         let t = Trainer::new(config)?;
         let Some(path) = &config.init else { return Ok(t) };
         let (info, bytes) = checkpoint::read(path)?;
-        same_model(&format!("train.init {}: its", path.display()), &info.model, config)?;
+        let widen = info.model.in_channels == junqi_env::V1_CHANNELS
+            && config.model.in_channels == junqi_env::OBS_CHANNELS
+            && ModelConfig { in_channels: junqi_env::OBS_CHANNELS, ..info.model.clone() } == config.model;
+        if !widen {
+            same_model(&format!("train.init {}: its", path.display()), &info.model, config)?;
+        }
         let prefix = if info.format == checkpoint::CHECKPOINT_FORMAT { "net." } else { "" };
-        checkpoint::load_vars(path, &bytes, prefix, &t.vs.variables())?;
+        let mut vars = t.vs.variables();
+        if widen {
+            let stem = vars.remove(STEM_WEIGHT).expect("every net has a stem");
+            let old = Tensor::zeros(
+                [config.model.channels as i64, junqi_env::V1_CHANNELS as i64, 3, 3],
+                (tch::Kind::Float, t.device),
+            );
+            let one = std::collections::HashMap::from([(STEM_WEIGHT.to_string(), old.shallow_clone())]);
+            checkpoint::load_vars(path, &bytes, prefix, &one)?;
+            tch::no_grad(|| {
+                let _ = stem.shallow_clone().zero_();
+                stem.narrow(1, 0, junqi_env::V1_CHANNELS as i64).copy_(&old);
+            });
+        }
+        checkpoint::load_vars(path, &bytes, prefix, &vars)?;
         Ok(t)
     }
 
@@ -194,7 +221,13 @@ impl Trainer {
 
     fn check_batch(&self, batch: &Batch) -> Result<()> {
         let c = self.config.model.in_channels as i64;
-        if batch.len == 0 || batch.obs.size() != [batch.len as i64, c, 12, 5] {
+        // A net without the history planes reads the first 100 of today's 110 (Net::trunk).
+        let size = batch.obs.size();
+        let fits = |planes: i64| {
+            planes == c || (c == junqi_env::V1_CHANNELS as i64 && planes == junqi_env::OBS_CHANNELS as i64)
+        };
+        let shaped = matches!(size.as_slice(), &[b, planes, 12, 5] if b == batch.len as i64 && fits(planes));
+        if batch.len == 0 || !shaped {
             return Err(TrainError::Config(format!(
                 "batch observations have shape {:?}, the net expects [B, {c}, 12, 5]",
                 batch.obs.size()

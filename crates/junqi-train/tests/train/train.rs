@@ -454,3 +454,50 @@ fn the_search_value_share_changes_the_value_target_alone() {
     assert!((a.value_loss - b.value_loss).abs() > 1e-4, "{} vs {}", a.value_loss, b.value_loss);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A net made before the history planes starts a 110-plane net that
+/// answers exactly as it did (zero weights from the new planes), and a
+/// model that differs otherwise is still refused.
+#[test]
+fn a_net_without_history_planes_starts_one_that_reads_them() {
+    let dir = temp_dir("widen");
+    let mut old_config = small_config();
+    old_config.model.in_channels = junqi_env::V1_CHANNELS;
+    let old = Trainer::new(&old_config).unwrap();
+    let old_file = dir.join("old.safetensors");
+    old.export(&old_file).unwrap();
+
+    let mut config = small_config();
+    config.seed = 99; // different initial weights: all must come from the file
+    config.init = Some(old_file.clone());
+    assert_eq!(config.model.in_channels, junqi_env::OBS_CHANNELS);
+    let new = Trainer::initial(&config).unwrap();
+    let obs = Tensor::rand([4, junqi_env::OBS_CHANNELS as i64, 12, 5], (Kind::Float, Device::Cpu)).round();
+    let (p_old, v_old) = old.net().forward_t(&obs, false);
+    let (p_new, v_new) = new.net().forward_t(&obs, false);
+    let diff = (&p_old - &p_new).abs().max().double_value(&[]) + (&v_old - &v_new).abs().max().double_value(&[]);
+    assert!(diff < 1e-5, "the widened net answers as the old one: {diff}");
+    // The new planes matter to it only once it learns to use them.
+    let stem = new.var_store().variables()["stem.conv.weight"].shallow_clone();
+    assert_eq!(stem.size(), [16, junqi_env::OBS_CHANNELS as i64, 3, 3]);
+    assert_eq!(stem.narrow(1, junqi_env::V1_CHANNELS as i64, 10).abs().sum(Kind::Float).double_value(&[]), 0.0);
+
+    config.model.channels = 8;
+    assert!(Trainer::initial(&config).is_err(), "another shape is refused");
+}
+
+/// The configs of the nets made before the history planes still make them
+/// from today's data: a 100-plane model trains on 110-plane samples.
+#[test]
+fn a_model_without_history_planes_trains_on_todays_data() {
+    let mut config = small_config();
+    config.model.in_channels = junqi_env::V1_CHANNELS;
+    config.optim.steps = 5;
+    config.checkpoint_every = 0;
+    let dir = temp_dir("v1-model");
+    let summary = train(&config, dataset(), &dir, &mut NoMetrics).unwrap();
+    let net = summary.checkpoint.unwrap();
+    assert_eq!(read_metadata(&net).unwrap().model.in_channels, junqi_env::V1_CHANNELS);
+    config.model.in_channels = 50;
+    assert!(train(&config, dataset(), &temp_dir("v1-model-bad"), &mut NoMetrics).is_err());
+}
