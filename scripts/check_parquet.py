@@ -6,8 +6,8 @@
 Checks, against RUN_DIR/run.json: the schemas of games/ and samples/
 (samples schema version 3), the row counts (every game id exactly once),
 the key-value metadata of every shard, the rules JSON, plies = number of
-moves, and per sample: the position (obs-code-v1, docs/data.md) decodes to
-100 planes of 60 floats, the legal actions are ascending ids that hold the
+moves, and per sample: the position (obs-code-v2, docs/data.md) decodes to
+110 planes of 60 floats, the legal actions are ascending ids that hold the
 action taken, the policy has one probability per legal action and sums to
 1, the value is absent or in [-1, 1], and the outcome agrees with the
 game's result.
@@ -63,9 +63,9 @@ TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_pl
 
 
 def decode_position(data: bytes) -> list:
-    """obs-code-v1 (docs/data.md) -> the 100 observation planes, 60 floats each."""
-    assert len(data) == 180, f"a position of {len(data)} bytes"
-    planes = [[0.0] * 60 for _ in range(100)]
+    """obs-code-v2 (docs/data.md) -> the 110 observation planes, 60 floats each."""
+    assert len(data) == 189, f"a position of {len(data)} bytes"
+    planes = [[0.0] * 60 for _ in range(110)]
     for node in range(60):
         (code,) = struct.unpack_from("<H", data, 2 * node)
         cls, kinds = code >> 12, code & 0xFFF
@@ -90,6 +90,15 @@ def decode_position(data: bytes) -> list:
     assert flags >> 20 == 0, "unused flag bits"
     for b in range(20):
         planes[80 + b] = [float(flags >> b & 1)] * 60
+    # The seat's last 4 actions (from, to), newest first, 0xFF for none; then the repetitions.
+    for i in range(8):
+        node = data[180 + i]
+        assert node == 0xFF or node < 60, f"history byte {i}: {node}"
+        if node != 0xFF:
+            planes[100 + i][node] = 1.0
+    seen = data[188]
+    assert seen <= 2, f"seen {seen} times"
+    planes[108], planes[109] = [float(seen >= 1)] * 60, [float(seen >= 2)] * 60
     return planes
 
 
@@ -117,8 +126,8 @@ def main(run_dir: pathlib.Path) -> None:
     run = json.loads((run_dir / "run.json").read_text())
     config = run["config"]
     channels = config["observation"]["channels"]
-    check(config["observation"]["encoding"] == "obs-code-v1", "unknown position encoding")
-    check(channels == 100, f"{channels} planes")
+    check(config["observation"]["encoding"] == "obs-code-v2", "unknown position encoding")
+    check(channels == 110, f"{channels} planes")
 
     for sub in ("games", "samples"):
         for f in sorted((run_dir / sub).glob("shard-*.parquet")):
@@ -126,7 +135,7 @@ def main(run_dir: pathlib.Path) -> None:
             check(json.loads(meta[b"junqi.config"]) == config, f"{f}: config differs from run.json")
             check(int(meta[b"junqi.seed"]) == run["seed"], f"{f}: seed differs")
             check(meta[b"junqi.samples_schema"] == b"3", f"{f}: samples schema version")
-            check(meta[b"junqi.obs_encoding"] == b"obs-code-v1", f"{f}: position encoding")
+            check(meta[b"junqi.obs_encoding"] == b"obs-code-v2", f"{f}: position encoding")
 
     games = ds.dataset(run_dir / "games", format="parquet").to_table()
     samples = ds.dataset(run_dir / "samples", format="parquet").to_table()

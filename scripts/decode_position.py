@@ -59,7 +59,7 @@ def decode_position(data: bytes) -> np.ndarray:
 
 
 def decode_positions(column) -> np.ndarray:
-    """A list of positions (bytes) -> float32 [N, 100, 12, 5]."""
+    """A list of positions (bytes) -> float32 [N, 110, 12, 5]."""
     if not len(column):
         return np.zeros((0, CHANNELS, 12, 5), np.float32)
     return np.stack([decode_position(p) for p in column])

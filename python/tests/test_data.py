@@ -53,7 +53,7 @@ def test_samples_equal_replayed_games(selfplay_runs, mode):
     assert n == sum(games.column("plies").to_pylist())  # --samples-per-game all
     c = tuple(junqi.OBS_SHAPE)
     assert arrays["obs"].shape == (n, *c) and arrays["obs"].dtype == np.float32
-    assert arrays["codes"].shape == (n, 180) and arrays["codes"].dtype == np.uint8
+    assert arrays["codes"].shape == (n, 189) and arrays["codes"].dtype == np.uint8
     assert arrays["mask"].shape == (n, 3600) and arrays["mask"].dtype == np.uint8
     assert arrays["policy"].shape == (n, 3600) and arrays["policy"].dtype == np.float32
     assert arrays["action"].dtype == np.int64 and arrays["hidden_kinds"].shape == (n, 60)

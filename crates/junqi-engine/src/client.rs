@@ -11,7 +11,7 @@
 //! termination `forfeit`, the reason goes to stderr, the process is killed,
 //! and a fresh one is started for the next game.
 
-use crate::knowledge::{decode_deployment, encode_position, encode_rules};
+use crate::knowledge::{decode_deployment, encode_position_with, encode_rules};
 use junqi_bots::{register_bot, Agent, BotSpec, BotSpecError, Decision, Player};
 use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Rules, Seat};
 use rand::Rng;
@@ -62,6 +62,8 @@ struct EngineProcess {
     stdin: ChildStdin,
     /// Each line, or why one was refused (longer than [`MAX_LINE`]).
     lines: Receiver<Result<String, String>>,
+    /// The protocol version the engine announced (`id protocol N`; 1 if it did not).
+    protocol: u32,
 }
 
 /// The longest line read from an engine; a longer one is skipped unread
@@ -116,12 +118,14 @@ impl EngineProcess {
                 }
             }
         });
-        let mut process = EngineProcess { child, stdin, lines };
+        let mut process = EngineProcess { child, stdin, lines, protocol: 1 };
         process.send("junqi")?;
         // Starting may take longer than a move (a `junqi` binary loads
         // libtorch, an engine its net): the handshake gets at least 30 s.
         let start_timeout = config.timeout.max(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        process.answer("junqiok", start_timeout)?;
+        let hello = process.answer("junqiok", start_timeout)?;
+        process.protocol =
+            hello.iter().find_map(|l| l.strip_prefix("id protocol ").and_then(|v| v.trim().parse().ok())).unwrap_or(1);
         for (name, value) in &config.options {
             process.send(&format!("setoption name {name} value {value}"))?;
         }
@@ -352,7 +356,8 @@ impl EngineBot {
         }
         let process = self.process()?;
         process.drain()?;
-        process.send(&format!("position {}", encode_position(info)))?;
+        let history = process.protocol >= crate::HISTORY_VERSION;
+        process.send(&format!("position {}", encode_position_with(info, history)))?;
         process.send(&format!("legal {}", legal_text.join(" ")))?;
         let started = Instant::now();
         process.send(&go)?;

@@ -95,6 +95,12 @@ fn parse_kinds(text: &str) -> Result<KindSet, ProtocolError> {
 
 /// The seat's information set as the arguments of a `position` line.
 pub fn encode_position(info: &InfoSet) -> String {
+    encode_position_with(info, true)
+}
+
+/// [`encode_position`], with the seat's history (`last`, `seen`) or without
+/// it (for an engine of protocol version 1, which knows no such words).
+pub fn encode_position_with(info: &InfoSet, history: bool) -> String {
     let view = info.view();
     let mut out = view.to_jfen();
     match view.mode() {
@@ -127,6 +133,9 @@ pub fn encode_position(info: &InfoSet) -> String {
             }
         }
         Mode::Mingqi => {}
+    }
+    if !history {
+        return out;
     }
     // What the seat remembers (rules §5.4), in every mode.
     let history = info.history();
@@ -205,6 +214,9 @@ fn parse_extras(tokens: &[&str]) -> Result<Extras, ProtocolError> {
                 )))
             }
         }
+    }
+    if section == Some("seen") {
+        return Err(syntax("seen: expected a count after it"));
     }
     Ok(extras)
 }
@@ -390,6 +402,15 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
             InfoSet::new(&stand_in, seat)
         }
     };
+    // Coming back to a board takes at least 4 quiet plies (two moves a side).
+    if extras.seen > 0 && (extras.last.len() < HISTORY_PLIES || extras.seen * 4 > info.view().quiet()) {
+        return Err(ProtocolError::Inconsistent(format!(
+            "seen {} times before, after {} quiet plies and {} last actions: a return takes 4 quiet plies",
+            extras.seen,
+            info.view().quiet(),
+            extras.last.len()
+        )));
+    }
     let history = History::told(&extras.last, extras.seen, info.view());
     let info = info.with_history(history);
     // The check the referee's sets pass on every ply (tests/infoset.rs).

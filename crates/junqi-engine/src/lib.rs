@@ -18,9 +18,14 @@ pub mod server;
 
 pub use client::{register_engine_bot, EngineBot, ENGINE_KEYS};
 pub use knowledge::{
-    decode_deployment, decode_position, decode_rules, encode_deployment, encode_position, encode_rules, ProtocolError,
+    decode_deployment, decode_position, decode_rules, encode_deployment, encode_position, encode_position_with,
+    encode_rules, ProtocolError,
 };
 pub use server::serve;
 
-/// The protocol's version, sent in the handshake (`id protocol 1`).
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol's version, sent in the handshake (`id protocol 2`). Version
+/// 2 added the seat's history to the position line (`last`, `seen`), which
+/// the host sends only to engines that announce 2 or later.
+pub const PROTOCOL_VERSION: u32 = 2;
+/// The first version with `last` and `seen` on the position line.
+pub const HISTORY_VERSION: u32 = 2;

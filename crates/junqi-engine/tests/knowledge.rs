@@ -174,7 +174,19 @@ fn the_history_rides_on_the_position_line() {
     // Without the extras the same board is a fresh one: not the same information set.
     let bare = line.split(" last ").next().unwrap();
     assert_ne!(&decode_position(bare, rules, Seat::First).unwrap(), info);
-    for bad in [" last a1a2 a1a2 a1a2 a1a2 a1a2", " last z9z9", " seen -1", " seen many", " seen 10001"] {
+    // Refused: too many actions, not an action, not a count, a bare `seen`,
+    // more returns than the quiet plies allow (8 here: at most 2), returns without 4 last actions.
+    let last = " last a11a12 e2e1 a12a11 e1e2";
+    for bad in [
+        " last a1a2 a1a2 a1a2 a1a2 a1a2".to_string(),
+        " last z9z9".into(),
+        " seen -1".into(),
+        " seen many".into(),
+        " seen 10001".into(),
+        format!("{last} seen"),
+        format!("{last} seen 3"),
+        " last e2e1 e1e2 seen 1".into(),
+    ] {
         assert!(decode_position(&format!("{bare}{bad}"), rules, Seat::First).is_err(), "{bad}");
     }
 }

@@ -65,7 +65,7 @@ const NO_NODE: u8 = 0xFF;
 /// The count groups in byte order: pool own, pool enemy, material own, material enemy.
 const COUNT_PLANES: [usize; 4] = [POOL_OWN, POOL_ENEMY, MATERIAL_OWN, MATERIAL_ENEMY];
 
-/// One seat's observation in 180 bytes (see the module docs).
+/// One seat's observation in 189 bytes (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ObsCode(pub [u8; CODE_BYTES]);
 

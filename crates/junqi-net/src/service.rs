@@ -302,7 +302,9 @@ impl InferenceService {
 
     /// A service of the CPU engine over `net`.
     pub fn cpu(net: CpuNet, options: &ServiceOptions) -> Result<InferenceService, NetError> {
-        InferenceService::start(CpuBackend::factory(Arc::new(net)), options)
+        let reads_history = net.planes() > junqi_env::V1_CHANNELS;
+        let service = InferenceService::start(CpuBackend::factory(Arc::new(net)), options)?;
+        Ok(if reads_history { service } else { service.ignoring_history() })
     }
 
     fn inner(&self) -> &Arc<Inner> {

@@ -285,7 +285,11 @@ fn read_samples_v1(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
             path: path.to_path_buf(),
             message: format!("game {} ply {} (samples schema 1): {message}", game_id.value(i), ply.value(i)),
         };
-        let planes = crate::decode_planes(obs.value(i)).map_err(|e| bad(e.to_string()))?;
+        let mut planes = crate::decode_planes(obs.value(i)).map_err(|e| bad(e.to_string()))?;
+        if planes.len() == junqi_env::V1_CHANNELS * junqi_env::observation::PLANE {
+            // Written before the history planes: none of it, as a code without history.
+            planes.resize(junqi_env::OBS_SIZE, 0.0);
+        }
         let code = ObsCode::from_planes(&planes).map_err(|e| bad(e.to_string()))?;
         let bits = mask.value(i);
         if bits.len() != junqi_core::ACTIONS / 8 {

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `format` | `junqi-train-checkpoint/1` or `junqi-net/1` |
 //! | `architecture` | the [`ModelConfig`] as JSON |
-//! | `input`, `actions`, `value` | `[C,12,5]` planes-v1, `3600 from*60+to`, `win,draw,loss` |
+//! | `input`, `actions`, `value` | `[C,12,5]` planes-v2 (planes-v1: C = 100, no history planes), `3600 from*60+to`, `win,draw,loss` |
 //! | `step` | training steps done |
 //! | `code_version` | the junqi version and git commit |
 //! | `checksum_fnv1a64` | FNV-1a (64-bit, hex) over the other metadata entries and the tensors' names, shapes and data: a damaged or edited file is refused |

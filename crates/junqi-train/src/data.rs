@@ -51,8 +51,9 @@ fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
             "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{V1_CODE_FORMAT}`, or `{OBS_ENCODING}`, samples schema 1)"
         )));
     }
-    // A first-version code reads as today's with no history (ObsCode::from_bytes).
-    let channels = if encoding == V1_CODE_FORMAT { OBS_CHANNELS } else { num("junqi.obs_channels")? as usize };
+    // A first-version code (and a schema-1 row of 100 planes) reads as
+    // today's with no history (ObsCode::from_bytes, the schema-1 reader).
+    let channels = if encoding == CODE_FORMAT { num("junqi.obs_channels")? as usize } else { OBS_CHANNELS };
     Ok((num("junqi.first_game")?, num("junqi.games")?, channels, meta.num_rows() as u64))
 }
 

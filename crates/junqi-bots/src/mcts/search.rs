@@ -338,8 +338,18 @@ impl<E: LeafEvaluator> Search<E> {
             return Poll::Ready(LeafValue::outcome(&outcome, world.turn()));
         }
         self.priors.clear();
-        // The searching seat's knowledge where it moves; the other seat's is not ours to know.
-        let info = self.path_info.as_ref().filter(|i| i.seat() == world.turn());
+        // The searching seat's knowledge where it moves; the other seat's is
+        // not ours to know, but the history is public: a net that reads it
+        // sees the world as its mover would at the start, with the history.
+        let opponent;
+        let info = match self.path_info.as_ref() {
+            Some(i) if i.seat() == world.turn() => Some(i),
+            Some(i) if self.evaluator.wants_history() => {
+                opponent = InfoSet::new(world, world.turn()).with_history(i.history().clone());
+                Some(&opponent)
+            }
+            _ => None,
+        };
         let Poll::Ready(v) = self.evaluator.evaluate(world, info, self.moves.as_slice(), &mut self.priors, rng) else {
             return Poll::Pending;
         };

@@ -327,6 +327,8 @@ fn compare_observations(g1: &mut Game, g2: &mut Game, seats: &[Seat], seed: u64)
         for &seat in seats {
             if alike[seat.index()] {
                 assert_eq!(encode(g1.infoset(seat)), encode(g2.infoset(seat)), "seed {seed}, {seat}");
+                // The history too (its planes are in the tensor): no hidden kind enters it.
+                assert_eq!(g1.infoset(seat).history(), g2.infoset(seat).history(), "seed {seed}, {seat}");
                 compared += 1;
             }
         }
