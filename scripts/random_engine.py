@@ -13,11 +13,18 @@ Options (`setoption name <key> value <value>`, or `option.<key>=<value>` in an
   misbehave   crash@N, hang@N, illegal@N or garbage@N: fail on the N-th `go`
               of the process; slow@N: take 0.2 s for every `go` from the
               N-th on (for the tests of forfeits)
+
+`--protocol N` announces protocol version N (default 1). From version 2 the
+host adds the seat's history (`last`, `seen`) to each position line; this
+engine has no use for it, and stores the line whole either way.
 """
 
 import random
 import sys
 import time
+
+# The protocol version announced in the handshake (`--protocol N`).
+PROTOCOL = int(sys.argv[sys.argv.index("--protocol") + 1]) if "--protocol" in sys.argv else 1
 
 FILES = "abcde"
 CAMPS = {"b3", "d3", "c4", "b5", "d5", "b8", "d8", "c9", "b10", "d10"}
@@ -58,7 +65,7 @@ class Engine:
         if command == "junqi":
             self.say("id name random_engine.py")
             self.say("id author the junqi project")
-            self.say("id protocol 1")
+            self.say(f"id protocol {PROTOCOL}")
             self.say("option name log type string")
             self.say("option name misbehave type string")
             self.say("junqiok")

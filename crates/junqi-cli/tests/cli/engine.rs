@@ -5,7 +5,7 @@
 //! hang or play illegal moves.
 
 use junqi_core::{Colour, Game, Mode, Move, MoveList, Position, Rules, Seat};
-use junqi_engine::{decode_deployment, encode_position, encode_rules};
+use junqi_engine::{decode_deployment, encode_position, encode_position_with, encode_rules};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -263,10 +263,18 @@ fn external_engines_play_arena_matches_in_every_mode() {
 /// of the stored games: never the truth, never more than the seat may know.
 #[test]
 fn an_anqi_engine_is_told_only_its_seats_information_set() {
-    let dir = temp_dir("capture");
+    // An engine of protocol 1 is told no history; one of protocol 2 its seat's.
+    for protocol in [1, 2] {
+        told_only_its_information_set(protocol);
+    }
+}
+
+fn told_only_its_information_set(protocol: u32) {
+    let history = protocol >= 2;
+    let dir = temp_dir(&format!("capture-{protocol}"));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("input.log");
-    let spec = format!("engine:cmd=python3 {},option.log={}", python_engine(), log.display());
+    let spec = format!("engine:cmd=python3 {} --protocol {protocol},option.log={}", python_engine(), log.display());
     // One game at a time: engines of games played side by side would append
     // to the one log together and interleave their lines.
     let out = arena_on_threads("anqi", &format!("{spec},greedy"), 4, &dir.join("arena"), 1);
@@ -278,7 +286,7 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
         let mut game = Game::new(Position::from_jfen(&g.start_jfen, rules).unwrap());
         for mv in &g.moves {
             for seat in Seat::BOTH {
-                fair[seat.index()].insert(encode_position(game.infoset(seat)));
+                fair[seat.index()].insert(encode_position_with(game.infoset(seat), history));
             }
             game.play(mv.parse().unwrap()).unwrap();
         }
@@ -287,6 +295,7 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
     // The seat of each position is the one of the `newgame` before it.
     let mut seat = None;
     let mut positions = 0;
+    let mut with_history = 0;
     for line in input.lines() {
         if line.starts_with("newgame ") {
             seat = line.split_whitespace().skip_while(|&w| w != "seat").nth(1).map(|n| n.parse::<usize>().unwrap() - 1);
@@ -296,10 +305,13 @@ fn an_anqi_engine_is_told_only_its_seats_information_set() {
             assert!(fair[s].contains(p), "seat {} was told `{p}`, not its own information set", s + 1);
             assert!(!fair[1 - s].contains(p), "seat {} was told the other seat's information set `{p}`", s + 1);
             assert!(p.contains('?'), "enemy kinds are unknown at every ply: `{p}`");
+            assert!(history || !p.contains(" last "), "a version 1 engine was sent the history: `{p}`");
+            with_history += p.contains(" last ") as usize;
             positions += 1;
         }
     }
     assert!(positions > 20, "{positions} positions");
+    assert_eq!(with_history > 0, history, "{with_history} of {positions} lines had the history");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
