@@ -77,10 +77,14 @@ impl InfoSet {
     /// does: in 暗棋 and 明棋 flags stand in a headquarters and mines on
     /// their side's two back ranks (they never move from where deployment put
     /// them), and in 暗棋 the enemy pieces on the board and removed, each of
-    /// a kind of its set, make up the army of docs/rules.md §2. Every set
-    /// the referee keeps passes (the truth fits); a hand-made one may not.
+    /// a kind of its set, make up the army of docs/rules.md §2; in every
+    /// mode the history is one a game reaches ([`crate::History::inconsistency`]).
+    /// Every set the referee keeps passes (the truth fits); a hand-made one may not.
     pub fn inconsistency(&self) -> Option<String> {
         let view = self.view();
+        if let Some(why) = self.history().inconsistency(view.quiet()) {
+            return Some(why);
+        }
         if self.mode() == Mode::Fanqi {
             return None; // dealt anywhere; the pool is checked by the position's counts
         }

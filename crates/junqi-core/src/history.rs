@@ -17,8 +17,8 @@ use std::hash::{Hash, Hasher};
 /// Actions remembered, newest first.
 pub const HISTORY_PLIES: usize = 4;
 /// The most earlier sightings a told history keeps (a real game has at most
-/// one per quiet ply).
-const MAX_TOLD_SEEN: u32 = 10_000;
+/// one per 4 quiet plies).
+pub const MAX_TOLD_SEEN: u32 = 10_000;
 
 /// What a seat remembers of the game beyond the board in front of it.
 ///
@@ -96,6 +96,16 @@ impl History {
             None => 0,
         }
     }
+
+    /// Why no game reaches this history after `quiet` quiet plies, if none
+    /// does: coming back to a board takes at least 4 of them (two moves a
+    /// side), each one of the last actions.
+    pub fn inconsistency(&self, quiet: u32) -> Option<String> {
+        let (seen, known) = (self.repetitions(), self.recent.iter().flatten().count());
+        (seen > 0 && (known < HISTORY_PLIES || seen.saturating_mul(4) > quiet)).then(|| {
+            format!("seen {seen} times before, after {quiet} quiet plies and {known} last actions: a return takes 4 quiet plies")
+        })
+    }
 }
 
 impl PartialEq for History {
@@ -135,6 +145,15 @@ mod tests {
             for seat in Seat::BOTH {
                 let h = game.infoset(seat).history();
                 assert_eq!(h.repetitions(), round, "{seat}: the start came back {round} times");
+                assert_eq!(game.infoset(seat).inconsistency(), None, "a played history is reachable");
+                let view = game.infoset(seat).view();
+                let recent: Vec<Move> = h.recent().iter().flatten().copied().collect();
+                // Told the same, it is the same; told more returns than the quiet plies allow, or
+                // returns without 4 last actions, it is no game's.
+                assert_eq!(&History::told(&recent, round, view), h);
+                assert!(History::told(&recent, round, view).inconsistency(view.quiet()).is_none());
+                assert!(History::told(&recent, round + 1, view).inconsistency(view.quiet()).is_some());
+                assert!(History::told(&recent[..3], round, view).inconsistency(view.quiet()).is_some());
                 let recent: Vec<String> = h.recent().iter().map(|m| m.unwrap().to_string()).collect();
                 assert_eq!(recent, ["a11a12", "e2e1", "a12a11", "e1e2"], "newest first");
             }

@@ -38,7 +38,7 @@ pub use board::{Bitboard, Square};
 pub use bounded::{read_bounded, read_text, MAX_TEXT_BYTES};
 pub use determinize::KindBelief;
 pub use game::Game;
-pub use history::{History, HISTORY_PLIES};
+pub use history::{History, HISTORY_PLIES, MAX_TOLD_SEEN};
 pub use infoset::{InfoSet, Observation, ObservedEvent};
 pub use jfen::JfenError;
 pub use moves::{Move, MoveList, ParseMoveError, ACTIONS};

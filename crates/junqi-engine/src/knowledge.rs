@@ -19,7 +19,7 @@
 
 use junqi_core::{
     Colour, Deployment, DeploymentError, History, InfoSet, JfenError, Kind, Mode, Move, Piece, Position, Rules,
-    RulesError, Seat, Square, HISTORY_PLIES,
+    RulesError, Seat, Square, HISTORY_PLIES, MAX_TOLD_SEEN,
 };
 use std::collections::HashMap;
 
@@ -204,8 +204,8 @@ fn parse_extras(tokens: &[&str]) -> Result<Extras, ProtocolError> {
                 extras.seen = token
                     .parse()
                     .ok()
-                    .filter(|&n| n <= 10_000)
-                    .ok_or_else(|| syntax(format!("seen: `{token}` is not a count from 0 to 10000")))?;
+                    .filter(|&n| n <= MAX_TOLD_SEEN)
+                    .ok_or_else(|| syntax(format!("seen: `{token}` is not a count from 0 to {MAX_TOLD_SEEN}")))?;
                 section = None;
             }
             _ => {
@@ -402,15 +402,6 @@ pub fn decode_position(args: &str, rules: Rules, seat: Seat) -> Result<InfoSet, 
             InfoSet::new(&stand_in, seat)
         }
     };
-    // Coming back to a board takes at least 4 quiet plies (two moves a side).
-    if extras.seen > 0 && (extras.last.len() < HISTORY_PLIES || extras.seen * 4 > info.view().quiet()) {
-        return Err(ProtocolError::Inconsistent(format!(
-            "seen {} times before, after {} quiet plies and {} last actions: a return takes 4 quiet plies",
-            extras.seen,
-            info.view().quiet(),
-            extras.last.len()
-        )));
-    }
     let history = History::told(&extras.last, extras.seen, info.view());
     let info = info.with_history(history);
     // The check the referee's sets pass on every ply (tests/infoset.rs).
