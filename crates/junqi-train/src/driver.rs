@@ -134,8 +134,7 @@ pub fn train_window(
     let (mut trainer, resumed_from) = resume_point(config, &ckpt_dir, observer)?;
     // A model made before the history planes (100) reads the first 100 of
     // today's data, so the configs of the earlier nets still make them.
-    let first_planes = config.model.in_channels == junqi_env::V1_CHANNELS && window.channels > junqi_env::V1_CHANNELS;
-    if window.channels != config.model.in_channels && !first_planes {
+    if !crate::net::reads_planes(config.model.in_channels, window.channels) {
         return Err(TrainError::Config(format!(
             "the data has {} observation planes, the model takes {} ({} for a net without the history planes)",
             window.channels,

@@ -107,6 +107,13 @@ impl StemSplit {
     }
 }
 
+/// Whether a net of `in_channels` input planes reads observations of
+/// `planes`: its own width, or today's 110 for a net made before the
+/// history planes, which reads the first 100 ([`Net::trunk`]).
+pub(crate) fn reads_planes(in_channels: usize, planes: usize) -> bool {
+    planes == in_channels || (in_channels == junqi_env::V1_CHANNELS && planes == junqi_env::OBS_CHANNELS)
+}
+
 /// The residual policy/value net. Its variables live in the
 /// [`nn::VarStore`] given to [`Net::new`].
 #[derive(Debug)]

@@ -4,7 +4,7 @@ use crate::checkpoint::{self, CheckpointInfo};
 use crate::config::TrainConfig;
 use crate::data::{Batch, DataWindow};
 use crate::metrics::Metrics;
-use crate::net::Net;
+use crate::net::{reads_planes, Net};
 use crate::optim::Optimizer;
 use crate::ModelConfig;
 use crate::{Result, TrainError};
@@ -220,13 +220,10 @@ impl Trainer {
     }
 
     fn check_batch(&self, batch: &Batch) -> Result<()> {
-        let c = self.config.model.in_channels as i64;
-        // A net without the history planes reads the first 100 of today's 110 (Net::trunk).
+        let c = self.config.model.in_channels;
         let size = batch.obs.size();
-        let fits = |planes: i64| {
-            planes == c || (c == junqi_env::V1_CHANNELS as i64 && planes == junqi_env::OBS_CHANNELS as i64)
-        };
-        let shaped = matches!(size.as_slice(), &[b, planes, 12, 5] if b == batch.len as i64 && fits(planes));
+        let shaped = matches!(size.as_slice(),
+            &[b, planes, 12, 5] if b == batch.len as i64 && reads_planes(c, planes as usize));
         if batch.len == 0 || !shaped {
             return Err(TrainError::Config(format!(
                 "batch observations have shape {:?}, the net expects [B, {c}, 12, 5]",
