@@ -12,10 +12,10 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Text planted in every file outside the root: no answer may hold it.
@@ -37,9 +37,8 @@ fn rng(salt: u64) -> StdRng {
 
 /// The server, killed when dropped.
 struct Server {
-    child: Child,
+    process: crate::common::ServeProcess,
     client: Client,
-    _out: BufReader<std::process::ChildStdout>,
 }
 
 /// Requests to the server, with time limits.
@@ -55,32 +54,15 @@ impl std::ops::Deref for Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 impl Server {
     fn start(runs: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--runs"])
-            .arg(runs)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line}")).to_string();
-        Server { child, client: Client { addr }, _out: out }
+        let process = crate::common::ServeProcess::start(runs);
+        let client = Client { addr: process.addr.clone() };
+        Server { process, client }
     }
 
     fn alive(&mut self) -> bool {
-        self.child.try_wait().ok().flatten().is_none()
+        self.process.child.try_wait().ok().flatten().is_none()
     }
 }
 

@@ -4,40 +4,16 @@
 //! error while the server goes on serving. The page itself is tested in a
 //! real browser (scripts/browser).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 /// The server, killed when dropped (whatever the test does).
-struct Server {
-    child: Child,
-    addr: String,
-    /// Its stdout, kept open.
-    _out: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+type Server = crate::common::ServeProcess;
 
 fn start(runs: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--runs"])
-        .arg(runs)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    out.read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line}")).to_string();
-    Server { child, addr, _out: out }
+    Server::start(runs)
 }
 
 /// One request; the status and the body.

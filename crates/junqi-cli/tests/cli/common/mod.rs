@@ -47,3 +47,39 @@ pub fn temp_dir(module: &str, name: &str, create: bool) -> PathBuf {
     }
     d
 }
+
+/// A `junqi serve --runs RUNS` on 127.0.0.1 (a free port), killed when
+/// dropped, whatever the test does.
+pub struct ServeProcess {
+    pub child: std::process::Child,
+    /// `127.0.0.1:PORT`, as the server announced it.
+    pub addr: String,
+    /// Its stdout, kept open.
+    _out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl ServeProcess {
+    pub fn start(runs: &std::path::Path) -> ServeProcess {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--runs"])
+            .arg(runs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line}")).to_string();
+        ServeProcess { child, addr, _out: out }
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
