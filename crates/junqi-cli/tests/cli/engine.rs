@@ -7,7 +7,7 @@
 use junqi_core::{Colour, Game, Mode, Move, MoveList, Position, Rules, Seat};
 use junqi_engine::{decode_deployment, encode_position, encode_position_with, encode_rules};
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
@@ -45,13 +45,7 @@ impl Dialogue {
             .spawn()
             .unwrap_or_else(|e| panic!("start {name}: {e}"));
         let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let lines = crate::common::lines_of(child.stdout.take().unwrap());
         Dialogue { name, child, stdin, lines }
     }
     fn send(&mut self, line: &str) {

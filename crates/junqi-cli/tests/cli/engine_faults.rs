@@ -4,7 +4,7 @@
 //! host's resident set (`VmRSS` in /proc) may grow at most [`MEMORY_BOUND`]
 //! while a flood lasts, and the host is killed (the test fails) past it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -110,13 +110,7 @@ impl Host {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let lines = crate::common::lines_of(child.stdout.take().unwrap());
         Host { child, stdin, lines }
     }
     fn send(&mut self, text: &str) {

@@ -15,7 +15,7 @@ use junqi_core::{rng_from_seed, Game, GameRng, InfoSet, Mode, MoveList, Position
 use junqi_engine::{decode_position, decode_rules, encode_position, encode_rules};
 use rand::seq::IndexedRandom;
 use rand::Rng;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -232,13 +232,7 @@ fn run_case(spec: &str, lines: &[Vec<u8>]) -> Result<(), String> {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let (tx, answers) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
+    let answers = crate::common::lines_of(child.stdout.take().unwrap());
     let mut stderr = child.stderr.take().unwrap();
     let err = std::thread::spawn(move || {
         let mut s = String::new();

@@ -83,3 +83,16 @@ impl Drop for ServeProcess {
         let _ = self.child.wait();
     }
 }
+
+/// The lines a child prints on `stdout`, read on a thread of their own
+/// (so a test can wait for one with a time limit).
+pub fn lines_of(stdout: std::process::ChildStdout) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    lines
+}
