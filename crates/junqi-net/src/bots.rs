@@ -149,7 +149,7 @@ pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError
         Some(make) => make(&key)?,
     };
     let mut service = InferenceService::start(factory, &settings.options)?;
-    if file.model.in_channels == junqi_env::V1_CHANNELS {
+    if !file.model.reads_history() {
         service = service.ignoring_history();
     }
     let net = (service, extras);

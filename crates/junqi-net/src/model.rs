@@ -72,6 +72,12 @@ const NODES: usize = 60;
 pub const MAX_WEIGHTS: u64 = 150_000_000;
 
 impl ModelConfig {
+    /// Whether the net reads the history planes (a net made before them
+    /// takes the first 100 planes only).
+    pub fn reads_history(&self) -> bool {
+        self.in_channels > junqi_env::V1_CHANNELS
+    }
+
     /// Floating-point operations (a multiply-add counts 2) of one forward
     /// pass as written in `junqi-train`'s `Net` on the full `[C, 12, 5]`
     /// input with all 3,600 logits: every input plane through the 3×3

@@ -302,7 +302,7 @@ impl InferenceService {
 
     /// A service of the CPU engine over `net`.
     pub fn cpu(net: CpuNet, options: &ServiceOptions) -> Result<InferenceService, NetError> {
-        let reads_history = net.planes() > junqi_env::V1_CHANNELS;
+        let reads_history = net.model().reads_history();
         let service = InferenceService::start(CpuBackend::factory(Arc::new(net)), options)?;
         Ok(if reads_history { service } else { service.ignoring_history() })
     }

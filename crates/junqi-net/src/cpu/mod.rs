@@ -268,12 +268,6 @@ impl CpuNet {
         &self.model
     }
 
-    /// The observation planes the net reads: all of them, or the first 100
-    /// for a net made before the history planes.
-    pub fn planes(&self) -> usize {
-        self.planes
-    }
-
     /// Whether the AVX2/FMA kernels are in use.
     pub fn uses_simd(&self) -> bool {
         self.simd
