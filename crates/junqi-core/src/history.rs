@@ -34,6 +34,9 @@ pub struct History {
     /// Keys of the views the seat has seen since the last action that can
     /// never be undone (an attack or a flip: the quiet counter's reset),
     /// the current one last. No position before such an action can recur.
+    /// Empty until the first action: the starting view's key is taken then
+    /// ([`History::push`]), so an information set that never sees an
+    /// action (a search's fresh one of each leaf) costs no hashing.
     seen: Vec<u64>,
 }
 
@@ -54,34 +57,36 @@ pub fn view_key(view: &Position) -> u64 {
 }
 
 impl History {
-    /// A history that starts at `view` (nothing before it is known).
-    pub fn starting_at(view: &Position) -> History {
-        History { recent: [None; HISTORY_PLIES], seen: vec![view_key(view)] }
-    }
-
     /// A history told rather than witnessed (an engine's `position` line):
     /// the last actions, newest first, and how often the board in `view`
     /// was seen before. Earlier boards are not known, so a later return to
     /// one of them is not counted.
     pub fn told(recent: &[Move], seen_before: u32, view: &Position) -> History {
-        let mut history = History::starting_at(view);
+        let mut history = History::default();
         for (slot, &mv) in history.recent.iter_mut().zip(recent) {
             *slot = Some(mv);
         }
-        let key = history.seen[0];
-        history.seen.extend(std::iter::repeat_n(key, seen_before.min(MAX_TOLD_SEEN) as usize));
+        history.seen = vec![view_key(view); 1 + seen_before.min(MAX_TOLD_SEEN) as usize];
         history
     }
 
-    /// After `mv` led to `view` (the seat's view after the action).
-    pub fn push(&mut self, mv: Move, view: &Position) {
+    /// Whether no board is recorded yet (no action seen, nothing told):
+    /// then [`History::push`] wants the key of the board before the action.
+    pub fn unstarted(&self) -> bool {
+        self.seen.is_empty()
+    }
+
+    /// After `mv` led to the seat's view `after`; `start` is the key of the
+    /// view before it when the history is [unstarted](History::unstarted).
+    pub fn push(&mut self, mv: Move, start: Option<u64>, after: &Position) {
         self.recent.rotate_right(1);
         self.recent[0] = Some(mv);
-        if view.quiet() == 0 {
+        self.seen.extend(start);
+        if after.quiet() == 0 {
             // An attack or a flip: what came before cannot come back.
             self.seen.clear();
         }
-        self.seen.push(view_key(view));
+        self.seen.push(view_key(after));
     }
 
     /// The last actions, newest first.

@@ -131,7 +131,6 @@ impl InfoSet {
             info.propagate_counts(truth);
         }
         info.rebuild_view(truth);
-        info.history = History::starting_at(&info.view);
         info
     }
 
@@ -172,7 +171,6 @@ impl InfoSet {
             }
         }
         info.rebuild_view(stand_in);
-        info.history = History::starting_at(&info.view);
         info
     }
 
@@ -198,8 +196,11 @@ impl InfoSet {
             self.track_anqi(obs);
             self.propagate_counts(truth_after);
         }
+        // The board the history starts at, keyed at its first action only
+        // (a set that never sees one, e.g. a search's leaf, hashes nothing).
+        let start = self.history.unstarted().then(|| crate::history::view_key(&self.view));
         self.rebuild_view(truth_after);
-        self.history.push(obs.mv, &self.view);
+        self.history.push(obs.mv, start, &self.view);
     }
 
     pub fn seat(&self) -> Seat {
