@@ -154,6 +154,12 @@ impl ObsCode {
         &self.0
     }
 
+    /// Plane `quiet_fraction`: how far the quiet-move counter has run
+    /// towards its draw, in [0, 1].
+    pub fn quiet_fraction(&self) -> f32 {
+        self.f32_at(QUIET_AT)
+    }
+
     /// Node `f` (the seat's frame): its class ([`CLASS_OWN`], …) and kind set.
     #[inline]
     pub fn node(&self, f: usize) -> (u16, u16) {

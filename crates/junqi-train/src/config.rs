@@ -159,6 +159,16 @@ pub struct DataConfig {
     /// differs from position to position. Validation always scores the
     /// outcome, so runs with different shares compare.
     pub value_target_search: f64,
+    /// Progress in the value target: a share s in [0, 1] moves s · q of the
+    /// target's win and loss probability to the draw, where q is how far
+    /// the quiet-move counter had run towards its draw in the position
+    /// (`min(quiet / no_progress_plies, 1)`). Applied after
+    /// `value_target_search`. Without it a win after 60 quiet plies is
+    /// labelled like a win after a capture, and nothing in the value tells
+    /// a net that shuffling runs the game into a draw; with it, a capture
+    /// or a flip (which resets the counter) is worth more to the side that
+    /// is winning. 0 = off. Validation still scores the outcome.
+    pub value_target_quiet: f64,
     /// Hold out one game in this many (game id ≡ −1 modulo it) for the
     /// validation loss: never trained on (0 = no validation).
     pub validation_every: u64,
@@ -173,6 +183,7 @@ impl Default for DataConfig {
             shuffle_buffer: 200_000,
             policy_target_temp: 1.0,
             value_target_search: 0.0,
+            value_target_quiet: 0.0,
             validation_every: 50,
             validation_samples: 4096,
         }
@@ -289,6 +300,9 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&self.data.value_target_search) {
             return bad("data.value_target_search must be in [0, 1]");
+        }
+        if !(0.0..=1.0).contains(&self.data.value_target_quiet) {
+            return bad("data.value_target_quiet must be in [0, 1]");
         }
         if self.data.validation_every == 1 {
             return bad("data.validation_every = 1 would hold out every game (0 turns validation off)");

@@ -226,6 +226,25 @@ impl Example {
         self.value_target = Some(target);
     }
 
+    /// Move `share` · q of the value target's win and loss mass to the draw,
+    /// q being how far the quiet-move counter has run towards its draw
+    /// (plane `quiet_fraction`; see [`crate::DataConfig::value_target_quiet`]).
+    /// A position the mover later won after many quiet plies is then worth
+    /// less than the same position with a fresh counter, so a capture or a
+    /// flip (which resets it) gains value: progress pays.
+    pub fn discount_quiet(&mut self, share: f64) {
+        let q = share as f32 * self.position.quiet_fraction().clamp(0.0, 1.0);
+        if q <= 0.0 {
+            return;
+        }
+        let [win, draw, loss] = self.value_target.unwrap_or_else(|| self.outcome_probs());
+        let moved = q * (win + loss);
+        if moved == 0.0 {
+            return; // a drawn game's target is the draw already
+        }
+        self.value_target = Some([(1.0 - q) * win, draw + moved, (1.0 - q) * loss]);
+    }
+
     /// Re-weight the policy target to ∝ π^(1/temp), still summing to 1;
     /// `temp = 0` keeps the most probable actions only, sharing equally.
     pub fn sharpen_policy(&mut self, temp: f64) {
@@ -380,6 +399,8 @@ pub struct Loader {
     policy_target_temp: f64,
     /// See [`crate::DataConfig::value_target_search`].
     value_target_search: f64,
+    /// See [`crate::DataConfig::value_target_quiet`].
+    value_target_quiet: f64,
     /// See [`crate::DataConfig::validation_every`]: these games are skipped.
     held_out: u64,
 }
@@ -403,6 +424,7 @@ impl Loader {
             capacity,
             policy_target_temp: 1.0,
             value_target_search: 0.0,
+            value_target_quiet: 0.0,
             held_out: 0,
         }
     }
@@ -455,6 +477,13 @@ impl Loader {
         self
     }
 
+    /// Discount the value target's wins and losses by the quiet-move
+    /// counter ([`Example::discount_quiet`]).
+    pub fn with_value_target_quiet(mut self, share: f64) -> Loader {
+        self.value_target_quiet = share;
+        self
+    }
+
     pub fn window(&self) -> &DataWindow {
         &self.window
     }
@@ -493,6 +522,7 @@ impl Loader {
                 .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
             e.sharpen_policy(self.policy_target_temp);
             e.mix_search_value(self.value_target_search);
+            e.discount_quiet(self.value_target_quiet);
             self.buffer.push(e);
             self.pass_examples += 1;
         }
@@ -603,5 +633,41 @@ mod tests {
         let rows = Vec::<f32>::try_from(batch.value_target.unwrap().flatten(0, -1)).unwrap();
         assert_eq!(rows[3..], [1.0, 0.0, 0.0]);
         assert!((rows[0] - 0.95).abs() < 1e-6, "{rows:?}");
+    }
+
+    /// The observation of a 明棋 position whose quiet-move counter stands at
+    /// `quiet` of the preset's 70.
+    fn position_with_quiet(quiet: u32) -> ObsCode {
+        let rules = junqi_core::Rules::preset(junqi_core::Mode::Mingqi);
+        let jfen = format!("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r {quiet} 100");
+        let pos = junqi_core::Position::from_jfen(&jfen, rules).unwrap();
+        ObsCode::from_infoset(&junqi_core::InfoSet::new(&pos, junqi_core::Seat::First))
+    }
+
+    #[test]
+    fn value_targets_discount_wins_and_losses_by_the_quiet_counter() {
+        let at = |quiet: u32, outcome: i8| Example { outcome, position: position_with_quiet(quiet), ..example(&[(3, 1.0)]) };
+        // 35 of 70 quiet plies, share 1: half of the win moves to the draw.
+        let mut won = at(35, 1);
+        won.discount_quiet(1.0);
+        assert_eq!(won.value_target, Some([0.5, 0.5, 0.0]));
+        // Share 0.5 of the same: a quarter; a loss likewise; applied after the search's mix.
+        let mut lost = at(35, -1);
+        lost.discount_quiet(0.5);
+        assert_eq!(lost.value_target, Some([0.0, 0.25, 0.75]));
+        let mut mixed = Example { search_value: Some(0.6), ..at(35, 1) };
+        mixed.mix_search_value(0.5);
+        mixed.discount_quiet(1.0);
+        let t = mixed.value_target.unwrap();
+        assert!((t[0] - 0.45).abs() < 1e-6 && (t[1] - 0.5).abs() < 1e-6 && (t[2] - 0.05).abs() < 1e-6, "{t:?}");
+        // A fresh counter, share 0 and a drawn game keep the target as it was.
+        for (mut e, share) in [(at(0, 1), 1.0), (at(35, 1), 0.0), (at(60, 0), 1.0)] {
+            e.discount_quiet(share);
+            assert_eq!(e.value_target, None, "{share}");
+        }
+        // At the draw itself a won game's target is the draw.
+        let mut last = at(70, 1);
+        last.discount_quiet(1.0);
+        assert_eq!(last.value_target, Some([0.0, 1.0, 0.0]));
     }
 }
