@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on an embedded default: install what is missing
-# (scripts/setup.sh: libtorch, Python packages), build `junqi`, show a seeded
+# (scripts/setup.sh, its main part only: libtorch, Python packages; no
+# root, no Ray or Chromium, which only the tests need), build `junqi`, show a seeded
 # 翻棋 game, then run a short training loop (configs/loop/quickstart.toml:
 # rollout-search games → a small net → three generations of self-play with the
 # net, training and evaluation), printing each generation's Elo against the

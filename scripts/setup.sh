@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
 # Install what junqi-train needs, into .deps/ (git-ignored). Idempotent: each
 # step is skipped when its result is already there, so CI can call it on every
-# run.
+# run. Two parts:
 #
+#   bash scripts/setup.sh           the main job's part (scripts/demo.sh, the
+#                                   recipes): libtorch and the Python packages
+#                                   that read our files back; no root, no
+#                                   apt-get, no browser.
+#   bash scripts/setup.sh --tests   that, then the test suites' own parts
+#                                   (scripts/test.sh): the Python package's
+#                                   test pins and builder, torch for Python,
+#                                   the Ray venv, Chromium (apt-get, root or
+#                                   sudo) and Playwright.
+#
+# The main job's part:
 #   .deps/libtorch   libtorch 2.11.0 (from the PyPI `torch` wheel, CPU path:
 #                    the wheel plus the two small CUDA wheels libtorch_cpu.so
 #                    links against); `.cargo/config.toml` points LIBTORCH at
 #                    .deps/libtorch/torch so plain `cargo` commands find it.
 #   .deps/python     Python packages for the checks: tensorboard (reads the
-#                    training logs back) and pyarrow (reads the Parquet data),
-#                    and for the Python package's tests (python/): pytest,
-#                    PettingZoo and Gymnasium.
+#                    training logs back) and pyarrow (reads the Parquet data).
+#   .deps/bin/tensorboard  TensorBoard's command: `.deps/bin/tensorboard
+#                    --logdir RUN/tb`. A wrapper of our own, because each
+#                    `pip install --target` replaces .deps/python/bin.
+#
+# The test suites' part (--tests):
+#   .deps/python     also pytest, PettingZoo and Gymnasium, pinned, for the
+#                    Python package's tests (python/).
 #   .deps/maturin    the builder of the Python package (python/).
 #   .deps/torch-python  what `import torch` needs beyond .deps/libtorch
 #                    (scripts/setup_torch_python.sh), for junqi.torch's tests.
@@ -23,6 +39,13 @@
 # See docs/training.md. No machine here reaches pytorch.org, hence PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+tests=false
+case "${1:-}" in
+    "") ;;
+    --tests) tests=true ;;
+    *) echo "usage: bash scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 
 TORCH_VERSION=2.11.0
 CUDA_RUNTIME_VERSION=13.0.96
@@ -66,6 +89,26 @@ for pkg in tensorboard pyarrow numpy; do
         fi
     fi
 done
+
+# TensorBoard's command, kept outside .deps/python/bin (which the next
+# `pip install --target` would replace). Rewritten only when it differs.
+tb_wrapper='#!/usr/bin/env bash
+# Written by scripts/setup.sh: TensorBoard from .deps/python (or wherever
+# python3 finds it), e.g. .deps/bin/tensorboard --logdir runs/train-1/tb
+deps=$(cd "$(dirname "$0")/.." && pwd)
+PYTHONPATH="$deps/python${PYTHONPATH:+:$PYTHONPATH}" exec python3 -m tensorboard.main "$@"'
+if [ "$(cat .deps/bin/tensorboard 2>/dev/null)" != "$tb_wrapper" ]; then
+    mkdir -p .deps/bin
+    printf '%s\n' "$tb_wrapper" > .deps/bin/tensorboard
+    chmod +x .deps/bin/tensorboard
+fi
+echo "tensorboard: .deps/bin/tensorboard --logdir RUN/tb"
+
+if ! $tests; then
+    echo "setup done (main job): LIBTORCH=$PWD/$libtorch/torch (set by .cargo/config.toml); the test suites' parts: bash scripts/setup.sh --tests"
+    exit 0
+fi
+
 # The Python package's tests: pinned, so its environment checks run against
 # the APIs they were written for. One pip call (with --upgrade) so the three
 # resolve together and a changed pin replaces the old files.

@@ -19,10 +19,14 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 cargo --version
 
-# What a fresh machine lacks: libtorch for junqi-train, and the Python
-# packages of the checks (pyarrow, tensorboard), all into .deps/ (git-ignored).
-# Idempotent: a second run only checks.
-bash scripts/setup.sh
+# What a fresh machine lacks: libtorch for junqi-train, the Python
+# packages of the checks (pyarrow, tensorboard), and the test suites' own
+# parts (--tests: Ray, Chromium, ...), all into .deps/ (git-ignored).
+# Idempotent: a second run only checks. Then check that the main job's part
+# alone (what scripts/demo.sh runs) needs no root, apt-get or browser, and
+# leaves a working .deps/bin/tensorboard.
+bash scripts/setup.sh --tests
+bash scripts/check_setup.sh
 export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
 
 log=$(mktemp)
