@@ -12,9 +12,11 @@ pub mod board;
 pub mod dashboards;
 pub mod datasets;
 pub mod error;
+pub mod knowledge;
 pub mod play;
 pub mod replay;
 mod routes;
+pub mod samples;
 
 pub use error::ApiError;
 use std::net::SocketAddr;
@@ -51,12 +53,22 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
             ));
         }
     }
+    // No dataset anywhere: the sample games in the binary, as one more root.
+    let mut roots = options.runs.clone();
+    let samples = if datasets::discover(&roots).is_empty() {
+        let s = samples::Samples::write_below(&std::env::temp_dir())?;
+        roots.push(s.dir().to_path_buf());
+        Some(s)
+    } else {
+        None
+    };
+    let samples_dir = samples.as_ref().map(|s| s.dir().to_path_buf());
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(options.addr).await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(AppState {
-            roots: options.runs.clone(),
+            roots: roots.clone(),
             allow_engines: options.allow_engines,
             datasets: datasets::Cache::default(),
             games: play::Sessions::default(),
@@ -68,6 +80,9 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
         for root in &options.runs {
             let _ = writeln!(out, "runs from {}", root.display());
         }
+        if let Some(dir) = &samples_dir {
+            let _ = writeln!(out, "no games below the --runs directories: showing the sample games ({})", dir.display());
+        }
         let _ = out.flush();
         drop(out);
         axum::serve(listener, routes::router(state))
@@ -75,5 +90,7 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await
-    })
+    });
+    drop(samples);
+    served
 }

@@ -5,6 +5,7 @@
 //! (with every piece) is given only once the game is over.
 
 use crate::board::{encode, piece_token};
+use crate::knowledge::{self, Knowledge};
 use crate::replay::{effect_words, observation_words};
 use crate::ApiError;
 use junqi_bots::{build, BotSpec, Player};
@@ -87,6 +88,10 @@ pub struct NewGame {
     /// told once the game is over: with it a second game would show this
     /// one's hidden pieces).
     pub seed: Option<u64>,
+    /// Leave the bot's first move to `POST /api/play/N/bot` (the page shows
+    /// the board first, then the bot thinking); default: it moves at once.
+    #[serde(default)]
+    pub bot_later: bool,
 }
 
 /// One game.
@@ -134,6 +139,14 @@ pub struct PlayState {
     pub termination: Option<String>,
     /// While deploying: the nodes of the person's half.
     pub zone: Vec<String>,
+    /// The bot is to move (the page asks `POST /api/play/N/bot` to let it).
+    pub bot_to_move: bool,
+    /// Once the game is over: the referee's board (every piece, the
+    /// face-down ones as `#rX`), so the page can show what was hidden.
+    pub reveal: Option<String>,
+    /// What the person's information set knows beyond the board.
+    #[serde(flatten)]
+    pub knowledge: Knowledge,
 }
 
 impl Session {
@@ -238,9 +251,9 @@ impl Session {
         Ok(())
     }
 
-    /// The person's move, then the bot's replies until it is the person's
-    /// turn again or the game is over.
-    pub fn play(&mut self, text: &str) -> Result<(), ApiError> {
+    /// The person's move, then (unless `bot_later`) the bot's replies until
+    /// it is the person's turn again or the game is over.
+    pub fn play(&mut self, text: &str, bot_later: bool) -> Result<(), ApiError> {
         let human = self.human;
         if self.outcome.is_some() {
             return Err(ApiError::conflict("the game is over"));
@@ -257,13 +270,30 @@ impl Session {
         }
         let (_, obs) = game.play(mv).map_err(|e| ApiError::bad_request(format!("{mv}: {e}")))?;
         self.log.push(format!("you: {}", observation_words(&obs[human.index()])));
-        self.bot_moves();
+        if bot_later {
+            self.note_outcome();
+        } else {
+            self.bot_moves();
+        }
         Ok(())
+    }
+
+    /// Notes the game's end, if the position on the board is one.
+    fn note_outcome(&mut self) {
+        let Some(game) = &self.game else { return };
+        let mut list = MoveList::new();
+        game.truth().legal_moves(&mut list);
+        if let Some(o) = game.truth().outcome_given(list.len()) {
+            self.outcome = Some(o);
+        }
     }
 
     /// The bot plays while it is its turn; the game's end is noted.
     pub fn bot_moves(&mut self) {
         let human = self.human;
+        if self.outcome.is_some() {
+            return;
+        }
         let Some(game) = self.game.as_mut() else { return };
         let mut list = MoveList::new();
         for _ in 0..MAX_BOT_PLIES {
@@ -324,6 +354,9 @@ impl Session {
             result: None,
             termination: None,
             zone: Vec::new(),
+            bot_to_move: false,
+            reveal: None,
+            knowledge: Knowledge::default(),
         };
         if let Some(d) = &self.proposal {
             st.phase = "deploy".into();
@@ -343,9 +376,11 @@ impl Session {
         st.colour = view.colour_of(human).map(|c| c.name().to_string());
         st.ply = view.ply();
         st.last_move = game.moves().last().map(|m| (m.from.to_string(), m.to.to_string()));
+        st.knowledge = knowledge::of(info);
         if let Some(o) = self.outcome {
             st.phase = "over".into();
             st.seed = Some(self.seed);
+            st.reveal = Some(encode(game.truth()));
             st.result = Some(o.result_str().into());
             st.termination = Some(o.termination.name().into());
             return st;
@@ -355,6 +390,8 @@ impl Session {
             let mut list = MoveList::new();
             info.legal_moves(&mut list);
             st.legal = list.iter().map(|m| m.to_string()).collect();
+        } else {
+            st.bot_to_move = true;
         }
         st
     }
@@ -395,13 +432,13 @@ mod tests {
     use super::*;
 
     fn new_game(mode: &str, seat: u8) -> Session {
-        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4) }, false)
+        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4), bot_later: false }, false)
             .unwrap()
     }
 
     #[test]
     fn the_seed_is_told_only_when_chosen_or_at_the_end_and_engines_need_leave() {
-        let req = |seed, bot: &str| NewGame { mode: "anqi".into(), options: vec![], seat: 1, bot: bot.into(), seed };
+        let req = |seed, bot: &str| NewGame { mode: "anqi".into(), options: vec![], seat: 1, bot: bot.into(), seed, bot_later: false };
         let mut s = Session::new(&req(None, "random"), false).unwrap();
         assert_eq!(s.state().seed, None);
         s.deploy(&own_placement(&s)).unwrap();
@@ -437,20 +474,25 @@ mod tests {
         while s.state().phase == "play" {
             let st = s.state();
             assert!(st.your_turn);
-            assert!(s.play("a1a2x").is_err());
-            s.play(&st.legal[plies % st.legal.len()]).unwrap();
+            assert!(s.play("a1a2x", false).is_err());
+            // Every other move leaves the bot's reply to a second request.
+            let later = plies % 2 == 0;
+            s.play(&st.legal[plies % st.legal.len()], later).unwrap();
+            assert!(!later || s.state().bot_to_move || s.state().phase == "over");
+            s.bot_moves();
+            assert!(!s.state().bot_to_move);
             plies += 1;
         }
         let st = s.state();
         assert!(st.result.is_some() && st.legal.is_empty());
         assert!(s.record().unwrap().contains("[Result"));
-        assert!(s.play("a1a2").is_err());
+        assert!(s.play("a1a2", false).is_err());
     }
 
     #[test]
     fn an_anqi_deployment_is_checked_and_the_view_hides_the_bot_pieces() {
         let mut s = new_game("anqi", 1);
-        assert!(s.play("a6a7").is_err(), "no move before deploying");
+        assert!(s.play("a6a7", false).is_err(), "no move before deploying");
         let st = s.state();
         assert_eq!(st.phase, "deploy");
         assert_eq!(st.zone.len(), 25);
@@ -473,5 +515,11 @@ mod tests {
         let enemy = if colour == "red" { 'b' } else { 'r' };
         assert!(st.board.split(' ').all(|t| !t.starts_with(enemy) || t.ends_with('?')), "{}", st.board);
         assert!(s.record().is_err(), "no record before the end");
+        assert!(st.reveal.is_none());
+        // At the end the referee's board is shown: every enemy kind.
+        s.resign().unwrap();
+        let reveal = s.state().reveal.unwrap();
+        assert_eq!(reveal.split(' ').filter(|t| t.starts_with(enemy)).count(), 25, "{reveal}");
+        assert!(!reveal.contains('?'), "{reveal}");
     }
 }

@@ -43,6 +43,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/deploy", post(play_deploy))
         .route("/api/play/{id}/shuffle", post(play_shuffle))
         .route("/api/play/{id}/resign", post(play_resign))
+        .route("/api/play/{id}/bot", post(play_bot))
         .route("/api/play/{id}/record", get(play_record))
         .fallback(|| async { ApiError::not_found("no such page") })
         // After the routes: it applies to those already added.
@@ -225,7 +226,9 @@ async fn new_game(State(s): Shared, Body(req): Body<NewGame>) -> ApiResult<PlayS
         let session = Session::new(&req, s.allow_engines)?;
         let (_, game) = s.games.insert(session);
         let mut g = game.lock().expect("game lock");
-        g.bot_moves();
+        if !req.bot_later {
+            g.bot_moves();
+        }
         Ok(g.state())
     })
     .await
@@ -256,16 +259,32 @@ async fn play_state(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<Pl
 struct MoveBody {
     #[serde(rename = "move")]
     mv: String,
+    /// Leave the bot's reply to `POST /api/play/N/bot`.
+    #[serde(default)]
+    bot_later: bool,
 }
 
 async fn play_move(State(s): Shared, UrlPath(id): UrlPath<u64>, Body(body): Body<MoveBody>) -> ApiResult<PlayState> {
-    with_game(s, id, move |g| g.play(&body.mv)).await
+    with_game(s, id, move |g| g.play(&body.mv, body.bot_later)).await
+}
+
+/// The bot plays until it is the person's turn or the game is over (nothing
+/// when it is not the bot's turn).
+async fn play_bot(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<PlayState> {
+    with_game(s, id, |g| {
+        g.bot_moves();
+        Ok(())
+    })
+    .await
 }
 
 #[derive(Deserialize)]
 struct DeployBody {
     /// Square name to kind letter, for all 25 pieces.
     placement: HashMap<String, String>,
+    /// Leave the bot's first move to `POST /api/play/N/bot`.
+    #[serde(default)]
+    bot_later: bool,
 }
 
 async fn play_deploy(
@@ -275,7 +294,9 @@ async fn play_deploy(
 ) -> ApiResult<PlayState> {
     with_game(s, id, move |g| {
         g.deploy(&body.placement)?;
-        g.bot_moves();
+        if !body.bot_later {
+            g.bot_moves();
+        }
         Ok(())
     })
     .await

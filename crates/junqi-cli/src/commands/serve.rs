@@ -25,7 +25,7 @@ pub fn run(args: Args) -> Result<()> {
         runs if !runs.is_empty() => runs,
         _ if std::path::Path::new("data").is_dir() => vec![PathBuf::from("data")],
         _ => {
-            eprintln!("note: no --runs directory (and no ./data): only the play page has something to show");
+            eprintln!("note: no --runs directory (and no ./data): the replay page shows the sample games");
             vec![]
         }
     };

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Remake the sample games that `junqi serve` shows when no --runs directory
+# has a dataset (data/samples/, also compiled into the binary): four games
+# of each mode between a small search and the heuristic bot, with the
+# search's policy and value at every ply. Seeded, so a rerun with the same
+# build writes the same games.
+#
+#   bash scripts/make-sample-games.sh [path/to/junqi]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+junqi=${1:-target/debug/junqi}
+[ -x "$junqi" ] || { echo "error: $junqi is not built (cargo build -p junqi)" >&2; exit 1; }
+rm -rf data/samples
+for mode in fanqi anqi mingqi; do
+    "$junqi" selfplay --rules "$mode" --games 4 --bots mcts:64,heuristic --samples-per-game all \
+        --seed 1 --out "data/samples/$mode"
+    # The run's lock file is for writers only.
+    rm -f "data/samples/$mode/.lock"
+done
+du -sh data/samples
