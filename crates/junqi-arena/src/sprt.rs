@@ -52,10 +52,9 @@ impl SprtConfig {
     }
     /// Everything [`run_sprt`] checks before it writes anything.
     pub fn check(&self) -> Result<(), ArenaError> {
+        // The same spec on both sides is allowed: an A/A test (the CLI asks
+        // for --allow-same, so that a typo does not pass for one).
         self.sprt()?;
-        if self.candidate == self.baseline {
-            return Err(ArenaError::Config("the candidate and the baseline are the same bot".into()));
-        }
         if self.max_games < self.batch_games {
             return Err(ArenaError::Config(format!(
                 "--max-games ({}) must be at least one batch ({} games)",

@@ -63,7 +63,7 @@ enum Command {
     Import(commands::import::Args),
     /// Paired games among bots: crosstable and Bradley–Terry Elo with 95% intervals.
     Arena(commands::arena::Args),
-    /// Sequential probability ratio test of a candidate bot against a baseline (or of given pair counts).
+    /// Sequential probability ratio test of a candidate bot against a baseline (or of given pair counts); exit 0 when H1 is accepted, 1 when H0 is, 3 without a decision.
     Sprt(commands::sprt::Args),
     /// Join the parts of a selfplay, arena, study or sprt run made with --part I/N, and write its report.
     Merge(commands::merge::Args),
@@ -107,6 +107,18 @@ impl std::fmt::Display for CheckFailed {
     }
 }
 impl std::error::Error for CheckFailed {}
+
+/// A sequential test that stopped without a decision (`junqi sprt` at its
+/// game limit, or `--penta` counts inside the bounds), already reported on
+/// stdout: exit code 3.
+#[derive(Debug)]
+pub struct Undecided;
+impl std::fmt::Display for Undecided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the test reached no decision")
+    }
+}
+impl std::error::Error for Undecided {}
 
 /// Stopped by Ctrl-C: the message goes to stderr as is, exit code 130.
 #[derive(Debug)]
@@ -185,6 +197,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<AlreadyReported>() => ExitCode::from(2),
         Err(e) if e.is::<CheckFailed>() => ExitCode::from(1),
+        Err(e) if e.is::<Undecided>() => ExitCode::from(3),
         Err(e) if e.is::<Interrupted>() => {
             eprintln!("{e}");
             ExitCode::from(130)

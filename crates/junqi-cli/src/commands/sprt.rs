@@ -8,11 +8,19 @@ use anyhow::{bail, Context, Result};
 use junqi_arena::sprt::{describe, run_sprt, run_sprt_part, SprtConfig, SprtOutcome};
 use junqi_bots::BotSpec;
 use junqi_core::Mode;
-use junqi_stats::{Penta, Sprt};
+use crate::{CheckFailed, Undecided};
+use junqi_stats::{Decision, Penta, Sprt};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// What the exit code says (docs/regress.md), for `--help`.
+const EXIT_CODES: &str = "Exit codes: 0 H1 accepted, 1 H0 accepted, 3 no decision (the game limit was reached, or \
+--penta counts inside the bounds), 2 an error, 130 interrupted (run it again to resume). With non-regression \
+bounds (--elo0 -5 --elo1 0) 0 means no regression found; with gain bounds (--elo0 0 --elo1 5) 0 means a gain. \
+A part (--part) exits 0 when its batches are played.";
+
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct Args {
     /// The bot under test, e.g. `mcts:sims=400`, or a build behind the engine
     /// protocol: `engine:cmd=./target/release/junqi engine --bot mcts:800`.
@@ -21,6 +29,11 @@ pub struct Args {
     /// The bot it must beat.
     #[arg(long, visible_alias = "base", required_unless_present = "penta")]
     baseline: Option<BotSpec>,
+    /// Allow the candidate and the baseline to be the same spec: an A/A
+    /// test, which should accept H0 of gain bounds (or H1 of non-regression
+    /// bounds) and checks the harness, or a build's determinism.
+    #[arg(long, conflicts_with = "penta")]
+    allow_same: bool,
     /// H0: the candidate's normalized Elo is elo0.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     elo0: f64,
@@ -103,6 +116,9 @@ pub fn run(args: Args) -> Result<()> {
         seed: args.seed,
         openings: crate::commands::arena::read_openings(args.openings.as_deref(), &rules)?,
     };
+    if config.candidate == config.baseline && !args.allow_same {
+        bail!("the candidate and the baseline are the same bot `{}`; for an A/A test add --allow-same", config.candidate)
+    }
     config.check()?;
     let threads = threads(args.threads)?;
     if let Some(part) = args.part {
@@ -126,7 +142,18 @@ pub fn run(args: Args) -> Result<()> {
     });
     live.finish();
     let outcome = outcome.map_err(|e| interrupted(e, dir))?;
-    write_outcome(&config, &outcome, dir)
+    write_outcome(&config, &outcome, dir)?;
+    exit_for(outcome.summary.decision)
+}
+
+/// The verdict as the exit code (see [`EXIT_CODES`]): H0 accepted fails like
+/// a check (1), no decision is [`Undecided`] (3).
+fn exit_for(decision: Decision) -> Result<()> {
+    match decision {
+        Decision::AcceptH1 => Ok(()),
+        Decision::AcceptH0 => Err(CheckFailed.into()),
+        Decision::Continue => Err(Undecided.into()),
+    }
 }
 
 /// Write a test's result.json into `dir` and print its statistics.

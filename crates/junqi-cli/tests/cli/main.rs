@@ -21,3 +21,4 @@ mod records;
 mod selfplay;
 mod serve;
 mod shard_checksums;
+mod sprt_verdicts;
