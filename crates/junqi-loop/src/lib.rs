@@ -23,6 +23,7 @@
 //! gen-NNN/eval-vs-SPEC/   … and against each of `evaluate.more_anchors`
 //! nets/net-NNN.safetensors  every generation's net (exported, with metadata)
 //! train/                  one continuing training run: checkpoints/, tb/
+//! tb/                     the loop's own scalars for TensorBoard (Elo, gate, self-play, resignations)
 //! elo.csv                 each generation's Elo against the anchor
 //! elo_anchors.csv         one row per generation and anchor rated
 //! elo.svg, summary.md     the Elo against every anchor over time, the table
@@ -40,6 +41,7 @@
 //! * [`evaluate`]: paired matchups, ratings against the anchors, and the
 //!   SPRT gate ([`sprt_gate`]).
 //! * [`report`]: `elo.csv`, `elo_anchors.csv`, `summary.md` and `elo.svg`.
+//! * [`tb`]: each generation's scalars in TensorBoard event files.
 
 pub mod config;
 mod error;
@@ -48,6 +50,7 @@ mod ray;
 pub mod report;
 pub mod stages;
 pub mod state;
+pub mod tb;
 
 pub use config::{AtLimit, BootstrapConfig, EvalSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS};
 pub use error::{LoopError, Result};

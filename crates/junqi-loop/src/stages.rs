@@ -8,6 +8,7 @@ use crate::config::LoopConfig;
 use crate::evaluate::{eval_seed, matchup, rate_against_anchors, sprt_gate, unrated};
 use crate::report::write_reports;
 use crate::state::{Generation, LoopState, StateFile};
+use crate::tb::{elo_scalars, generation_scalars, LoopBoard};
 use crate::{LoopError, Result};
 use junqi_core::Rules;
 use junqi_net::{release_shared_services, shared_stats};
@@ -124,7 +125,8 @@ pub(crate) struct Stages<'a> {
 impl Stages<'_> {
     /// The generations, until a stopping rule or an error.
     fn generations(&mut self, file: &StateFile, state: &mut LoopState) -> Result<()> {
-        self.backfill_anchors(file, state)?;
+        let mut board = LoopBoard::default();
+        self.backfill_anchors(file, state, &mut board)?;
         let config = self.config;
         loop {
             let finished = state.generations.iter().filter(|x| x.done).count() as u32;
@@ -145,6 +147,9 @@ impl Stages<'_> {
             state.generations.push(rec);
             result?;
             write_reports(config, self.out, state)?;
+            if let Some(g) = state.generations.last() {
+                board.write(self.out, g.index, &generation_scalars(config, g))?;
+            }
             // The next generation loads the (maybe new) best net afresh.
             release_shared_services();
         }
@@ -152,16 +157,18 @@ impl Stages<'_> {
     }
 
     /// Anchors added on a resume: rate the finished generations first.
-    fn backfill_anchors(&mut self, file: &StateFile, state: &mut LoopState) -> Result<()> {
+    fn backfill_anchors(&mut self, file: &StateFile, state: &mut LoopState, board: &mut LoopBoard) -> Result<()> {
         let mut backfilled = false;
         for k in 0..state.generations.len() {
             let rec = &state.generations[k];
             let Some(net) = rec.net.clone().filter(|_| rec.done) else { continue };
             let (g, anchors) = (rec.index, unrated(self.config, rec));
             let config = self.config;
+            let out = self.out;
             let mut record = |anchor: &str, elo: [f64; 3]| {
                 state.generations[k].set_elo(config, anchor, elo);
-                file.save(state, None)
+                file.save(state, None)?;
+                board.write(out, g, &elo_scalars(anchor, elo))
             };
             let net_path = self.out.join(net);
             if rate_against_anchors(self, g, &net_path, &anchors, &mut record)? {

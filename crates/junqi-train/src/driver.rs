@@ -180,7 +180,8 @@ pub fn train_window(
         }
         let m = validate(trainer, &validation_set, config.optim.batch_size, window.channels)?;
         let step = trainer.step();
-        for (tag, value) in m.scalars().iter().take(6) {
+        // The losses and accuracies; the optimiser's scalars mean nothing here.
+        for (tag, value) in m.scalars(config.model.belief).iter().filter(|(tag, _)| !tag.starts_with("train/")) {
             metrics.scalar(&format!("val/{}", tag.replace('/', "_")), step, *value)?;
         }
         observer.validation(step, &m, validation_set.len());
@@ -213,7 +214,7 @@ pub fn train_window(
         samples += batch.len as u64;
         let step = trainer.step();
         if config.log_every > 0 && (step % config.log_every == 0 || step == config.optim.steps) {
-            m.log(metrics, step)?;
+            m.log(metrics, step, config.model.belief)?;
         }
         observer.step(step, config.optim.steps, &m);
         if config.validate_every > 0 && step % config.validate_every == 0 && step < config.optim.steps {

@@ -47,6 +47,7 @@ pub use data::{held_out, Batch, DataWindow, Example, Loader};
 pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
+pub use tb_events::{read_scalars, ScalarEvent};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
 pub use trainer::{StepMetrics, Trainer};
 

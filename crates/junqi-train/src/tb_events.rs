@@ -90,6 +90,125 @@ impl EventWriter {
     }
 }
 
+/// One scalar read back from an event file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarEvent {
+    pub tag: String,
+    pub step: u64,
+    pub value: f32,
+}
+
+/// Every scalar of the event files in `dir`, in file-name order (what
+/// TensorBoard reads, for checks and tools; CRCs are verified). Reads only
+/// the fields [`EventWriter`] writes.
+pub fn read_scalars(dir: &Path) -> std::io::Result<Vec<ScalarEvent>> {
+    let bad = |what: &str, path: &Path| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {what}", path.display()))
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains("tfevents")))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(&path)?;
+        let mut at = 0;
+        while at < bytes.len() {
+            let head = bytes.get(at..at + 12).ok_or_else(|| bad("truncated record", &path))?;
+            let len = u64::from_le_bytes(head[..8].try_into().unwrap_or_default()) as usize;
+            let end = at.checked_add(16).and_then(|x| x.checked_add(len)).filter(|&e| e <= bytes.len());
+            let end = end.ok_or_else(|| bad("truncated record", &path))?;
+            let data = &bytes[at + 12..end - 4];
+            let crc = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap_or_default());
+            if crc(&head[8..12]) != masked_crc(&head[..8]) || crc(&bytes[end - 4..end]) != masked_crc(data) {
+                return Err(bad("bad CRC", &path));
+            }
+            out.extend(scalar_of(data).ok_or_else(|| bad("unreadable event", &path))?);
+            at = end;
+        }
+    }
+    Ok(out)
+}
+
+/// The scalar of one `Event` (None inside: an event without one, e.g. the
+/// `file_version` record).
+fn scalar_of(event: &[u8]) -> Option<Option<ScalarEvent>> {
+    let (mut step, mut value) = (0, None);
+    for (field, v) in fields(event)? {
+        match (field, v) {
+            (2, Field::Varint(s)) => step = s,
+            (5, Field::Bytes(summary)) => {
+                for (f, v) in fields(summary)? {
+                    if let (1, Field::Bytes(val)) = (f, v) {
+                        let (mut tag, mut x) = (None, None);
+                        for (f, v) in fields(val)? {
+                            match (f, v) {
+                                (1, Field::Bytes(t)) => tag = Some(String::from_utf8_lossy(t).into_owned()),
+                                (2, Field::Fixed32(b)) => x = Some(f32::from_le_bytes(b)),
+                                _ => {}
+                            }
+                        }
+                        value = Some((tag?, x?));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(value.map(|(tag, value)| ScalarEvent { tag, step, value }))
+}
+
+enum Field<'a> {
+    Varint(u64),
+    Fixed64,
+    Fixed32([u8; 4]),
+    Bytes(&'a [u8]),
+}
+
+/// A protobuf message's fields (None: malformed).
+fn fields(mut b: &[u8]) -> Option<Vec<(u64, Field<'_>)>> {
+    fn varint(b: &mut &[u8]) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&byte, rest) = b.split_first()?;
+            *b = rest;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let key = varint(&mut b)?;
+        let field = match key & 7 {
+            0 => Field::Varint(varint(&mut b)?),
+            1 => {
+                b = b.get(8..)?;
+                Field::Fixed64
+            }
+            5 => {
+                let (x, rest) = b.split_at_checked(4)?;
+                b = rest;
+                Field::Fixed32(x.try_into().ok()?)
+            }
+            2 => {
+                let len = usize::try_from(varint(&mut b)?).ok()?;
+                let (x, rest) = b.split_at_checked(len)?;
+                b = rest;
+                Field::Bytes(x)
+            }
+            _ => return None,
+        };
+        out.push((key >> 3, field));
+    }
+    Some(out)
+}
+
 fn wall_time() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs_f64()
 }
@@ -189,6 +308,13 @@ mod tests {
             records += 1;
         }
         assert_eq!(records, 2);
+        assert_eq!(read_scalars(&dir).unwrap(), [ScalarEvent { tag: "loss/total".into(), step: 5, value: 0.25 }]);
+        // A damaged byte is an error, not a wrong value.
+        let mut damaged = bytes.clone();
+        let last = damaged.len() - 6;
+        damaged[last] ^= 1;
+        std::fs::write(w.path(), damaged).unwrap();
+        assert!(read_scalars(&dir).unwrap_err().to_string().contains("bad CRC"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

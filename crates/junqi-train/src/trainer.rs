@@ -38,9 +38,10 @@ pub struct StepMetrics {
 }
 
 impl StepMetrics {
-    /// The TensorBoard tags and values.
-    pub fn scalars(&self) -> [(&'static str, f64); 10] {
-        [
+    /// The TensorBoard tags and values; `loss/belief` only for a net with
+    /// a belief head (`belief`), whose loss is 0 otherwise.
+    pub fn scalars(&self, belief: bool) -> Vec<(&'static str, f64)> {
+        let mut all = vec![
             ("loss/policy", self.policy_loss),
             ("loss/value", self.value_loss),
             ("loss/belief", self.belief_loss),
@@ -51,11 +52,13 @@ impl StepMetrics {
             ("train/lr", self.lr),
             ("train/grad_norm", self.grad_norm),
             ("train/samples_per_s", self.samples_per_s),
-        ]
+        ];
+        all.retain(|(tag, _)| belief || *tag != "loss/belief");
+        all
     }
 
-    pub fn log(&self, metrics: &mut dyn Metrics, step: u64) -> crate::Result<()> {
-        for (tag, value) in self.scalars() {
+    pub fn log(&self, metrics: &mut dyn Metrics, step: u64, belief: bool) -> crate::Result<()> {
+        for (tag, value) in self.scalars(belief) {
             metrics.scalar(tag, step, value)?;
         }
         Ok(())

@@ -155,7 +155,7 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         summary.samples_per_s
     )?;
     if let Some(m) = &summary.last {
-        let line: Vec<String> = m.scalars().iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
+        let line: Vec<String> = m.scalars(config.model.belief).iter().map(|(k, v)| format!("{k} {v:.4}")).collect();
         writeln!(out, "last step: {}", line.join(", "))?;
     }
     match &summary.validation {

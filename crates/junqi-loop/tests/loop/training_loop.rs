@@ -149,6 +149,17 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     }
     let csv = std::fs::read_to_string(out.join("elo.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
+    // The loop's own scalars in TensorBoard, one point per generation.
+    let tb = junqi_train::read_scalars(&out.join(junqi_loop::tb::LOOP_TB_DIR)).unwrap();
+    let series = |tag: &str| tb.iter().filter(|e| e.tag == tag).map(|e| (e.step, e.value)).collect::<Vec<_>>();
+    let elo: Vec<(u64, f32)> =
+        state.generations.iter().map(|g| (g.index as u64, g.elo_vs_anchor.unwrap()[0] as f32)).collect();
+    assert_eq!(series("elo/random"), elo);
+    assert_eq!(series("selfplay/games").len(), 2);
+    assert_eq!(series("best/score"), [(1, state.generations[1].score_vs_best.unwrap()[0] as f32)]);
+    assert_eq!(series("resign/threshold").len(), 1, "the net's self-play resigns, the bootstrap's does not");
+    assert!(series("selfplay/positions_per_s").iter().all(|p| p.1 > 0.0));
+    assert!(series("train/belief_loss").is_empty(), "no belief head");
 
     // Finished: the same command does nothing more.
     let mut again = Lines(Vec::new());
@@ -185,6 +196,13 @@ fn the_loop_runs_resumes_and_refuses_another_config() {
     assert!(summary.contains("Elo vs `random` | Elo vs `greedy`"), "{summary}");
     let chart = std::fs::read_to_string(out.join("elo.svg")).unwrap();
     assert!(chart.contains("vs random") && chart.contains("vs greedy"), "{chart}");
+    // The resume wrote only what it added: the backfilled Elo against
+    // greedy and the third generation; the finished run nothing.
+    let tb = junqi_train::read_scalars(&out.join(junqi_loop::tb::LOOP_TB_DIR)).unwrap();
+    let steps = |tag: &str| tb.iter().filter(|e| e.tag == tag).map(|e| e.step).collect::<Vec<_>>();
+    assert_eq!(steps("elo/greedy"), [0, 1, 2]);
+    assert_eq!(steps("elo/random"), [0, 1, 2]);
+    assert_eq!(std::fs::read_dir(out.join("tb")).unwrap().count(), 2, "one event file per run that wrote");
     assert_eq!(chart.matches("<polyline").count(), 2, "{chart}");
 
     // Another config in the same directory is refused.

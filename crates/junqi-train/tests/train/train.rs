@@ -40,7 +40,7 @@ fn loss_decreases_on_a_fixed_batch() {
     eprintln!("target entropy {target_entropy}, KL {kl_first} → {kl_last}");
     assert!(kl_last < 0.5 * kl_first, "policy KL {kl_first} → {kl_last}");
     assert!(last.value_loss < 0.5 * first.value_loss, "{} → {}", first.value_loss, last.value_loss);
-    for (tag, v) in last.scalars() {
+    for (tag, v) in last.scalars(config.model.belief) {
         assert!(v.is_finite(), "{tag} = {v}");
     }
     assert!(first.grad_norm > 0.0 && first.samples_per_s > 0.0 && first.lr == config.optim.lr);
@@ -283,6 +283,9 @@ fn train_resumes_and_tensorboard_reads_the_tags() {
     assert_eq!((s.start_step, s.end_step), (6, 10));
     assert_eq!(s.resumed_from.unwrap(), ckpts.join("ckpt-000000006.safetensors"));
     assert_eq!(memory.series["loss/total"].iter().map(|p| p.0).collect::<Vec<_>>(), [8, 10]);
+    // No belief head: no flat `loss/belief` line, in training or validation.
+    assert!(!config.model.belief);
+    assert!(memory.series.keys().all(|t| !t.contains("belief")), "{:?}", memory.series.keys());
     let names: Vec<String> = {
         let mut v: Vec<_> =
             std::fs::read_dir(&ckpts).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -350,6 +353,7 @@ print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in tags})
             .collect();
         assert_eq!(steps, [2, 4, 6], "{tag}");
     }
+    assert!(scalars.get("loss/belief").is_none(), "a net without a belief head logs no loss/belief");
     eprintln!("python tensorboard read {} scalar tags", scalars.as_object().unwrap().len());
     // The numpy-only loader of docs/training.md.
     let doc = std::fs::read_to_string(root.join("docs/training.md")).unwrap();
