@@ -67,11 +67,15 @@ function squareIndex(name) {
 
 // Draw `tokens` (60 board tokens) on `svg`; `opts.marks` are squares to ring,
 // `opts.targets` squares to highlight as destinations, `opts.onSquare(name)`
-// handles clicks, `opts.selected` a square whose piece is chosen.
+// handles clicks, `opts.selected` a square whose piece is chosen,
+// `opts.revealed` squares whose piece the viewer had not seen,
+// `opts.notes` {square: text} and `opts.hints` {square: text} small labels
+// on pieces (the player's own marks and what fights revealed).
 function drawBoard(svg, tokens, opts) {
   opts = opts || {};
   svg.textContent = "";
   const flipped = !!opts.flipped;
+  drawCoordinates(svg, flipped);
   for (const e of geometry.edges) {
     const [x1, y1] = place(e.a, flipped), [x2, y2] = place(e.b, flipped);
     el("line", { x1, y1, x2, y2, class: e.rail ? "edge rail" : "edge" }, svg);
@@ -88,7 +92,16 @@ function drawBoard(svg, tokens, opts) {
     else node = el("rect", { x: x - 28, y: y - 15, width: 56, height: 30, class: cls }, svg);
     node.dataset.square = sq.name;
     const token = tokens ? tokens[i] : ".";
-    if (token && token !== ".") drawPiece(svg, token, x, y, sq.name, opts.selected === sq.name);
+    if (token && token !== ".") {
+      const g = drawPiece(svg, token, x, y, sq.name, opts.selected === sq.name);
+      if (opts.revealed && opts.revealed.includes(sq.name)) g.classList.add("revealed");
+      const note = opts.notes && opts.notes[sq.name];
+      const hint = opts.hints && opts.hints[sq.name];
+      if (note || hint) {
+        const label = el("text", { x: x + 24, y: y - 15, class: note ? "note own" : "note hint", "data-square": sq.name }, svg);
+        label.textContent = note || hint;
+      }
+    }
     if (opts.marks && opts.marks.includes(sq.name)) el("rect", { x: x - 32, y: y - 19, width: 64, height: 38, class: "mark" }, svg);
     if (opts.targets && opts.targets.includes(sq.name)) {
       const t = el("circle", { cx: x, cy: y, r: 10, class: "target" }, svg);
@@ -105,6 +118,19 @@ function drawBoard(svg, tokens, opts) {
   }
 }
 
+// File letters below the board and rank numbers beside it, as in the
+// move notation (`e7e6`), turned with the board.
+function drawCoordinates(svg, flipped) {
+  for (const f of "abcde") {
+    const [x] = place(squareIndex(f + "1"), flipped);
+    el("text", { x, y: 692, class: "coord file" }, svg).textContent = f;
+  }
+  for (let r = 1; r <= 12; r++) {
+    const [, y] = place(squareIndex("a" + r), flipped);
+    el("text", { x: 8, y, class: "coord rank" }, svg).textContent = r;
+  }
+}
+
 function pieceText(token) {
   if (token === "#") return ["down", "暗"];
   if (token.startsWith("#")) return ["down " + (token[1] === "r" ? "red" : "black"), kindName(token[2])];
@@ -117,23 +143,115 @@ function kindName(letter) {
   return kinds[letter] ? kinds[letter].chinese : letter;
 }
 
+// What the tokens of a board say about the pieces off it, in the shape the
+// play page gets from the server: {pool: {colour: {letter: n}}, captured: …}.
+// The face-down pool is known where every face-down token names its piece
+// (the referee); a colour's losses by kind where all its pieces are known,
+// else only their number (`?`).
+function tally(tokens) {
+  const colours = { r: "red", b: "black" };
+  const onBoard = { red: {}, black: {} }, pool = { red: {}, black: {} }, unknown = { red: 0, black: 0 };
+  let poolKnown = true, downAny = false;
+  for (const t of tokens) {
+    if (t === "." ) continue;
+    if (t === "#" || t === "??") { poolKnown = false; downAny = true; continue; }
+    const down = t.startsWith("#");
+    const body = down ? t.slice(1) : t;
+    const colour = colours[body[0]];
+    if (down) { downAny = true; pool[colour][body[1]] = (pool[colour][body[1]] || 0) + 1; }
+    if (body[1] === "?") unknown[colour]++;
+    else onBoard[colour][body[1]] = (onBoard[colour][body[1]] || 0) + 1;
+  }
+  const captured = {};
+  for (const colour of ["red", "black"]) {
+    if (!poolKnown) continue;
+    const lost = {};
+    let left = unknown[colour];
+    for (const k of geometry.kinds) {
+      const n = onBoard[colour][k.letter] || 0;
+      left += n;
+      if (!unknown[colour] && k.count > n) lost[k.letter] = k.count - n;
+    }
+    if (unknown[colour] && left < 25) lost["?"] = 25 - left;
+    captured[colour] = lost;
+  }
+  return { pool: downAny && poolKnown ? pool : {}, captured };
+}
+
+// Counts by kind as text: `师×2 旅 工×3`.
+function countsText(counts) {
+  const order = geometry.kinds.map((k) => k.letter).concat(["?"]);
+  return order.filter((l) => counts[l]).map((l) => (l === "?" ? "?" : kindName(l)) + (counts[l] > 1 ? "×" + counts[l] : "")).join(" ") || "none";
+}
+
+// The face-down pool and the pieces lost, one line per colour.
+function showPieces(box, k) {
+  box.textContent = "";
+  const names = { red: "红 red", black: "黑 black" };
+  for (const [title, part] of [["Face down", k.pool], ["Lost", k.captured]]) {
+    for (const colour of ["red", "black"]) {
+      if (!part || !part[colour]) continue;
+      const line = document.createElement("div");
+      line.className = colour;
+      line.dataset.part = title === "Lost" ? "captured" : "pool";
+      line.dataset.colour = colour;
+      line.textContent = `${title}, ${names[colour]}: ${countsText(part[colour])}`;
+      box.appendChild(line);
+    }
+  }
+}
+
 function drawPiece(svg, token, x, y, square, selected) {
   const [cls, text] = pieceText(token);
   const g = el("g", { class: "piece " + cls + (selected ? " selected" : ""), "data-square": square, "data-token": token }, svg);
   el("rect", { x: x - 26, y: y - 14, width: 52, height: 28, rx: 4 }, g);
   el("text", { x, y }, g).textContent = text;
+  return g;
 }
 
 // ---- tabs ----------------------------------------------------------------
 
 let runsTimer = null;
+
+function showTab(name) {
+  document.querySelectorAll("nav button").forEach((x) => x.classList.toggle("active", x.dataset.tab === name));
+  document.querySelectorAll(".tab").forEach((t) => (t.hidden = t.id !== name));
+}
+
 document.querySelectorAll("nav button").forEach((b) => {
   b.onclick = () => {
-    document.querySelectorAll("nav button").forEach((x) => x.classList.toggle("active", x === b));
-    document.querySelectorAll(".tab").forEach((t) => (t.hidden = t.id !== b.dataset.tab));
+    showTab(b.dataset.tab);
+    setLink(b.dataset.tab);
     if (b.dataset.tab === "runs") guard(loadRuns)();
   };
 });
+
+// A link opens what it names: #replay?d=…&id=…&ply=…&view=…, #play?id=…
+// (a game this server still keeps), #runs?d=….
+async function route() {
+  const [tab, query] = location.hash.slice(1).split("?");
+  const q = new URLSearchParams(query || "");
+  if (tab === "replay" && q.get("d") && q.get("id")) {
+    showTab("replay");
+    const d = q.get("d");
+    if ($("dataset").value !== d && [...$("dataset").options].some((o) => o.value === d)) {
+      $("dataset").value = d;
+      await loadGames(0);
+    }
+    if (["all", "1", "2"].includes(q.get("view"))) $("view").value = q.get("view");
+    await openGame(d, Number(q.get("id")));
+    step(Number(q.get("ply")) || 0);
+  } else if (tab === "play") {
+    showTab("play");
+    if (q.get("id")) await advance(await api(`/api/play/${encodeURIComponent(q.get("id"))}`));
+  } else if (tab === "runs") {
+    showTab("runs");
+    chosenRun = q.get("d");
+    await loadRuns();
+    await showRun();
+  }
+}
+window.addEventListener("hashchange", guard(route));
 
 // ---- replay --------------------------------------------------------------
 
@@ -149,7 +267,7 @@ async function loadDatasets() {
     o.textContent = `${d.id} (${d.shards} shard${d.shards === 1 ? "" : "s"})`;
     select.appendChild(o);
   }
-  if (list.length) loadGames();
+  if (list.length) await loadGames();
   else $("game-count").textContent = "No datasets below the --runs directories.";
 }
 
@@ -173,8 +291,12 @@ async function loadGames(from) {
   for (const g of list.games) {
     const tr = body.insertRow();
     tr.dataset.id = g.id;
-    for (const v of [g.id, g.bots.join(" – "), g.result, g.termination, g.plies]) tr.insertCell().textContent = v;
-    tr.title = g.variant;
+    for (const v of [g.id, g.bots.join(" – "), g.result, g.termination, g.plies]) {
+      const cell = tr.insertCell();
+      cell.textContent = v;
+      cell.title = v;
+    }
+    tr.cells[1].title = `${g.bots.join(" – ")} (${g.variant})`;
     tr.onclick = guard(() => openGame(d, g.id));
   }
 }
@@ -193,12 +315,22 @@ async function openGame(d, id, keepPly) {
   showPly();
 }
 
+// The link to what is shown (#replay?d=…&id=…&ply=…&view=…), kept in the
+// address bar without a new history entry for every ply.
+function setLink(tab, params) {
+  const hash = "#" + tab + (params ? "?" + new URLSearchParams(params) : "");
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+
 function showPly() {
   const data = replay.data;
   if (!data) return;
   const f = data.frames[replay.ply];
   const flipped = data.view === "2";
-  drawBoard($("replay-board"), f.board.split(" "), { marks: f.from ? [f.from, f.to] : [], flipped });
+  const tokens = f.board.split(" ");
+  drawBoard($("replay-board"), tokens, { marks: f.from ? [f.from, f.to] : [], flipped });
+  showPieces($("replay-pieces"), tally(tokens));
+  setLink("replay", { d: replay.dataset, id: replay.id, ply: replay.ply, view: data.view });
   $("ply").value = replay.ply;
   $("ply-label").textContent = `ply ${replay.ply} / ${data.frames.length - 1}`;
   $("replay-event").textContent = f.event || "start";
@@ -246,7 +378,7 @@ document.addEventListener("keydown", (e) => {
 
 // ---- play ----------------------------------------------------------------
 
-const play = { state: null, selected: null, placement: null, dragFrom: null };
+const play = { state: null, selected: null, placement: null, dragFrom: null, marks: {} };
 
 $("new-game").onsubmit = guard(async (e) => {
   e.preventDefault();
@@ -256,13 +388,42 @@ $("new-game").onsubmit = guard(async (e) => {
     options: f.get("options").split(/[\s,]+/).filter((x) => x),
     seat: Number(f.get("seat")),
     bot: f.get("bot") || "random",
+    bot_later: true,
   };
   if (f.get("seed")) body.seed = Number(f.get("seed"));
   play.selected = null;
-  showPlay(await post("/api/play", body));
+  play.marks = {};
+  await advance(await post("/api/play", body));
 });
 
+// Show `st`; while it is the bot's turn, show it thinking and ask it to move.
+async function advance(st) {
+  showPlay(st);
+  while (play.state.id === st.id && play.state.bot_to_move && play.state.phase === "play") {
+    showPlay(await post(`/api/play/${st.id}/bot`));
+  }
+}
+
+// The player's marks follow their piece: a marked piece that moved (or won
+// its fight) takes its mark along; one that is gone loses it.
+function followMarks(previous, st, tokens) {
+  if (!previous || previous.id !== st.id) { play.marks = {}; return; }
+  if (st.ply !== previous.ply + 1 || !st.last_move) return;
+  const [from, to] = st.last_move;
+  const enemy = tokens[squareIndex(to)] === enemyToken(st);
+  const mark = play.marks[from];
+  delete play.marks[from];
+  if (mark !== undefined && enemy) play.marks[to] = mark;
+  else if (!enemy) delete play.marks[to];
+}
+
+// The token of an enemy piece whose kind the player does not know (暗棋).
+function enemyToken(st) {
+  return st.colour === "red" ? "b?" : st.colour === "black" ? "r?" : null;
+}
+
 function showPlay(st) {
+  const previous = play.state;
   play.state = st;
   // Your side at the bottom: seat 2 in 翻棋 (colours come later), black in 暗棋 and 明棋.
   const flipped = st.mode === "fanqi" ? st.seat === 2 : st.colour === "black";
@@ -274,13 +435,18 @@ function showPlay(st) {
     $("record").href = `/api/play/${st.id}/record`;
     $("record").setAttribute("download", `junqi-game-${st.id}.jgn`);
   }
+  setLink("play", { id: st.id });
   const you = `you are seat ${st.seat}` + (st.colour ? ` (${st.colour === "red" ? "红 red" : "黑 black"})` : "");
+  const thinking = st.phase === "play" && st.bot_to_move;
   let status;
   if (st.phase === "deploy") status = `${st.mode}: deploy your pieces; ${you}; against ${st.bot}`;
-  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination} after ${st.ply} plies; ${you}; seed ${st.seed}`;
-  else status = `${st.mode}, ply ${st.ply}: ${st.your_turn ? "your move" : "the bot is thinking"}; ${you}; against ${st.bot}`;
+  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination} after ${st.ply} plies; ${you}; seed ${st.seed}` + (st.reveal ? "; every piece shown" : "");
+  else status = `${st.mode}, ply ${st.ply}: ${thinking ? "the bot is thinking" : "your move"}; ${you}; against ${st.bot}`;
   $("play-status").textContent = status;
   $("play-status").dataset.phase = st.phase;
+  if (thinking) $("play-status").dataset.thinking = "1";
+  else delete $("play-status").dataset.thinking;
+  $("play-board").classList.toggle("thinking", thinking);
   const log = $("play-log");
   log.textContent = "";
   for (const line of st.log) {
@@ -291,16 +457,25 @@ function showPlay(st) {
   log.scrollTop = log.scrollHeight;
   if (st.phase === "deploy") {
     if (!play.placement) play.placement = tokens;
+    $("play-pieces").textContent = "";
     drawDeploy(flipped);
     return;
   }
   play.placement = null;
-  const targets = play.selected ? st.legal.filter((m) => m.startsWith(play.selected + "")).map((m) => m.slice(play.selected.length)) : [];
-  drawBoard($("play-board"), tokens, {
+  followMarks(previous, st, tokens);
+  showPieces($("play-pieces"), st);
+  // At the end the referee's board: the pieces the player never saw are outlined.
+  const shown = st.reveal ? st.reveal.split(" ") : tokens;
+  const revealed = st.reveal ? geometry.squares.filter((_, i) => shown[i] !== tokens[i]).map((s) => s.name) : [];
+  const targets = play.selected ? movesFrom(play.selected).map((m) => m.slice(play.selected.length)) : [];
+  drawBoard($("play-board"), shown, {
     flipped,
     marks: st.last_move ? st.last_move : [],
     selected: play.selected,
     targets,
+    revealed,
+    notes: st.reveal ? {} : play.marks,
+    hints: st.reveal ? {} : st.hints,
     onSquare: st.your_turn ? guard(onPlaySquare) : null,
   });
 }
@@ -312,19 +487,83 @@ function movesFrom(square) {
   });
 }
 
+async function playMove(mv) {
+  play.selected = null;
+  await advance(await post(`/api/play/${play.state.id}/move`, { move: mv, bot_later: true }));
+}
+
 async function onPlaySquare(square) {
   const st = play.state;
-  if (play.selected) {
-    const mv = play.selected + square;
-    if (st.legal.includes(mv)) {
-      play.selected = null;
-      showPlay(await post(`/api/play/${st.id}/move`, { move: mv }));
-      return;
-    }
-  }
-  play.selected = movesFrom(square).length ? square : null;
+  if (play.selected && st.legal.includes(play.selected + square)) return playMove(play.selected + square);
+  const moves = movesFrom(square);
+  // A face-down piece has one action, its flip: one click does it.
+  if (moves.length === 1 && moves[0] === square + square) return playMove(moves[0]);
+  play.selected = moves.length ? square : null;
   showPlay(st);
 }
+
+// ---- marks on enemy pieces -----------------------------------------------
+
+// Right-click (or a long press) on an enemy piece of unknown kind opens a
+// menu: one kind, "≥ kind" (at least that rank), or no mark.
+function openMarkMenu(square, x, y) {
+  const menu = $("mark-menu");
+  menu.textContent = "";
+  menu.dataset.square = square;
+  const row = (label) => {
+    const div = document.createElement("div");
+    if (label) div.textContent = label + " ";
+    menu.appendChild(div);
+    return div;
+  };
+  const button = (parent, text, mark) => {
+    const b = document.createElement("button");
+    b.textContent = text;
+    b.dataset.mark = mark;
+    b.onclick = () => setMark(square, mark);
+    parent.appendChild(b);
+  };
+  const exact = row(`mark ${square}:`);
+  for (const k of geometry.kinds) button(exact, k.chinese, k.chinese);
+  const atLeast = row("at least");
+  for (const k of geometry.kinds.slice(1, 8)) button(atLeast, "≥" + k.chinese[0], "≥" + k.chinese[0]);
+  button(row(), "no mark", "");
+  menu.style.left = `${x + window.scrollX}px`;
+  menu.style.top = `${y + window.scrollY}px`;
+  menu.hidden = false;
+}
+
+function setMark(square, mark) {
+  if (mark) play.marks[square] = mark;
+  else delete play.marks[square];
+  $("mark-menu").hidden = true;
+  showPlay(play.state);
+}
+
+function markable(square) {
+  const st = play.state;
+  if (!st || st.phase !== "play") return false;
+  return st.board.split(" ")[squareIndex(square)] === enemyToken(st);
+}
+
+$("play-board").addEventListener("contextmenu", (e) => {
+  const t = e.target.closest("[data-square]");
+  if (!t || !markable(t.dataset.square)) return;
+  e.preventDefault();
+  openMarkMenu(t.dataset.square, e.clientX, e.clientY);
+});
+// A long press on a touch screen, where there is no right button.
+let pressTimer = null;
+$("play-board").addEventListener("pointerdown", (e) => {
+  clearTimeout(pressTimer);
+  const t = e.target.closest("[data-square]");
+  if (e.pointerType !== "touch" || !t || !markable(t.dataset.square)) return;
+  pressTimer = setTimeout(() => openMarkMenu(t.dataset.square, e.clientX, e.clientY), 550);
+});
+for (const ev of ["pointerup", "pointercancel", "pointermove"]) $("play-board").addEventListener(ev, () => clearTimeout(pressTimer));
+document.addEventListener("click", (e) => {
+  if (!e.target.closest("#mark-menu")) $("mark-menu").hidden = true;
+});
 
 function drawDeploy(flipped) {
   const svg = $("play-board");
@@ -360,9 +599,9 @@ $("shuffle").onclick = guard(async () => {
 $("deploy-done").onclick = guard(async () => {
   const placement = {};
   play.placement.forEach((t, i) => { if (t !== ".") placement[geometry.squares[i].name] = t.slice(1); });
-  const st = await post(`/api/play/${play.state.id}/deploy`, { placement });
+  const st = await post(`/api/play/${play.state.id}/deploy`, { placement, bot_later: true });
   play.placement = null;
-  showPlay(st);
+  await advance(st);
 });
 $("resign").onclick = guard(async () => showPlay(await post(`/api/play/${play.state.id}/resign`)));
 
@@ -388,6 +627,7 @@ async function showRun() {
   clearTimeout(runsTimer);
   if (!chosenRun || $("runs").hidden) return;
   document.querySelectorAll("#run-list li").forEach((li) => li.classList.toggle("chosen", li.dataset.id === chosenRun));
+  setLink("runs", { d: chosenRun });
   let report;
   try { report = await api(`/api/run?d=${encodeURIComponent(chosenRun)}`); } catch (_) { return; }
   const view = $("run-view");
@@ -517,4 +757,5 @@ guard(async () => {
   drawBoard($("replay-board"), null, {});
   drawBoard($("play-board"), null, {});
   await loadDatasets();
+  await route();
 })();
