@@ -174,7 +174,7 @@ pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64, limit_reached: bool) ->
     format!(
         "LLR {:.7} (bounds [{:.7}, {:.7}]) for H0 nElo={nelo0} vs H1 nElo={nelo1}\n\
          pentanomial [{}, {}, {}, {}, {}] over {} pairs (pair points 0, ½, 1, 1½, 2)\n\
-         score {:.2}%; Elo {:+.2} [{:+.2}, {:+.2}]; nElo {:+.2} [{:+.2}, {:+.2}] (95%)\n\
+         score {:.2}%; Elo {}; nElo {:+.2} [{:+.2}, {:+.2}] (95%)\n\
          {}",
         s.llr,
         s.bounds.lower,
@@ -186,9 +186,7 @@ pub fn describe(s: &SprtSummary, nelo0: f64, nelo1: f64, limit_reached: bool) ->
         c[4],
         s.pairs,
         100.0 * s.score.value,
-        s.elo.value,
-        s.elo.low,
-        s.elo.high,
+        s.elo.show_with(2),
         s.nelo.value,
         s.nelo.low,
         s.nelo.high,

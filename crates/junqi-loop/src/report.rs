@@ -49,7 +49,7 @@ pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Resu
         for (anchor, points) in series.iter_mut() {
             let rated = g.elo_against(config, anchor);
             if let Some(e) = rated {
-                elo += &format!(" {:+.0} [{:+.0}, {:+.0}] |", e[0], e[1], e[2]);
+                elo += &format!(" {} |", junqi_stats::Estimate { value: e[0], low: e[1], high: e[2] }.show());
                 let anchor = junqi_arena::csv_field(anchor);
                 long_csv += &format!("{},{:.2},{anchor},{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
                 points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index });

@@ -18,6 +18,23 @@ pub fn elo_from_score(score: f64) -> f64 {
     ELO_PER_NAT * (score.ln() - (-score).ln_1p())
 }
 
+/// The largest Elo difference a report shows: a score of 0 or 1 (no game lost,
+/// or none won) is an infinite Elo, and anything past ±1200 (a score beyond
+/// 99.9%) tells nothing more. Values at the limit are printed as bounds by [`show_elo`].
+pub const ELO_LIMIT: f64 = 1200.0;
+
+/// An Elo value as reports print it, with `decimals` digits: `+123`, or at
+/// or past [`ELO_LIMIT`] the bound it is, `>+1200` or `<-1200`.
+pub fn show_elo(elo: f64, decimals: usize) -> String {
+    if elo >= ELO_LIMIT {
+        format!(">+{ELO_LIMIT:.0}")
+    } else if elo <= -ELO_LIMIT {
+        format!("<-{ELO_LIMIT:.0}")
+    } else {
+        format!("{elo:+.decimals$}")
+    }
+}
+
 /// Expected score of a player `elo` points stronger: `1 / (1 + 10^(-elo/400))`.
 pub fn score_from_elo(elo: f64) -> f64 {
     logistic(elo / ELO_PER_NAT)

@@ -53,8 +53,15 @@ impl Estimate {
         self.interval().contains(x)
     }
 
-    /// The estimate as a report shows it: `+123 [+100, +146]`.
+    /// The estimate (of Elo) as a report shows it: `+123 [+100, +146]`, an
+    /// end at the Elo limit as the bound it is: `-636 [<-1200, -484]`.
     pub fn show(&self) -> String {
-        format!("{:+.0} [{:+.0}, {:+.0}]", self.value, self.low, self.high)
+        self.show_with(0)
+    }
+
+    /// [`Estimate::show`] with `decimals` digits.
+    pub fn show_with(&self, decimals: usize) -> String {
+        let e = |x: f64| crate::elo::show_elo(x, decimals);
+        format!("{} [{}, {}]", e(self.value), e(self.low), e(self.high))
     }
 }

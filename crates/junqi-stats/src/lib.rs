@@ -62,7 +62,7 @@ pub mod student_t;
 pub mod wilson;
 
 pub use bradley_terry::{fit_bradley_terry, BtFit, BtOptions, Game, Rating};
-pub use elo::{elo_from_score, score_from_elo, ELO_PER_NAT};
+pub use elo::{elo_from_score, score_from_elo, show_elo, ELO_LIMIT, ELO_PER_NAT};
 pub use error::StatsError;
 pub use interval::{Estimate, Interval, Z95};
 pub use logistic::{fit_logistic, Coefficient, Dispersion, LogisticData, LogisticFit, LogisticOptions, VarianceKind};

@@ -9,7 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::elo::elo_from_score;
+use crate::elo::{elo_from_score, ELO_LIMIT};
+use crate::power::Yardstick;
 use crate::error::{finite, Result, StatsError};
 use crate::interval::{Estimate, Z95};
 use crate::penta::Penta;
@@ -220,16 +221,24 @@ pub struct PairEstimates {
 /// (what [`Sprt::evaluate`] reports beside the LLR).
 pub fn pair_estimates(penta: &Penta) -> PairEstimates {
     let (score, sigma_pair) = pair_score(penta);
-    let elo_of = |s: f64| elo_from_score(s.clamp(EMPTY_CELL, 1.0 - EMPTY_CELL));
+    // A score of 0 or 1 is infinitely many Elo: shown as the limit, printed
+    // as a bound (`>+1200`, `crate::show_elo`).
+    let elo_of = |s: f64| elo_from_score(s).clamp(-ELO_LIMIT, ELO_LIMIT);
     let elo = Estimate { value: elo_of(score.value), low: elo_of(score.low), high: elo_of(score.high) };
     let nelo_of = |s: f64| (s - 0.5) / (std::f64::consts::SQRT_2 * sigma_pair) * NELO_PER_T;
     let nelo = Estimate { value: nelo_of(score.value), low: nelo_of(score.low), high: nelo_of(score.high) };
     PairEstimates { score, elo, nelo }
 }
 
-/// Mean per-game score with its 95% interval `μ ± z·sqrt(var/N)` over pairs, and the standard deviation of the
-/// per-pair average score. Empty cells are regularized in the variance as in the LLR (fishtest's `get_elo` does
-/// the same), so the interval stays finite with no pairs or a perfect score.
+/// Mean per-game score with its 95% interval `μ ± z·sqrt(var/N)` over pairs (within [0, 1]), and the standard
+/// deviation of the per-pair average score. Empty cells are regularized in the variance as in the LLR
+/// (fishtest's `get_elo` does the same), so the interval stays finite with no pairs.
+///
+/// Counts that show no spread at all (every pair in one cell: all drawn, all split, all won) have a sample
+/// variance of 0, and the regularized one is only the 0.001-pair weight of the empty cells: 20 drawn games
+/// would read 50% [49.5, 50.5]. Their spread is then the power analysis's ([`Yardstick::from_penta`]): one
+/// virtual split pair, and one each at ½ and 1½ when every pair scored 1, the smallest spread the counts cannot
+/// rule out (20 drawn games: 50% [43.9, 56.1]; it shrinks as the pairs grow).
 ///
 /// The point estimate is the plain mean of the counts (so it agrees to the digit
 /// with the wins, draws and losses it came from); only the spread is regularized.
@@ -242,8 +251,10 @@ fn pair_score(penta: &Penta) -> (Estimate, f64) {
     } else {
         penta.counts.iter().enumerate().map(|(i, &c)| c as f64 * i as f64 / 4.0).sum::<f64>() / pairs as f64
     };
+    let one_cell = pairs > 0 && penta.counts.iter().filter(|&&c| c > 0).count() == 1;
+    let (n, var) = if one_cell { (pairs as f64, Yardstick::from_penta(penta).variance / 2.0) } else { (n, var) };
     let half = Z95 * (var / n).sqrt();
-    (Estimate { value: mu, low: mu - half, high: mu + half }, var.sqrt())
+    (Estimate { value: mu, low: (mu - half).max(0.0), high: (mu + half).min(1.0) }, var.sqrt())
 }
 
 #[cfg(test)]
@@ -329,6 +340,30 @@ mod tests {
     fn no_pairs_is_regularized_not_an_error() {
         let llr = llr_normalized(&Penta::default(), 0.0, 2.0).unwrap();
         assert!(llr.is_finite() && llr.abs() < 1e-3, "{llr}");
+    }
+
+    /// Counts with no spread get the power analysis's virtual pairs, not
+    /// fishtest's 0.001-pair cells: 20 drawn games are not 50% ± 0.5.
+    #[test]
+    fn counts_in_one_cell_have_an_honest_interval() {
+        let drawn = pair_estimates(&Penta::new([0, 0, 10, 0, 0]));
+        // By hand: pairs 0, 1, 11, 1, 0 (one split, one ½, one 1½ added): var of the pair average
+        // = 2 · (¼)² / 13, half-width = z · sqrt(var / 10 real pairs) = 0.0607759.
+        let half = Z95 * (2.0 * 0.0625 / 13.0 / 10.0f64).sqrt();
+        assert_eq!(drawn.score.value, 0.5);
+        assert!((drawn.score.low - (0.5 - half)).abs() < 1e-12 && (half - 0.060_775_9).abs() < 1e-6);
+        assert!((drawn.score.high - (0.5 + half)).abs() < 1e-12);
+        // More drawn pairs, a narrower interval.
+        let more = pair_estimates(&Penta::new([0, 0, 1000, 0, 0]));
+        assert!(more.score.high - more.score.low < 0.2 * (drawn.score.high - drawn.score.low));
+        let won = pair_estimates(&Penta::new([0, 0, 0, 0, 10]));
+        assert_eq!((won.score.value, won.score.high), (1.0, 1.0));
+        assert!(won.score.low < 0.95, "{:?}", won.score);
+        // No game lost: the Elo is at the limit, shown as a bound.
+        assert_eq!(won.elo.value, ELO_LIMIT);
+        assert!(won.elo.show().starts_with(">+1200 ["), "{}", won.elo.show());
+        let lost = pair_estimates(&Penta::new([10, 0, 0, 0, 0])).elo.show();
+        assert!(lost.starts_with("<-1200 [<-1200, -") && !lost.ends_with("<-1200]"), "{lost}");
     }
 
     #[test]
