@@ -103,8 +103,11 @@ pub fn of(info: &InfoSet) -> Knowledge {
             }
         }
         if mode == Mode::Fanqi {
-            let pool: Counts =
-                Kind::ALL.into_iter().map(|kind| (kind.letter(), info.unseen(colour, kind))).filter(|c| c.1 > 0).collect();
+            let pool: Counts = Kind::ALL
+                .into_iter()
+                .map(|kind| (kind.letter(), info.unseen(colour, kind)))
+                .filter(|c| c.1 > 0)
+                .collect();
             for (&letter, &n) in &pool {
                 *left.entry(letter).or_default() += n;
             }
@@ -134,7 +137,7 @@ pub fn of(info: &InfoSet) -> Knowledge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use junqi_core::{Game, Position, Rules, Seat, MoveList};
+    use junqi_core::{Game, MoveList, Position, Rules, Seat};
 
     #[test]
     fn labels_name_ranges_and_leave_out_what_says_nothing() {

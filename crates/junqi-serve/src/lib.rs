@@ -81,7 +81,8 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
             let _ = writeln!(out, "runs from {}", root.display());
         }
         if let Some(dir) = &samples_dir {
-            let _ = writeln!(out, "no games below the --runs directories: showing the sample games ({})", dir.display());
+            let _ =
+                writeln!(out, "no games below the --runs directories: showing the sample games ({})", dir.display());
         }
         let _ = out.flush();
         drop(out);

@@ -432,13 +432,30 @@ mod tests {
     use super::*;
 
     fn new_game(mode: &str, seat: u8) -> Session {
-        Session::new(&NewGame { mode: mode.into(), options: vec![], seat, bot: "random".into(), seed: Some(4), bot_later: false }, false)
-            .unwrap()
+        Session::new(
+            &NewGame {
+                mode: mode.into(),
+                options: vec![],
+                seat,
+                bot: "random".into(),
+                seed: Some(4),
+                bot_later: false,
+            },
+            false,
+        )
+        .unwrap()
     }
 
     #[test]
     fn the_seed_is_told_only_when_chosen_or_at_the_end_and_engines_need_leave() {
-        let req = |seed, bot: &str| NewGame { mode: "anqi".into(), options: vec![], seat: 1, bot: bot.into(), seed, bot_later: false };
+        let req = |seed, bot: &str| NewGame {
+            mode: "anqi".into(),
+            options: vec![],
+            seat: 1,
+            bot: bot.into(),
+            seed,
+            bot_later: false,
+        };
         let mut s = Session::new(&req(None, "random"), false).unwrap();
         assert_eq!(s.state().seed, None);
         s.deploy(&own_placement(&s)).unwrap();
