@@ -52,7 +52,7 @@ pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Resu
                 elo += &format!(" {} |", junqi_stats::Estimate { value: e[0], low: e[1], high: e[2] }.show());
                 let anchor = junqi_arena::csv_field(anchor);
                 long_csv += &format!("{},{:.2},{anchor},{:.1},{:.1},{:.1}\n", g.index, g.minutes, e[0], e[1], e[2]);
-                points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index });
+                points.push(ChartPoint { minutes: g.minutes, elo: e, generation: g.index, promoted: g.promoted });
             } else {
                 elo += " |";
             }
@@ -100,6 +100,32 @@ struct ChartPoint {
     /// Estimate, low, high.
     elo: [f64; 3],
     generation: u32,
+    /// The generation's net became the best (marked on the chart).
+    promoted: bool,
+}
+
+/// Ticks from `lo` to `hi` at a round step (1, 2 or 5 times a power of
+/// ten) giving at most `most` of them; 0 is one of them when in range.
+fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
+    let span = (hi - lo).max(1e-9);
+    let raw = span / most.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|&st| st >= raw).unwrap_or(10.0 * power);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    // k * step, not a running sum: no drift, and 0 is exactly 0.
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A tick's label: `0`, `+100`, `-50` (signed when `signed`).
+fn tick_label(v: f64, signed: bool) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if signed {
+        format!("{v:+}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// Line colours of the chart's anchors, in order (then repeated).
@@ -136,20 +162,46 @@ fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
         (left + w - right) / 2.0,
         h - 12.0,
     );
-    for k in 0..=4 {
-        let e = y_lo + (y_hi - y_lo) * k as f64 / 4.0;
+    // Round ticks, 0 among them (the anchor's strength).
+    for e in nice_ticks(y_lo, y_hi, 8) {
         s.push_str(&format!(
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:+.0}</text>\n",
+            "<line x1=\"{0}\" y1=\"{1:.1}\" x2=\"{2}\" y2=\"{1:.1}\" stroke=\"#eee\"/>\n\
+             <text x=\"{3}\" y=\"{4:.1}\" text-anchor=\"end\" class=\"tick\">{5}</text>\n",
+            left + 1.0,
+            y(e),
+            w - right,
             left - 6.0,
             y(e) + 4.0,
-            e
+            tick_label(e, true)
         ));
-        let m = x_max * k as f64 / 4.0;
+    }
+    for m in nice_ticks(0.0, x_max, 8) {
         s.push_str(&format!(
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{:.0}</text>\n",
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>\n",
             x(m),
             h - bottom + 16.0,
-            m
+            tick_label(m, false)
+        ));
+    }
+    // Promotions: a dashed line at the minute the net became the best.
+    let mut promoted: Vec<(f64, u32)> = all().filter(|p| p.promoted).map(|p| (p.minutes, p.generation)).collect();
+    promoted.dedup_by_key(|p| p.1);
+    for (minutes, generation) in &promoted {
+        s.push_str(&format!(
+            "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"#2a2\" stroke-dasharray=\"2 3\" class=\"promotion\"/>\n\
+             <text x=\"{0:.1}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#2a2\">▲g{4}</text>\n",
+            x(*minutes),
+            top,
+            h - bottom,
+            h - bottom + 28.0,
+            generation
+        ));
+    }
+    if !promoted.is_empty() {
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\" fill=\"#2a2\">▲ promoted to best net</text>\n",
+            w - right,
+            top + 12.0
         ));
     }
     for (k, (anchor, points)) in series.iter().enumerate() {
@@ -188,4 +240,45 @@ fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_include_zero_and_stay_few() {
+        assert_eq!(nice_ticks(-137.0, 412.0, 8), [-100.0, 0.0, 100.0, 200.0, 300.0, 400.0]);
+        assert_eq!(nice_ticks(0.0, 7.3, 8), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(nice_ticks(-23.0, 18.0, 5), [-20.0, -10.0, 0.0, 10.0]);
+        assert_eq!(tick_label(0.0, true), "0");
+        assert_eq!(tick_label(200.0, true), "+200");
+        assert_eq!(tick_label(-50.0, true), "-50");
+    }
+
+    #[test]
+    fn the_elo_chart_labels_zero_and_marks_promotions() {
+        let point = |generation, minutes, elo: f64, promoted| ChartPoint {
+            minutes,
+            elo: [elo, elo - 60.0, elo + 60.0],
+            generation,
+            promoted,
+        };
+        let series = vec![(
+            "greedy".to_string(),
+            vec![point(0, 3.0, -120.0, false), point(1, 7.0, 35.0, true), point(2, 11.0, 80.0, false)],
+        )];
+        let svg = elo_chart(&series);
+        let ticks: Vec<&str> = svg.split("class=\"tick\">").skip(1).map(|t| t.split('<').next().unwrap()).collect();
+        assert!(ticks.contains(&"0") && ticks.contains(&"+100") && ticks.contains(&"-100"), "{ticks:?}");
+        // Round numbers only (the old chart labelled quarters of its range: +37, -212).
+        for t in &ticks {
+            let v: f64 = t.parse().unwrap();
+            assert!(v.fract() == 0.0, "{t}");
+        }
+        assert_eq!(svg.matches("class=\"promotion\"").count(), 1);
+        assert!(svg.contains("▲g1") && svg.contains("promoted to best net"));
+        let none = elo_chart(&[("greedy".to_string(), vec![point(0, 3.0, -120.0, false)])]);
+        assert!(!none.contains("promotion"));
+    }
 }
