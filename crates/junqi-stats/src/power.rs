@@ -381,6 +381,42 @@ pub fn drop_test(pairs: &[(Penta, Penta)], weight_elo: f64) -> Result<DropTest> 
     Ok(DropTest { elo_change, stderr, z: elo_change / stderr })
 }
 
+/// The Elo per unit of score at an even score: the logistic curve's slope there is `ELO_PER_NAT / (½·½)`.
+const ELO_PER_SCORE_AT_HALF: f64 = crate::elo::ELO_PER_NAT * 4.0;
+
+fn check_draw_rate(draw_rate: f64) -> Result<f64> {
+    let d = finite("draw_rate", draw_rate)?;
+    if !(0.0..1.0).contains(&d) {
+        return Err(StatsError::InvalidArgument { name: "draw_rate", value: d, reason: "must be in [0, 1)" });
+    }
+    Ok(d)
+}
+
+/// The half-width, in Elo, of the 95% interval of a score near ½ measured from `games` independent games
+/// with draw rate `draw_rate`: a game's score then has variance `(1 − d)/4` (wins and losses equally
+/// likely), so the half-width is `z₀.₉₇₅ · ELO_PER_SCORE · √((1 − d)/(4n))`. Paired games (one deal, seats
+/// swapped) can differ either way: for the first mover's score a deal that favours one seat gives both games
+/// the same result, which widens the interval (by up to 16% in the shipped ±5 Elo study).
+pub fn elo_half_width(games: u64, draw_rate: f64) -> Result<f64> {
+    let d = check_draw_rate(draw_rate)?;
+    if games == 0 {
+        return Err(StatsError::NoData("a half-width needs at least one game"));
+    }
+    Ok(crate::Z95 * ELO_PER_SCORE_AT_HALF * ((1.0 - d) / (4.0 * games as f64)).sqrt())
+}
+
+/// The games [`elo_half_width`] needs to be at most `half_width_elo` (rounded up to an even count: the
+/// games come in pairs).
+pub fn games_for_elo_half_width(half_width_elo: f64, draw_rate: f64) -> Result<u64> {
+    let h = finite("half_width_elo", half_width_elo)?;
+    if h <= 0.0 {
+        return Err(StatsError::InvalidArgument { name: "half_width_elo", value: h, reason: "must be positive" });
+    }
+    let d = check_draw_rate(draw_rate)?;
+    let n = (crate::Z95 * ELO_PER_SCORE_AT_HALF / h).powi(2) * (1.0 - d) / 4.0;
+    Ok((n.ceil() as u64).max(2).next_multiple_of(2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,5 +553,18 @@ mod tests {
         );
         assert_eq!(score_drop(1.0, 50.0).unwrap(), 0.0);
         assert!(score_drop(1.5, 50.0).is_err());
+    }
+
+    #[test]
+    fn games_for_a_precision_invert_the_half_width() {
+        // ±5 Elo without draws: (1.96 · 694.9 / 5)² / 4 ≈ 18,550 games.
+        let n = games_for_elo_half_width(5.0, 0.0).unwrap();
+        assert!((18_500..18_600).contains(&n), "{n}");
+        assert!(elo_half_width(n, 0.0).unwrap() <= 5.0 && elo_half_width(n - 2, 0.0).unwrap() > 5.0);
+        // A draw at an even score deviates nothing: half the decisive games, half the games.
+        let half = games_for_elo_half_width(5.0, 0.5).unwrap();
+        assert!(half.abs_diff(n / 2) <= 2, "{half} vs {n}");
+        assert!(games_for_elo_half_width(0.0, 0.1).is_err() && games_for_elo_half_width(5.0, 1.0).is_err());
+        assert!(elo_half_width(0, 0.1).is_err());
     }
 }
