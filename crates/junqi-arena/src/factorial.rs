@@ -512,6 +512,7 @@ mod tests {
                             seat1_score: score,
                             plies: 10,
                             termination: "x".into(),
+                            fingerprint: i,
                         }
                     })
                     .collect()

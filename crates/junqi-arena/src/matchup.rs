@@ -20,6 +20,10 @@ pub struct GameResult {
     pub plies: u32,
     /// How the game ended (`Termination::name`).
     pub termination: String,
+    /// A hash of the whole game (start, moves, result, ending): two games
+    /// with equal fingerprints were played alike move for move, which tells
+    /// a rule option that never came into play.
+    pub fingerprint: u64,
 }
 
 impl GameResult {
@@ -125,17 +129,28 @@ fn read_games(config: &Config, dir: &Path) -> Result<Vec<GameResult>, ArenaError
                     return Err(ArenaError::Data(format!("{}: game {}: result `{other}`", path.display(), g.game_id)))
                 }
             };
+            let fingerprint = fingerprint(&g);
             results.push(GameResult {
                 game_id: g.game_id,
                 seat1,
                 seat1_score,
                 plies: g.plies,
                 termination: g.termination,
+                fingerprint,
             });
         }
     }
     results.sort_by_key(|r| r.game_id);
     Ok(results)
+}
+
+/// [`GameResult::fingerprint`]: only compared within one process, so the
+/// standard library's fixed-key hasher is enough.
+fn fingerprint(g: &junqi_selfplay::StoredGame) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (&g.start_jfen, &g.moves, &g.result, &g.termination).hash(&mut h);
+    h.finish()
 }
 
 /// Pair scores of `player` over the matchup: `(game 2k, game 2k+1)`, the two

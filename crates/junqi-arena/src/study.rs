@@ -135,17 +135,55 @@ pub struct PresetDifference {
     pub p_value: f64,
     pub p_holm: f64,
     pub p_bh: f64,
+    /// The games compared (each against the preset's game on the same seed and seat).
+    #[serde(default)]
+    pub compared_games: u64,
+    /// How many of them were not played move for move as the preset's game
+    /// (`None` in reports from before this was counted). Zero: the option
+    /// never came into play, and the difference is no measurement.
+    #[serde(default)]
+    pub changed_games: Option<u64>,
+}
+
+impl PresetDifference {
+    /// Every compared game was played exactly as the preset's: the option never applied.
+    pub fn never_applied(&self) -> bool {
+        self.changed_games == Some(0)
+    }
 }
 
 /// A finished study.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyResult {
     pub lines: Vec<VariantLine>,
     /// Things found while resuming (e.g. games written by another code version).
+    #[serde(default)]
     pub notes: Vec<String>,
     /// With a factorial design: the fitted effects of its factors.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub factorial: Option<FactorialEffects>,
+}
+
+/// `variants` with, first, the preset of each mode that has variants but no
+/// preset among them (named by the mode, as `--variant MODE` would name it):
+/// the reference of the "minus the preset" comparison, which a study without
+/// it cannot make. Also returns the names of the presets added.
+pub fn with_presets(variants: Vec<Variant>) -> (Vec<Variant>, Vec<String>) {
+    let mut added: Vec<Variant> = Vec::new();
+    for v in &variants {
+        let preset = Rules::preset(v.rules.mode);
+        if variants.iter().chain(&added).any(|r| r.rules == preset) {
+            continue;
+        }
+        let mode = v.rules.mode.name();
+        // A name of its own, should a variant already be called by the mode.
+        let taken = variants.iter().any(|r| r.name == mode);
+        let name = if taken { format!("{mode}-preset") } else { mode.to_string() };
+        added.push(Variant { name, rules: preset });
+    }
+    let names = added.iter().map(|v| v.name.clone()).collect();
+    added.extend(variants);
+    (added, names)
 }
 
 /// Play (or resume) the study in `out`; `on_variant` hears each variant's name before it starts.
@@ -198,7 +236,7 @@ pub fn run_study(
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, None)?;
     let options = &RunOptions { part: None, ..options.clone() };
-    let (mut lines, mut notes, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut lines, mut notes) = (Vec::new(), Vec::new());
     let effects = |results: &[Vec<GameResult>]| config.factorial.as_ref().map(|f| fit_effects(f, results));
     let Some(precision) = config.precision else {
         let mut all = Vec::new();
@@ -207,10 +245,9 @@ pub fn run_study(
             let m = play_variant(config, out, k, options)?;
             notes.extend(m.notes);
             lines.push(variant_line(v, &m.results)?);
-            pairs.push(pair_points(&m.results));
             all.push(m.results);
         }
-        compare(&config.variants, &mut lines, &pairs)?;
+        compare(&config.variants, &mut lines, &all)?;
         let factorial = effects(&all);
         return Ok(StudyResult { lines, notes, factorial });
     };
@@ -243,9 +280,8 @@ pub fn run_study(
     }
     for (v, r) in config.variants.iter().zip(&results) {
         lines.push(variant_line(v, r)?);
-        pairs.push(pair_points(r));
     }
-    compare(&config.variants, &mut lines, &pairs)?;
+    compare(&config.variants, &mut lines, &results)?;
     let factorial = effects(&results);
     Ok(StudyResult { lines, notes, factorial })
 }
@@ -302,15 +338,18 @@ pub fn pair_points(results: &[GameResult]) -> Vec<f64> {
 }
 
 /// Fill in the study-wide statistics of `lines` (one per variant, with each
-/// variant's pair points): the corrected p-values of "moving first is worth
-/// nothing", and each variant's difference from its mode's preset.
-pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64>]) -> Result<(), ArenaError> {
+/// variant's games): the corrected p-values of "moving first is worth
+/// nothing", and each variant's difference from its mode's preset. A variant
+/// whose games were all played exactly as the preset's is marked as never
+/// applied and left out of the corrections: its zero difference is no test.
+pub fn compare(variants: &[Variant], lines: &mut [VariantLine], results: &[Vec<GameResult>]) -> Result<(), ArenaError> {
     use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, Estimate};
     let raw: Vec<f64> = lines.iter().map(|l| l.p_value).collect();
     let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
     for (i, l) in lines.iter_mut().enumerate() {
         (l.p_holm, l.p_bh) = (holm[i], bh[i]);
     }
+    let pairs: Vec<Vec<f64>> = results.iter().map(|r| pair_points(r)).collect();
     let preset_of = |v: &Variant| variants.iter().position(|r| r.rules == Rules::preset(v.rules.mode));
     let mut diffs: Vec<(usize, PresetDifference)> = Vec::new();
     for (i, v) in variants.iter().enumerate() {
@@ -320,6 +359,9 @@ pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64
         if common < 2 {
             continue;
         }
+        // Games in the same place of both lists share seed and seats.
+        let compared = &results[i][..2 * common];
+        let changed = compared.iter().zip(&results[r]).filter(|(a, b)| a.fingerprint != b.fingerprint).count() as u64;
         let score = paired_difference(&pairs[i][..common], &pairs[r][..common])?;
         let mean = ((lines[i].score.value + lines[r].score.value) / 2.0).clamp(0.01, 0.99);
         let slope = junqi_stats::ELO_PER_NAT / (mean * (1.0 - mean));
@@ -330,16 +372,22 @@ pub fn compare(variants: &[Variant], lines: &mut [VariantLine], pairs: &[Vec<f64
                 reference: variants[r].name.clone(),
                 score,
                 elo: scale(&score),
-                p_value: p_value(&score, 0.0),
+                p_value: if changed == 0 { 1.0 } else { p_value(&score, 0.0) },
                 p_holm: 1.0,
                 p_bh: 1.0,
+                compared_games: 2 * common as u64,
+                changed_games: Some(changed),
             },
         ));
     }
-    let raw: Vec<f64> = diffs.iter().map(|(_, d)| d.p_value).collect();
+    // Only the measured differences are the family the corrections count.
+    let tested: Vec<usize> = (0..diffs.len()).filter(|&k| !diffs[k].1.never_applied()).collect();
+    let raw: Vec<f64> = tested.iter().map(|&k| diffs[k].1.p_value).collect();
     let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
-    for (k, (i, mut d)) in diffs.into_iter().enumerate() {
-        (d.p_holm, d.p_bh) = (holm[k], bh[k]);
+    for (j, &k) in tested.iter().enumerate() {
+        (diffs[k].1.p_holm, diffs[k].1.p_bh) = (holm[j], bh[j]);
+    }
+    for (i, d) in diffs {
         lines[i].vs_preset = Some(d);
     }
     Ok(())
@@ -394,12 +442,56 @@ pub fn variant_line(v: &Variant, results: &[GameResult]) -> Result<VariantLine, 
     })
 }
 
+/// A rate as a percentage with one decimal (its interval is in the CSV).
 fn pct(p: &Proportion) -> String {
-    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * p.rate, 100.0 * p.low, 100.0 * p.high)
+    format!("{:.1}%", 100.0 * p.rate)
 }
 
-/// The study as a Markdown table.
+/// The "minus the preset" cells of a line: the difference and its verdicts,
+/// or why there is none.
+fn preset_cells(l: &VariantLine, verdicts: impl Fn(f64, f64, f64) -> String) -> (String, String) {
+    match &l.vs_preset {
+        None if l.changes.is_empty() => ("(reference)".into(), "—".into()),
+        None => ("—".into(), "—".into()),
+        Some(d) if d.never_applied() => (format!("option never applied in {} games", d.compared_games), "—".into()),
+        Some(d) => (d.elo.show(), verdicts(d.p_value, d.p_holm, d.p_bh)),
+    }
+}
+
+/// Resume notes, each once with how many directories it came from (a
+/// resumed study has one per variant and round): a few lines, not hundreds.
+fn notes_markdown(notes: &[String]) -> String {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for n in notes {
+        let text = n.split_once(": ").map_or(n.as_str(), |(_, t)| t);
+        match kinds.iter_mut().find(|(k, _)| *k == text) {
+            Some((_, count)) => *count += 1,
+            None => kinds.push((text, 1)),
+        }
+    }
+    let mut s = String::new();
+    const SHOWN: usize = 5;
+    for (text, count) in kinds.iter().take(SHOWN) {
+        let _ = writeln!(s, "\nResumed: {text} ({count} {}).", if *count == 1 { "directory" } else { "directories" });
+    }
+    if kinds.len() > SHOWN {
+        let _ = writeln!(s, "\n{} more kinds of resume note.", kinds.len() - SHOWN);
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\nEvery note with its directory: `notes` in first-move.json.");
+    }
+    s
+}
+
+/// The study as Markdown: the answer (first-mover Elo and the difference
+/// from the preset), then how the games went and ended, in narrow tables.
 pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
+    to_markdown_by(config, result, &junqi_selfplay::code_version())
+}
+
+/// [`to_markdown`], naming `code` as the code behind it (a report rewritten
+/// from saved results names the code that played the games too).
+pub fn to_markdown_by(config: &StudyConfig, result: &StudyResult, code: &str) -> String {
     let lines = &result.lines;
     let mut s = String::new();
     let cheats = config.bot.cheats();
@@ -416,56 +508,74 @@ pub fn to_markdown(config: &StudyConfig, result: &StudyResult) -> String {
         config.bot,
         if cheats { " (cheats: sees hidden pieces)" } else { "" },
         config.seed,
-        junqi_selfplay::code_version()
+        code
     );
     let _ = writeln!(
         s,
-        "| variant | changes | games | first mover wins | draws | first mover loses | first-mover Elo [95% CI] | ≠ 0 (raw / Holm / BH) | minus the preset, Elo [95% CI] | ≠ preset (raw / Holm / BH) | plies mean / median | endings |"
+        "The answer depends on the bot: these are `{}`'s games against itself, and a rule that changes nothing for this bot may matter between stronger players (or the reverse). Check a rule change with more than one bot (`--bot A --bot B`) before relying on it.\n",
+        config.bot
     );
-    let _ = writeln!(s, "|---|---|---:|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| variant | games | first-mover Elo [95% CI] | ≠ 0 (raw / Holm / BH) | minus the preset, Elo [95% CI] | ≠ preset (raw / Holm / BH) |"
+    );
+    let _ = writeln!(s, "|---|---:|---|---|---|---|");
     let yes = |p: f64| if p <= 0.05 { "yes" } else { "no" };
     let verdicts = |raw: f64, holm: f64, bh: f64| format!("{} / {} / {}", yes(raw), yes(holm), yes(bh));
     for l in lines {
-        let endings: Vec<String> = l.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let (difference, differs) = preset_cells(l, verdicts);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} | {} |",
+            "| {} | {} | {} | {} | {difference} | {differs} |",
             l.variant,
-            if l.changes.is_empty() { "(preset)".to_string() } else { l.changes.join(", ") },
             l.games,
-            pct(&l.wins),
-            pct(&l.draws),
-            pct(&l.losses),
             l.elo.show(),
             verdicts(l.p_value, l.p_holm, l.p_bh),
-            l.vs_preset.as_ref().map_or("—".to_string(), |d| d.elo.show()),
-            l.vs_preset.as_ref().map_or("—".to_string(), |d| verdicts(d.p_value, d.p_holm, d.p_bh)),
-            l.mean_plies,
-            l.median_plies,
-            endings.join(", ")
         );
+    }
+    let _ = writeln!(s, "\nThe games: the options each variant changes, the first mover's results, game lengths.\n");
+    let _ = writeln!(s, "| variant | changes | first mover wins / draws / loses | plies mean / median |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for l in lines {
+        let changes = if l.changes.is_empty() { "(preset)".to_string() } else { l.changes.join(", ") };
+        let (w, d, lo) = (pct(&l.wins), pct(&l.draws), pct(&l.losses));
+        let _ = writeln!(
+            s,
+            "| {} | {changes} | {w} / {d} / {lo} | {:.0} / {:.0} |",
+            l.variant, l.mean_plies, l.median_plies
+        );
+    }
+    // One column per way a game ended, in any variant.
+    let mut endings: Vec<&str> = lines.iter().flat_map(|l| l.terminations.keys().map(String::as_str)).collect();
+    endings.sort_unstable();
+    endings.dedup();
+    let _ = writeln!(s, "\nHow the games ended (games).\n");
+    let _ = writeln!(s, "| variant | {} |", endings.join(" | "));
+    let _ = writeln!(s, "|---|{}", "---:|".repeat(endings.len()));
+    for l in lines {
+        let counts: Vec<String> =
+            endings.iter().map(|e| l.terminations.get(*e).copied().unwrap_or(0).to_string()).collect();
+        let _ = writeln!(s, "| {} | {} |", l.variant, counts.join(" | "));
     }
     let _ = writeln!(
         s,
-        "\nRates: Wilson 95% intervals per game; the two games of a pair share their deal, so these are a little narrow. Elo: logistic Elo of the first mover's score, its interval from the variance of the paired games (pentanomial), which accounts for that."
+        "\nRates: per game, with Wilson 95% intervals in first-move.csv (the two games of a pair share their deal, so those are a little narrow). Elo: logistic Elo of the first mover's score, its interval from the variance of the paired games (pentanomial), which accounts for that."
     );
     let _ = writeln!(
         s,
-        "\nVerdicts at 5%, two-sided: raw (each test alone; with many variants some are \"yes\" by chance), Holm (Holm–Bonferroni over the table's variants: the chance of any false \"yes\" in the column is at most 5%), BH (Benjamini–Hochberg: at most 5% of the column's \"yes\" are false, on average). \"Minus the preset\": the variant's first-mover score minus that of its mode's preset in this study, from the same seeds (the pairs with one seed are compared, so what the two share cancels), shown in Elo; its verdicts are corrected over the table's comparisons."
+        "\nVerdicts at 5%, two-sided: raw (each test alone; with many variants some are \"yes\" by chance), Holm (Holm–Bonferroni over the table's variants: the chance of any false \"yes\" in the column is at most 5%), BH (Benjamini–Hochberg: at most 5% of the column's \"yes\" are false, on average). \"Minus the preset\": the variant's first-mover score minus that of its mode's preset in this study, from the same seeds (the pairs with one seed are compared, so what the two share cancels), shown in Elo; its verdicts are corrected over the table's comparisons. \"Option never applied\": every game was played move for move as the preset's game on the same seed, so the option never came into play with this bot and the difference is no measurement (left out of the corrections)."
     );
     if let Some(e) = &result.factorial {
         s.push_str(&crate::factorial::effects_markdown(e));
     }
-    for n in &result.notes {
-        let _ = writeln!(s, "\nNote: {n}");
-    }
+    s.push_str(&notes_markdown(&result.notes));
     s
 }
 
 /// The study as CSV, one row per variant.
 pub fn to_csv(lines: &[VariantLine]) -> String {
     let mut s = String::from(
-        "variant,changes,games,wins,win_rate,win_low,win_high,draws,draw_rate,draw_low,draw_high,losses,loss_rate,loss_low,loss_high,score,score_low,score_high,elo,elo_low,elo_high,significant,mean_plies,median_plies,terminations,p_value,p_holm,p_bh,reference,vs_preset_elo,vs_preset_elo_low,vs_preset_elo_high,vs_preset_p,vs_preset_p_holm,vs_preset_p_bh\n",
+        "variant,changes,games,wins,win_rate,win_low,win_high,draws,draw_rate,draw_low,draw_high,losses,loss_rate,loss_low,loss_high,score,score_low,score_high,elo,elo_low,elo_high,significant,mean_plies,median_plies,terminations,p_value,p_holm,p_bh,reference,vs_preset_elo,vs_preset_elo_low,vs_preset_elo_high,vs_preset_p,vs_preset_p_holm,vs_preset_p_bh,vs_preset_games,vs_preset_changed_games\n",
     );
     for l in lines {
         let p = |x: &Proportion| format!("{},{:.6},{:.6},{:.6}", x.count, x.rate, x.low, x.high);
@@ -494,16 +604,18 @@ pub fn to_csv(lines: &[VariantLine]) -> String {
             l.p_bh,
             match &l.vs_preset {
                 Some(d) => format!(
-                    "{},{:.2},{:.2},{:.2},{:.6},{:.6},{:.6}",
+                    "{},{:.2},{:.2},{:.2},{:.6},{:.6},{:.6},{},{}",
                     crate::csv_field(&d.reference),
                     d.elo.value,
                     d.elo.low,
                     d.elo.high,
                     d.p_value,
                     d.p_holm,
-                    d.p_bh
+                    d.p_bh,
+                    d.compared_games,
+                    d.changed_games.map_or(String::new(), |c| c.to_string())
                 ),
-                None => ",,,,,,".to_string(),
+                None => ",,,,,,,,".to_string(),
             }
         );
     }
@@ -559,12 +671,20 @@ pub fn bots_markdown(studies: &[(String, StudyResult)]) -> String {
         let _ = writeln!(s, "\nMinus the preset: each variant's first-mover Elo minus its mode's preset's, per bot, on the same seeds.\n");
         header(&mut s, "variant");
         for (i, l) in first.lines.iter().enumerate() {
-            let cells: Vec<Option<Estimate>> =
-                studies.iter().map(|(_, r)| r.lines[i].vs_preset.as_ref().map(|d| d.elo)).collect();
-            if cells.iter().all(Option::is_none) {
+            let diffs: Vec<Option<&PresetDifference>> =
+                studies.iter().map(|(_, r)| r.lines[i].vs_preset.as_ref()).collect();
+            if diffs.iter().all(Option::is_none) {
                 continue;
             }
-            let shown: Vec<String> = cells.iter().map(|c| c.map_or("—".into(), |e| e.show())).collect();
+            let cells: Vec<Option<Estimate>> = diffs.iter().map(|d| d.map(|d| d.elo)).collect();
+            let shown: Vec<String> = diffs
+                .iter()
+                .map(|d| match d {
+                    None => "—".into(),
+                    Some(d) if d.never_applied() => "never applied".into(),
+                    Some(d) => d.elo.show(),
+                })
+                .collect();
             let _ = writeln!(s, "| {} | {} | {} |", l.variant, shown.join(" | "), across(&cells));
         }
     }
@@ -620,6 +740,7 @@ pub fn bots_csv(studies: &[(String, StudyResult)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use junqi_core::Mode;
 
     #[test]
     fn bots_agree_only_when_every_interval_excludes_zero_on_one_side() {
@@ -631,5 +752,48 @@ mod tests {
         assert_eq!(across(&[e(-1.0, 5.0), e(-1.0, 2.0)]), "—");
         // A bot whose fit failed is not a bot that agrees.
         assert_eq!(across(&[e(1.0, 5.0), None]), "partly (1 of 2); 1 not estimated");
+    }
+
+    fn variant(name: &str, mode: Mode, set: &[&str]) -> Variant {
+        let mut rules = Rules::preset(mode);
+        for s in set {
+            rules.apply_override(s).unwrap();
+        }
+        Variant { name: name.into(), rules }
+    }
+
+    #[test]
+    fn a_missing_preset_is_added_first_and_only_once_per_mode() {
+        let names = |v: &[Variant]| v.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+        let given = vec![
+            variant("anqi:rail_turns=all", Mode::Anqi, &["rail_turns=all"]),
+            variant("anqi:mine_rule=trade", Mode::Anqi, &["mine_rule=trade"]),
+            variant("fanqi", Mode::Fanqi, &[]),
+        ];
+        let (all, added) = with_presets(given.clone());
+        assert_eq!(added, ["anqi"]);
+        assert_eq!(names(&all), ["anqi", "anqi:rail_turns=all", "anqi:mine_rule=trade", "fanqi"]);
+        assert_eq!(all[0].rules, Rules::preset(Mode::Anqi));
+        // Nothing to add when every mode has its preset.
+        assert_eq!(with_presets(all.clone()), (all, vec![]));
+        // A variant already called by the mode's name keeps it.
+        let (all, added) = with_presets(vec![variant("mingqi", Mode::Mingqi, &["mine_rule=trade"])]);
+        assert_eq!(
+            (names(&all), added),
+            (vec!["mingqi-preset".to_string(), "mingqi".into()], vec!["mingqi-preset".to_string()])
+        );
+    }
+
+    #[test]
+    fn resume_notes_are_summarised_by_kind() {
+        let notes: Vec<String> = (0..198)
+            .map(|k| format!("runs/s/variants/{k:02}-x/round-00000: resuming a run started by code version A; new games record B"))
+            .chain(["runs/s/variants/00-x: shard 3 unreadable, played again".to_string()])
+            .collect();
+        let md = notes_markdown(&notes);
+        assert_eq!(md.lines().filter(|l| !l.is_empty()).count(), 3, "{md}");
+        assert!(md.contains("Resumed: resuming a run started by code version A; new games record B (198 directories)."));
+        assert!(md.contains("(1 directory)."));
+        assert_eq!(notes_markdown(&[]), "");
     }
 }

@@ -295,3 +295,60 @@ fn a_factorial_study_in_rounds_fits_its_effects_on_every_game() {
     let again = run_study(&config, &dir, &options(), |_| {}).unwrap();
     assert_eq!(again.factorial, result.factorial);
 }
+
+/// A variant whose option never comes into play (no greedy game nears 1,999
+/// plies) plays every game exactly as the preset: flagged as never applied,
+/// left out of the corrections, and said so in the report; a variant that
+/// changes games is measured. The count is checked against the moves on disk.
+#[test]
+fn a_variant_that_never_applies_is_flagged_not_measured() {
+    use junqi_arena::study::to_markdown;
+    let dir = temp_dir("never-applied");
+    let variant = |name: &str, set: Option<&str>| {
+        let mut rules = Rules::preset(Mode::Anqi);
+        if let Some(s) = set {
+            rules.apply_override(s).unwrap();
+        }
+        Variant { name: name.into(), rules }
+    };
+    let config = StudyConfig {
+        variants: vec![
+            variant("anqi", None),
+            variant("anqi-long", Some("max_plies=1999")),
+            variant("anqi-trade", Some("mine_rule=trade")),
+        ],
+        bot: "greedy".parse().unwrap(),
+        games: 20,
+        seed: 3,
+        precision: None,
+        factorial: None,
+    };
+    let result = run_study(&config, &dir, &options(), |_| {}).unwrap();
+    let moves = |k: usize| -> Vec<Vec<String>> {
+        let mut games: Vec<_> = shard_files(&config.variant_dir(&dir, k).join(GAMES_DIR))
+            .unwrap()
+            .iter()
+            .flat_map(|f| read_games_file(f).unwrap())
+            .collect();
+        games.sort_by_key(|g| g.game_id);
+        games.into_iter().map(|g| g.moves).collect()
+    };
+    let preset = moves(0);
+    for k in [1, 2] {
+        let d = result.lines[k].vs_preset.as_ref().expect("compared with the preset");
+        let differ = moves(k).iter().zip(&preset).filter(|(a, b)| a != b).count() as u64;
+        assert_eq!((d.compared_games, d.changed_games), (20, Some(differ)), "{}", result.lines[k].variant);
+    }
+    let long = result.lines[1].vs_preset.as_ref().unwrap();
+    let trade = result.lines[2].vs_preset.as_ref().unwrap();
+    assert!(long.never_applied() && (long.p_holm, long.p_bh) == (1.0, 1.0), "{long:?}");
+    assert!(!trade.never_applied(), "mine_rule=trade changes greedy's 暗棋 games: {trade:?}");
+    // The one measured comparison is the whole family: nothing to correct.
+    assert_eq!((trade.p_holm, trade.p_bh), (trade.p_value, trade.p_value));
+    let md = to_markdown(&config, &result);
+    let row = |name: &str| md.lines().find(|l| l.starts_with(&format!("| {name} |"))).unwrap().to_string();
+    assert!(row("anqi-long").contains("| option never applied in 20 games | — |"), "{md}");
+    assert!(row("anqi-trade").contains(&trade.elo.show()), "{md}");
+    assert!(row("anqi").contains("| (reference) |"), "{md}");
+    assert!(md.contains("The answer depends on the bot: these are `greedy`'s games"), "{md}");
+}

@@ -5,20 +5,32 @@ use crate::live::Live;
 use anyhow::{bail, Context, Result};
 use junqi_arena::factorial::{effects_csv, Factor};
 use junqi_arena::study::{
-    bots_csv, bots_markdown, run_study, run_study_part, to_csv, to_markdown, StudyConfig, StudyResult, Variant,
+    bots_csv, bots_markdown, run_study, run_study_part, to_csv, to_markdown_by, with_presets, StudyConfig, StudyResult,
+    Variant, VariantLine, STUDY_FILE,
 };
-use junqi_arena::svg::{error_bar_chart, Row};
+use junqi_arena::svg::{error_bar_chart, Axis, Row};
 use junqi_arena::{slug, write_atomic};
 use junqi_bots::BotSpec;
 use junqi_core::Rules;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Subcommand)]
 pub enum Study {
     /// Per rule variant: paired games between equal bots; the first mover's
     /// wins/draws/losses, its advantage in Elo, game lengths and endings.
     FirstMove(FirstMove),
+    /// Write a first-move study's report (first-move.md, .csv, .svg, .json)
+    /// again from the study.json and first-move.json in DIR, without its
+    /// games: nothing is played (e.g. after an upgrade changed the report).
+    Report(Report),
+}
+
+#[derive(clap::Args)]
+pub struct Report {
+    /// A study's output directory (holding study.json and first-move.json).
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -64,8 +76,16 @@ pub struct FirstMove {
     seed: u64,
     /// Output directory: study.json, variants/*/games/*.parquet, first-move.{md,csv,svg}, first-move.json
     /// (and with --factor first-move-effects.csv).
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "plan")]
+    out: Option<PathBuf>,
+    /// Print how many games each variant needs for --precision E (or ±5 Elo)
+    /// and what --games gives, then stop: nothing is played.
+    #[arg(long)]
+    plan: bool,
+    /// With --plan: the share of drawn games to assume (draws narrow the
+    /// interval; 0, the default, gives the most games).
+    #[arg(long, value_name = "D", default_value_t = 0.0, requires = "plan")]
+    draw_rate: f64,
     /// Play only part I of N (0 ≤ I < N): the shards s with s % N == I of
     /// every variant. N processes with parts 0/N … N-1/N play the same games
     /// as one run; `junqi merge` joins them and writes the report.
@@ -82,7 +102,10 @@ fn parse_variant(spec: &str) -> Result<Variant> {
 }
 
 pub fn run(study: Study) -> Result<()> {
-    let Study::FirstMove(args) = study;
+    let args = match study {
+        Study::FirstMove(args) => args,
+        Study::Report(r) => return rewrite_report(&r.dir),
+    };
     let mut variants = Vec::new();
     for path in &args.variants {
         variants.push(Variant::from_file(path)?);
@@ -93,7 +116,7 @@ pub fn run(study: Study) -> Result<()> {
     if variants.is_empty() {
         bail!("no variants: pass --variants FILE... or --variant MODE[:opt=val;...]");
     }
-    let mut factorial = None;
+    let (mut factorial, mut added) = (None, Vec::new());
     if !args.factors.is_empty() {
         if variants.len() != 1 {
             bail!(
@@ -105,6 +128,10 @@ pub fn run(study: Study) -> Result<()> {
         let (design, cells) = junqi_arena::factorial::design(&variants[0], factors, args.fraction.is_some())?;
         variants = cells;
         factorial = Some(design);
+    } else {
+        // Each variant is compared with its mode's preset: add any missing, so
+        // the difference column is filled (a factorial design's cells are fixed).
+        (variants, added) = with_presets(variants);
     }
     let precision = args.precision.map(|elo| junqi_arena::study::Precision { elo, max_games: args.max_games });
     let mut bots: Vec<BotSpec> = Vec::new();
@@ -130,24 +157,32 @@ pub fn run(study: Study) -> Result<()> {
     for c in &configs {
         c.check()?;
     }
+    // Said once the study is known to be sound, so an error stays one line.
+    for name in added {
+        eprintln!("added the preset `{name}`: the reference of the \"minus the preset\" column");
+    }
+    if args.plan {
+        return print_plan(&configs[0], args.draw_rate, configs.len());
+    }
+    let out = args.out.clone().context("--out DIR is needed to play the study")?;
     // Several bots: each bot's study in its own directory under `bots/`,
     // named by the bot alone (adding or reordering bots resumes the others).
     // One layout per directory: a one-bot study is not silently left beside them.
-    let several_layout = args.out.join("bots").exists();
-    let one_layout = args.out.join(junqi_arena::study::STUDY_FILE).exists();
+    let several_layout = out.join("bots").exists();
+    let one_layout = out.join(STUDY_FILE).exists();
     let dirs: Vec<PathBuf> = if configs.len() == 1 {
         if several_layout {
             bail!(
                 "{} holds a study of several bots (bots/); give the same --bot list, or choose another --out",
-                args.out.display()
+                out.display()
             );
         }
-        vec![args.out.clone()]
+        vec![out.clone()]
     } else {
         if one_layout {
-            bail!("{} holds a study of one bot; give that one --bot, or choose another --out", args.out.display());
+            bail!("{} holds a study of one bot; give that one --bot, or choose another --out", out.display());
         }
-        let dirs: Vec<PathBuf> = bots.iter().map(|b| args.out.join("bots").join(slug(&b.to_string()))).collect();
+        let dirs: Vec<PathBuf> = bots.iter().map(|b| out.join("bots").join(slug(&b.to_string()))).collect();
         for (i, d) in dirs.iter().enumerate() {
             if let Some(j) = dirs[..i].iter().position(|e| e == d) {
                 bail!("--bot {} and --bot {} would share the directory {}", bots[j], bots[i], d.display());
@@ -161,7 +196,7 @@ pub fn run(study: Study) -> Result<()> {
     let threads = threads(args.threads)?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
-    let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
+    let _run_dir = junqi_selfplay::RunDir::open(&out)?;
     if let Some(part) = args.part {
         let live = Live::start(threads, total.div_ceil(part.count), 0)?;
         let played = (|| {
@@ -174,8 +209,8 @@ pub fn run(study: Study) -> Result<()> {
             Ok((games, notes))
         })();
         live.finish();
-        let (games, notes) = played.map_err(|e| interrupted(e, &args.out))?;
-        return crate::commands::arena::part_done(&format!("part {part} of the study"), games, &notes, &args.out);
+        let (games, notes) = played.map_err(|e| interrupted(e, &out))?;
+        return crate::commands::arena::part_done(&format!("part {part} of the study"), games, &notes, &out);
     }
     let live = Live::start(threads, total, 0)?;
     let mut results = Vec::new();
@@ -188,7 +223,7 @@ pub fn run(study: Study) -> Result<()> {
             Ok(r) => results.push(r),
             Err(e) => {
                 live.finish();
-                return Err(interrupted(e, &args.out));
+                return Err(interrupted(e, &out));
             }
         }
     }
@@ -198,22 +233,99 @@ pub fn run(study: Study) -> Result<()> {
     }
     if configs.len() > 1 {
         let studies: Vec<(String, StudyResult)> = bots.iter().map(BotSpec::to_string).zip(results).collect();
-        write_bots_table(&studies, &args.out)?;
+        write_bots_table(&studies, &out)?;
     }
     Ok(())
 }
 
 /// Write one study's report files into `dir` and print it.
-pub fn print_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Path) -> Result<()> {
-    let (markdown, written) = write_report(config, result, dir)?;
+pub fn print_report(config: &StudyConfig, result: &StudyResult, dir: &Path) -> Result<()> {
+    print_report_by(config, result, dir, &junqi_selfplay::code_version())
+}
+
+/// [`print_report`], its header naming `code` as the code behind the report.
+fn print_report_by(config: &StudyConfig, result: &StudyResult, dir: &Path, code: &str) -> Result<()> {
+    let (markdown, written) = write_report(config, result, dir, code)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{markdown}")?;
     writeln!(out, "written: {written} in {}", dir.display())?;
     Ok(())
 }
 
+/// `study report DIR`: the report again from the saved config and results,
+/// for a study whose games are gone (as the shipped ones in data/studies/).
+fn rewrite_report(dir: &Path) -> Result<()> {
+    let read = |name: &str| -> Result<serde_json::Value> {
+        let path = dir.join(name);
+        let text = junqi_core::read_text(&path)
+            .with_context(|| format!("{}: not a finished first-move study", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
+    };
+    let mut run_file = read(STUDY_FILE)?;
+    let config: StudyConfig = serde_json::from_value(run_file["config"].take())
+        .with_context(|| format!("{}: a study config this program cannot read", dir.join(STUDY_FILE).display()))?;
+    let result: StudyResult = serde_json::from_value(read("first-move.json")?)
+        .with_context(|| format!("{}: results this program cannot read", dir.join("first-move.json").display()))?;
+    if result.lines.len() != config.variants.len() {
+        bail!(
+            "{}: {} result lines for {} variants: not this study's results",
+            dir.display(),
+            result.lines.len(),
+            config.variants.len()
+        );
+    }
+    let played_by = run_file["code_version"].as_str().unwrap_or("unknown").to_string();
+    let code = format!("{played_by} (its games), report rewritten by {}", junqi_selfplay::code_version());
+    print_report_by(&config, &result, dir, &code)
+}
+
+/// `--plan`: the games the study needs, before any is played.
+fn print_plan(config: &StudyConfig, draw_rate: f64, bots: usize) -> Result<()> {
+    use junqi_stats::power::{elo_half_width, games_for_elo_half_width};
+    let target = config.precision.map_or(5.0, |p| p.elo);
+    let need = games_for_elo_half_width(target, draw_rate)?;
+    let variants = config.variants.len() as u64;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "Plan: {variants} variants, {bots} bot{}, assuming {:.0}% draws and a first mover near 50%:",
+        if bots == 1 { "" } else { "s" },
+        100.0 * draw_rate
+    )?;
+    writeln!(
+        out,
+        "  first-mover Elo to ±{target}: about {need} games per variant ({} in all)",
+        need * variants * bots as u64
+    )?;
+    // The difference's variance is at most the sum of the two (shared seeds only lower it).
+    writeln!(out, "  the difference from the preset to ±{target}: at most {} games per variant", 2 * need)?;
+    match config.precision {
+        Some(p) => {
+            let rounds = need.div_ceil(config.games);
+            writeln!(out, "  --precision {}: about {rounds} rounds of {} games per variant", p.elo, config.games)?;
+            if rounds * config.games > p.max_games {
+                writeln!(out, "  the cap comes first: --max-games {} is fewer than that", p.max_games)?;
+            }
+        }
+        None => {
+            let h = elo_half_width(config.games, draw_rate)?;
+            writeln!(
+                out,
+                "  --games {}: first-mover Elo to about ±{h:.1}, the difference from the preset to at most ±{:.1}",
+                config.games,
+                h * std::f64::consts::SQRT_2
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "An estimate from independent games: pairs of games on one deal gave intervals up to 16% wider in the shipped ±5 Elo study (a third more games)."
+    )?;
+    Ok(())
+}
+
 /// The bot × variant table of a study of several bots, written into `out` and printed.
-pub fn write_bots_table(studies: &[(String, StudyResult)], out: &std::path::Path) -> Result<()> {
+pub fn write_bots_table(studies: &[(String, StudyResult)], out: &Path) -> Result<()> {
     let table = bots_markdown(studies);
     write_atomic(&out.join("first-move-bots.md"), &table)?;
     write_atomic(&out.join("first-move-bots.csv"), &bots_csv(studies))?;
@@ -224,36 +336,12 @@ pub fn write_bots_table(studies: &[(String, StudyResult)], out: &std::path::Path
 }
 
 /// Write one study's report files into `dir`; returns the Markdown and the list of files written.
-fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Path) -> Result<(String, &'static str)> {
+fn write_report(config: &StudyConfig, result: &StudyResult, dir: &Path, code: &str) -> Result<(String, &'static str)> {
     let lines = &result.lines;
-    let markdown = to_markdown(config, result);
-    // Each row against its reference (its mode's preset): that one's interval shaded.
-    let band = |l: &junqi_arena::study::VariantLine| {
-        let reference = l.vs_preset.as_ref().map_or(l.variant.as_str(), |d| d.reference.as_str());
-        lines.iter().find(|r| r.variant == reference).map(|r| (r.score.low, r.score.high))
-    };
-    let rows: Vec<Row> = lines
-        .iter()
-        .map(|l| Row {
-            label: format!("{} ({:+.0} Elo)", l.variant, l.elo.value),
-            value: l.score.value,
-            low: l.score.low,
-            high: l.score.high,
-            // Marked by the corrected test, as a table of many rows should be.
-            highlight: l.p_holm < 0.05,
-            band: band(l),
-        })
-        .collect();
-    let games = match config.precision {
-        Some(p) => format!("each to ±{} Elo (at most {} games)", p.elo, p.max_games),
-        None => format!("{} games each", config.games),
-    };
-    let title = format!("First-mover score per variant: {} vs itself, {games} (95% CI)", config.bot);
-    let x_label = "first mover's score (red: differs from 50% after Holm's correction; shaded: the preset's interval)";
-    let svg = error_bar_chart(&title, x_label, &rows, 0.5, "50%: no first-mover edge");
+    let markdown = to_markdown_by(config, result, code);
     write_atomic(&dir.join("first-move.md"), &markdown)?;
     write_atomic(&dir.join("first-move.csv"), &to_csv(lines))?;
-    write_atomic(&dir.join("first-move.svg"), &svg)?;
+    write_atomic(&dir.join("first-move.svg"), &chart(config, lines))?;
     write_atomic(&dir.join("first-move.json"), &serde_json::to_string_pretty(result)?)?;
     let mut written = "first-move.md, .csv, .svg and .json";
     if let Some(e) = &result.factorial {
@@ -261,4 +349,47 @@ fn write_report(config: &StudyConfig, result: &StudyResult, dir: &std::path::Pat
         written = "first-move.md, .csv, .svg, .json and first-move-effects.csv";
     }
     Ok((markdown, written))
+}
+
+/// The study's chart: each variant's first-mover Elo minus its preset's, the
+/// rule-maker's question; a study with no preset to compare with (a
+/// factorial design without one) shows each variant's first-mover Elo.
+fn chart(config: &StudyConfig, lines: &[VariantLine]) -> String {
+    let games = match config.precision {
+        Some(p) => format!("each to ±{} Elo (at most {} games)", p.elo, p.max_games),
+        None => format!("{} games each", config.games),
+    };
+    let compared: Vec<Row> = lines
+        .iter()
+        .filter_map(|l| {
+            let d = l.vs_preset.as_ref()?;
+            let label = if d.never_applied() {
+                format!("{} (option never applied)", l.variant)
+            } else {
+                format!("{} (first mover {:+.0})", l.variant, l.elo.value)
+            };
+            // Marked by the corrected test, as a chart of many rows should be.
+            let highlight = !d.never_applied() && d.p_holm < 0.05;
+            Some(Row { label, value: d.elo.value, low: d.elo.low, high: d.elo.high, highlight, band: None })
+        })
+        .collect();
+    if compared.is_empty() {
+        let rows: Vec<Row> = lines
+            .iter()
+            .map(|l| Row {
+                label: l.variant.clone(),
+                value: l.elo.value,
+                low: l.elo.low,
+                high: l.elo.high,
+                highlight: l.p_holm < 0.05,
+                band: None,
+            })
+            .collect();
+        let title = format!("First-mover Elo per variant: {} vs itself, {games} (95% CI)", config.bot);
+        let x_label = "first mover's Elo (red: differs from 0 after Holm's correction)";
+        return error_bar_chart(&title, x_label, &rows, Axis::PLAIN, 0.0, "0: no first-mover edge");
+    }
+    let title = format!("First-mover Elo minus the preset's: {} vs itself, {games} (95% CI)", config.bot);
+    let x_label = "difference from the mode's preset in Elo, same seeds (red: differs after Holm's correction)";
+    error_bar_chart(&title, x_label, &compared, Axis::PLAIN, 0.0, "0: as the preset")
 }

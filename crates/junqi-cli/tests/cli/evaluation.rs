@@ -94,8 +94,10 @@ fn study_writes_table_csv_and_chart() {
     let text = stdout(&o);
     assert!(text.contains("| anqi-mine_rule-trade | mine_rule=trade |"), "{text}");
     assert!(text.contains("| fanqi:attack_hidden=true | attack_hidden=true |"), "{text}");
+    // The two modes' presets were added (study_rules.rs tests that): four rows.
     let csv = std::fs::read_to_string(dir.join("first-move.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 3);
+    assert_eq!(csv.lines().count(), 5);
+    // The chart: the two variants' differences from their presets.
     let svg = std::fs::read_to_string(dir.join("first-move.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 2);
     assert_clean_error(&junqi(&["study", "first-move", "--out", out]), "no variants");

@@ -22,3 +22,4 @@ mod selfplay;
 mod serve;
 mod shard_checksums;
 mod sprt_verdicts;
+mod study_rules;
