@@ -86,12 +86,25 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
         }
         let _ = out.flush();
         drop(out);
-        axum::serve(listener, routes::router(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
+        axum::serve(listener, routes::router(state)).with_graceful_shutdown(stop_signal()).await
     });
     drop(samples);
     served
+}
+
+/// Ctrl-C, or (on Unix) SIGTERM as `kill` and test harnesses send: either
+/// ends the server cleanly, so the sample games' directory is removed.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -165,3 +165,27 @@ fn the_api_replays_games_and_bad_input_gets_a_clear_error() {
     drop(server);
     let _ = std::fs::remove_dir_all(root);
 }
+
+#[test]
+fn with_no_games_below_the_runs_the_sample_games_are_shown_and_removed_at_the_end() {
+    let empty = temp_dir("no-games");
+    let mut server = start(&empty);
+    // After `runs from …`: the note naming the samples' directory.
+    let note = (0..2).map(|_| server.next_line()).find(|l| l.contains("sample games")).unwrap_or_default();
+    let dir = PathBuf::from(note.split_once('(').and_then(|(_, d)| d.split_once(')')).map(|(d, _)| d).unwrap());
+    assert!(note.contains("sample games") && dir.is_dir(), "{note}");
+    let list = json(&request(&server, "GET", "/api/datasets", None).1);
+    let ids: Vec<&str> = list.as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["1/anqi", "1/fanqi", "1/mingqi"]);
+    for mode in ["anqi", "fanqi", "mingqi"] {
+        let games = json(&request(&server, "GET", &format!("/api/games?d=1/{mode}"), None).1);
+        assert_eq!(games["total"], 4, "{mode}: {games}");
+        let game = json(&request(&server, "GET", &format!("/api/game?d=1/{mode}&id=0"), None).1);
+        assert!(game["error"].is_null() && !game["samples"].as_array().unwrap().is_empty(), "{mode}");
+    }
+    // SIGTERM ends it cleanly: the samples' directory goes with it.
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let _ = server.child.wait();
+    assert!(!dir.exists(), "{}", dir.display());
+}

@@ -54,8 +54,8 @@ pub struct ServeProcess {
     pub child: std::process::Child,
     /// `127.0.0.1:PORT`, as the server announced it.
     pub addr: String,
-    /// Its stdout, kept open.
-    _out: std::io::BufReader<std::process::ChildStdout>,
+    /// Its stdout, kept open; `next_line` reads on.
+    out: std::io::BufReader<std::process::ChildStdout>,
 }
 
 impl ServeProcess {
@@ -73,7 +73,15 @@ impl ServeProcess {
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
         let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line}")).to_string();
-        ServeProcess { child, addr, _out: out }
+        ServeProcess { child, addr, out }
+    }
+
+    /// The next line it prints after the first.
+    pub fn next_line(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        line
     }
 }
 
