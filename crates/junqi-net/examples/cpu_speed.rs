@@ -12,7 +12,7 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.first().map(String::as_str).unwrap_or("data/nets/default.safetensors");
+    let path = args.first().map(String::as_str).unwrap_or("data/nets/fanqi-1h-bilinear.safetensors");
     let n: usize = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(4000);
     println!(
         "peak: {:.1} GFLOP/s on one thread",

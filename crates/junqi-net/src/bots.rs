@@ -59,7 +59,7 @@ pub const SHIPPED_NETS: [(&str, &str); 7] = [
     ("anqi", ANQI_NET),
     ("fanqi-policy", FANQI_NET),
     ("fanqi-gumbel", "data/nets/fanqi-gumbel/net-005.safetensors"),
-    ("fanqi-1h-bilinear", "data/nets/default.safetensors"),
+    ("fanqi-1h-bilinear", "data/nets/fanqi-1h-bilinear.safetensors"),
     ("anqi-distilled", ANQI_DISTILLED_NET),
 ];
 /// The 暗棋 net distilled from `mcts:3200` (BENCHMARKS.md, "A value target

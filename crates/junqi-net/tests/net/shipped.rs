@@ -56,7 +56,7 @@ fn earlier_fanqi_nets_keep_their_names() {
     assert_ne!(teacher, plays("fanqi-1h-bilinear"));
     assert_eq!(
         plays("fanqi-1h-bilinear"),
-        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/default.safetensors"))
+        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi-1h-bilinear.safetensors"))
     );
     let size = |name: &str| std::fs::metadata(junqi_net::resolve_net_path(name)).unwrap().len();
     assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is the 4×64 net, net:fanqi-gumbel a 3×32 one");

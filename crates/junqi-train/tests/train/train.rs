@@ -397,7 +397,7 @@ fn the_bilinear_head_learns_and_reloads_and_older_nets_load_as_conv() {
     let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/nets");
     let (_vs, _net, info) = load_net(&nets.join("fanqi-1h/net-012.safetensors"), Device::Cpu).unwrap();
     assert_eq!(info.model.policy_head, PolicyHead::Conv);
-    let (_vs, _net, info) = load_net(&nets.join("default.safetensors"), Device::Cpu).unwrap();
+    let (_vs, _net, info) = load_net(&nets.join("fanqi-1h-bilinear.safetensors"), Device::Cpu).unwrap();
     assert_eq!(info.model.policy_head, PolicyHead::Bilinear);
     std::fs::remove_dir_all(dir).unwrap();
 }
