@@ -565,6 +565,12 @@ pub fn to_markdown_by(config: &StudyConfig, result: &StudyResult, code: &str) ->
         s,
         "\nVerdicts at 5%, two-sided: raw (each test alone; with many variants some are \"yes\" by chance), Holm (Holm–Bonferroni over the table's variants: the chance of any false \"yes\" in the column is at most 5%), BH (Benjamini–Hochberg: at most 5% of the column's \"yes\" are false, on average). \"Minus the preset\": the variant's first-mover score minus that of its mode's preset in this study, from the same seeds (the pairs with one seed are compared, so what the two share cancels), shown in Elo; its verdicts are corrected over the table's comparisons. \"Option never applied\": every game was played move for move as the preset's game on the same seed, so the option never came into play with this bot and the difference is no measurement (left out of the corrections)."
     );
+    if lines.iter().any(|l| l.vs_preset.as_ref().is_some_and(|d| d.changed_games.is_none())) {
+        let _ = writeln!(
+            s,
+            "\nThese results predate the count of games each option changed: an option that never applied shows here as a difference of +0 [+0, +0]."
+        );
+    }
     if let Some(e) = &result.factorial {
         s.push_str(&crate::factorial::effects_markdown(e));
     }

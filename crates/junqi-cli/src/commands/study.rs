@@ -264,8 +264,25 @@ fn rewrite_report(dir: &Path) -> Result<()> {
     let mut run_file = read(STUDY_FILE)?;
     let config: StudyConfig = serde_json::from_value(run_file["config"].take())
         .with_context(|| format!("{}: a study config this program cannot read", dir.join(STUDY_FILE).display()))?;
-    let result: StudyResult = serde_json::from_value(read("first-move.json")?)
+    let results = read("first-move.json")?;
+    let lines = results["lines"].as_array().map_or(&[][..], Vec::as_slice);
+    // Older results lack the p-values: defaults would show every test as a "yes".
+    if lines.iter().any(|l| l.get("p_value").is_none()) {
+        bail!(
+            "{}: results from before the study stored its p-values; rerun the study to write its report",
+            dir.join("first-move.json").display()
+        );
+    }
+    let mut result: StudyResult = serde_json::from_value(results)
         .with_context(|| format!("{}: results this program cannot read", dir.join("first-move.json").display()))?;
+    // Results from before the count was stored: the pairs both played, as `compare` counts them.
+    let games: std::collections::HashMap<String, u64> =
+        result.lines.iter().map(|l| (l.variant.clone(), l.games)).collect();
+    for l in &mut result.lines {
+        if let Some(d) = l.vs_preset.as_mut().filter(|d| d.compared_games == 0) {
+            d.compared_games = l.games.min(games.get(&d.reference).copied().unwrap_or(0));
+        }
+    }
     if result.lines.len() != config.variants.len() {
         bail!(
             "{}: {} result lines for {} variants: not this study's results",
@@ -275,7 +292,7 @@ fn rewrite_report(dir: &Path) -> Result<()> {
         );
     }
     let played_by = run_file["code_version"].as_str().unwrap_or("unknown").to_string();
-    let code = format!("{played_by} (its games), report rewritten by {}", junqi_selfplay::code_version());
+    let code = format!("{played_by} (which started its games), report rewritten by {}", junqi_selfplay::code_version());
     print_report_by(&config, &result, dir, &code)
 }
 
