@@ -13,6 +13,11 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoopConfig {
+    /// What the config is for, printed when the loop starts and ends (e.g.
+    /// that a quick config only shows the cycle). A note: it may change on
+    /// a resume.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub about: String,
     pub seed: u64,
     /// Game mode (its preset rules): fanqi, anqi or mingqi.
     pub mode: String,
@@ -241,6 +246,7 @@ impl Default for LoopConfig {
         let mut train = TrainConfig::default();
         train.optim.schedule = LrSchedule::Constant;
         LoopConfig {
+            about: String::new(),
             seed: 0,
             mode: "fanqi".into(),
             rules_set: Vec::new(),

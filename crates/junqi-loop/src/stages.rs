@@ -86,6 +86,7 @@ fn write_config(config: &LoopConfig, dir: &RunDir) -> Result<()> {
             let old_cfg = LoopConfig::from_toml(&old)?;
             let mut same = LoopConfig { generations: config.generations, minutes: config.minutes, ..old_cfg };
             same.train.device = config.train.device;
+            same.about = config.about.clone();
             // Where the cluster is and how to reach it; not how the games are cut into shards.
             let ray = &config.selfplay.ray;
             same.selfplay.ray.address = ray.address.clone();

@@ -126,6 +126,9 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     junqi_net::set_inference_settings(settings);
     let stop = crate::live::ctrl_c_flag()?;
     let options = RunOptions { threads: config.threads, stop, ..Default::default() };
+    if !config.about.is_empty() {
+        println!("note: {}", config.about);
+    }
     let mut console = Console::start(&options);
     let result = run_loop(&config, &args.out, &options, &mut console);
     console.finish();
@@ -166,5 +169,8 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         println!("best net: {}", args.out.join(best).display());
     }
     println!("chart: {}  table: {}", args.out.join("elo.svg").display(), args.out.join("summary.md").display());
+    if !config.about.is_empty() {
+        println!("note: {}", config.about);
+    }
     Ok(())
 }

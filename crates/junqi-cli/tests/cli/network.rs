@@ -189,9 +189,15 @@ fn loop_runs_prints_each_generation_and_resumes_after_ctrl_c() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{}\n{}", stdout(&o), stderr(&o));
     assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("note:"), "no `about`, no note");
+    // The config's `about` is a note: a resume may change it, and it is
+    // printed before and after the run.
+    args.extend(["--set".into(), "about=only a demonstration".into()]);
     let o = Command::new(env!("CARGO_BIN_EXE_junqi")).args(&args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
+    assert_eq!(text.matches("note: only a demonstration").count(), 2, "{text}");
+    assert!(text.trim_end().ends_with("note: only a demonstration"), "{text}");
     // Generation 0's games and training were kept, not played again.
     assert!(!text.contains("gen 0: self-play") && !text.contains("gen 0: trained"), "{text}");
     assert!(text.contains("generation  minutes"), "{text}");

@@ -318,6 +318,9 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
         seen += 1;
     }
     assert!(seen >= 3, "{seen} loop configs");
+    // The quick config says, when it runs, that its Elo measures nothing.
+    let quick = LoopConfig::from_toml(&std::fs::read_to_string(root.join("configs/loop/quickstart.toml")).unwrap());
+    assert!(quick.unwrap().about.contains("only demonstrates the cycle"));
     for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi", "anqi-q"] {
         let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let shipped = read(root.join(format!("configs/loop/{name}.toml")));
