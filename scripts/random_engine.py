@@ -16,7 +16,9 @@ Options (`setoption name <key> value <value>`, or `option.<key>=<value>` in an
 
 `--protocol N` announces protocol version N (default 1). From version 2 the
 host adds the seat's history (`last`, `seen`) to each position line; this
-engine has no use for it, and stores the line whole either way.
+engine has no use for it, and stores the line whole either way. From
+version 3 every `go` and `deploy` carries the host's `timeout` and a game
+ends with a `result` line, which this engine reads and ignores.
 """
 
 import random
@@ -87,9 +89,9 @@ class Engine:
             self.legal = args
         elif command == "go":
             self.go(args)
-        elif command == "deploy":
+        elif command == "deploy" and (args == [] or (len(args) == 2 and args[0] == "timeout" and args[1].isdigit())):
             self.deploy()
-        elif command == "stop":
+        elif command == "stop" or (command == "result" and PROTOCOL >= 3):
             pass
         elif command == "quit":
             return False
@@ -146,7 +148,7 @@ class Engine:
         self.legal = None
 
     def go(self, args):
-        limits = ("sims", "nodes", "movetime", "time", "inc")
+        limits = ("sims", "nodes", "movetime", "time", "inc", "timeout")
         pairs = list(zip(args[::2], args[1::2]))
         if len(args) % 2 or any(k not in limits or not v.isdigit() for k, v in pairs):
             self.error("go: limits are <key> <number> pairs with keys " + ", ".join(limits))

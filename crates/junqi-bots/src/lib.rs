@@ -52,7 +52,7 @@ pub use spec::{
     BOT_NAMES,
 };
 
-use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Rules};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, Outcome, Rules, Seat};
 use std::task::Poll;
 
 /// What an agent does on its turn.
@@ -104,6 +104,15 @@ pub trait Agent: Send {
     fn take_forfeit(&mut self) -> Option<String> {
         None
     }
+    /// Whether the agent plays `rules`; the error says why not. Runners ask
+    /// before the first game (an external engine declares the rules it
+    /// plays); built-in bots play every rule.
+    fn can_play(&self, _rules: &Rules) -> Result<(), String> {
+        Ok(())
+    }
+    /// The game this agent played as `seat` ended with `outcome` (an
+    /// external engine is told its result).
+    fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
 }
 
 impl<A: Agent + ?Sized> Agent for Box<A> {
@@ -127,6 +136,12 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn take_forfeit(&mut self) -> Option<String> {
         (**self).take_forfeit()
+    }
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        (**self).can_play(rules)
+    }
+    fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
+        (**self).game_over(seat, outcome)
     }
 }
 

@@ -31,7 +31,7 @@
 //! ```
 
 use crate::{Agent, Decision};
-use junqi_core::{Colour, Deployment, Game, GameRng, Position, Rules};
+use junqi_core::{Colour, Deployment, Game, GameRng, Outcome, Position, Rules, Seat};
 use std::task::Poll;
 
 /// A reference player that reads the true state (e.g. `cheat-mcts`). Only the
@@ -99,6 +99,19 @@ impl Player {
         match self {
             Player::Fair(a) => a.take_forfeit(),
             Player::Cheating(_) => None,
+        }
+    }
+    /// Whether the player plays `rules` (see [`Agent::can_play`]).
+    pub fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        match self {
+            Player::Fair(a) => a.can_play(rules),
+            Player::Cheating(_) => Ok(()),
+        }
+    }
+    /// The game this player played as `seat` is over (see [`Agent::game_over`]).
+    pub fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
+        if let Player::Fair(a) = self {
+            a.game_over(seat, outcome)
         }
     }
     /// Choose a 暗棋/明棋 deployment for `colour`.

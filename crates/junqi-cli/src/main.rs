@@ -76,6 +76,8 @@ enum Command {
     SignNet(commands::sign_net::Args),
     /// Serve a bot over the engine protocol on stdin/stdout (docs/protocol.md).
     Engine(commands::engine::Args),
+    /// Run the engine protocol's conformance suite against a program: `junqi engine-check -- PROGRAM ARGS`.
+    EngineCheck(commands::engine_check::Args),
     /// A local web page: replay stored games, play against any bot, watch runs.
     Serve(commands::serve::Args),
     /// Train the policy/value net on a self-play dataset (TensorBoard logs, resumable checkpoints).
@@ -173,6 +175,7 @@ fn main() -> ExitCode {
         Command::Show(a) => commands::show::run(a),
         Command::SignNet(a) => commands::sign_net::run(a),
         Command::Engine(a) => commands::engine::run(a),
+        Command::EngineCheck(a) => commands::engine_check::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Play(a) => commands::play::run(a),
         Command::RandomGame(a) => commands::random_game::run(a),

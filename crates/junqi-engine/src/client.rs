@@ -11,18 +11,21 @@
 //! termination `forfeit`, the reason goes to stderr, the process is killed,
 //! and a fresh one is started for the next game.
 
-use crate::knowledge::{decode_deployment, encode_position_with, encode_rules};
+use crate::grammar::{Command, GameResult, Limits};
+use crate::knowledge::{decode_deployment, encode_position_with};
+use crate::logs::Traffic;
+use crate::plays::Plays;
 use junqi_bots::{register_bot, Agent, BotSpec, BotSpecError, Decision, Player};
-use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Rules, Seat};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, Move, MoveList, Outcome, Rules, Seat};
 use rand::Rng;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// The parameters of an `engine:` spec (besides `option.<name>`).
-pub const ENGINE_KEYS: [&str; 6] = ["cmd", "name", "timeout", "movetime", "sims", "tc"];
+pub const ENGINE_KEYS: [&str; 7] = ["cmd", "name", "timeout", "movetime", "sims", "tc", "debug"];
 
 /// Default time an engine gets for one answer (the handshake, a move, a deployment).
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -43,6 +46,10 @@ fn build_engine_bot(spec: &BotSpec) -> Result<Player, BotSpecError> {
 struct EngineConfig {
     /// The spec as given, recorded with games.
     spec: String,
+    /// `name=`, or `engine`: the start of its log files' names.
+    label: String,
+    /// `debug=true`: log every line to and from the engine.
+    debug: bool,
     program: String,
     args: Vec<String>,
     timeout: Duration,
@@ -64,6 +71,9 @@ struct EngineProcess {
     lines: Receiver<Result<String, String>>,
     /// The protocol version the engine announced (`id protocol N`; 1 if it did not).
     protocol: u32,
+    /// The rules it plays (its `plays` lines; none: every rule).
+    plays: Vec<Plays>,
+    traffic: Option<Traffic>,
 }
 
 /// The longest line read from an engine; a longer one is skipped unread
@@ -79,17 +89,28 @@ const MAX_ANSWER: usize = 1024 * 1024;
 impl EngineProcess {
     fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(&config.program)
+        let logs = crate::logs::engines_dir()?;
+        let mut child = std::process::Command::new(&config.program)
             .args(&config.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            // Kept in the run directory when there is one (see `logs`).
+            .stderr(if logs.is_some() { Stdio::piped() } else { Stdio::null() })
             // A group of its own (see the Cargo.toml note on libc).
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.program))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
+        let mut traffic = None;
+        if let Some(dir) = &logs {
+            let stem = dir.join(format!("{}-{}", config.label, child.id()));
+            crate::logs::keep_stderr(child.stderr.take().expect("piped stderr"), &stem.with_extension("stderr.log"))?;
+            if config.debug {
+                traffic = Some(Traffic::create(&stem.with_extension("debug.log"))?);
+            }
+        }
+        let received = traffic.clone();
         // Bounded both ways: a line of at most MAX_LINE bytes (a longer one
         // is skipped, not kept), and at most MAX_PENDING lines waiting, so a
         // flooding engine cannot exhaust memory.
@@ -113,23 +134,28 @@ impl EngineProcess {
                     continue;
                 }
                 let line = String::from_utf8_lossy(&bytes).trim_end_matches(['\n', '\r']).to_string();
+                if let Some(t) = &received {
+                    t.record('<', &line);
+                }
                 if tx.send(Ok(line)).is_err() {
                     break;
                 }
             }
         });
-        let mut process = EngineProcess { child, stdin, lines, protocol: 1 };
-        process.send("junqi")?;
+        let mut process = EngineProcess { child, stdin, lines, protocol: 1, plays: Vec::new(), traffic };
+        process.send(&Command::Junqi)?;
         // Starting may take longer than a move (a `junqi` binary loads
         // libtorch, an engine its net): the handshake gets at least 30 s.
         let start_timeout = config.timeout.max(Duration::from_millis(DEFAULT_TIMEOUT_MS));
         let hello = process.answer("junqiok", start_timeout)?;
         process.protocol =
             hello.iter().find_map(|l| l.strip_prefix("id protocol ").and_then(|v| v.trim().parse().ok())).unwrap_or(1);
+        process.plays =
+            hello.iter().filter_map(|l| l.strip_prefix("plays ")).map(Plays::parse).collect::<Result<_, _>>()?;
         for (name, value) in &config.options {
-            process.send(&format!("setoption name {name} value {value}"))?;
+            process.send(&Command::SetOption { name: name.clone(), value: value.clone() })?;
         }
-        process.send("isready")?;
+        process.send(&Command::IsReady)?;
         process.answer("readyok", start_timeout)?;
         Ok(process)
     }
@@ -148,7 +174,11 @@ impl EngineProcess {
         Ok(())
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
+    fn send(&mut self, command: &Command) -> Result<(), String> {
+        let line = command.to_string();
+        if let Some(t) = &self.traffic {
+            t.record('>', &line);
+        }
         writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(|e| self.died(&e.to_string()))
     }
 
@@ -203,6 +233,9 @@ impl Drop for EngineProcess {
         let Ok(pid) = i32::try_from(self.child.id()) else { return };
         // Looked up while the engine lives: once it exits, its children are init's.
         let known = crate::reap::descendants(pid);
+        if let Some(t) = &self.traffic {
+            t.record('>', "quit");
+        }
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
         let deadline = Instant::now() + Duration::from_millis(200);
@@ -230,6 +263,8 @@ pub struct EngineBot {
     deployed: Option<Seat>,
     /// Time left on this game's clock (with `tc`).
     remaining: Duration,
+    /// The rules the engine plays, from its handshake.
+    plays: Vec<Plays>,
 }
 
 /// `60+0.5`: a clock of 60 s plus 0.5 s a move.
@@ -281,9 +316,27 @@ impl EngineBot {
                 .transpose()
         };
         let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
+        let debug = match spec.get("debug") {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(_) => return Err(spec.bad("debug", "must be true or false")),
+        };
+        if debug && crate::logs::engines_dir().map_err(|e| spec.bad("debug", &e))?.is_none() {
+            return Err(
+                spec.bad("debug", "the traffic log goes to a run directory: use it with arena, sprt or selfplay --out")
+            );
+        }
+        let label: String = spec
+            .get("name")
+            .unwrap_or("engine")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .collect();
         let timeout = explicit_timeout.unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
         let config = EngineConfig {
             spec: spec.to_string(),
+            label,
+            debug,
             program,
             args: words.collect(),
             timeout,
@@ -298,9 +351,9 @@ impl EngineBot {
                 .transpose()?,
             options,
         };
-        probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
+        let plays = probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
         let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
-        Ok(EngineBot { config, process: None, forfeit: None, last: None, deployed: None, remaining })
+        Ok(EngineBot { config, process: None, forfeit: None, last: None, deployed: None, remaining, plays })
     }
 
     fn process(&mut self) -> Result<&mut EngineProcess, String> {
@@ -318,8 +371,7 @@ impl EngineBot {
         if let Some((base, _)) = self.config.clock {
             self.remaining = base;
         }
-        let line = format!("newgame {} seat {} seed {seed}", encode_rules(rules), seat.number());
-        self.process()?.send(&line)
+        self.process()?.send(&Command::NewGame { rules: *rules, seat, seed: Some(seed) })
     }
 
     fn try_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Result<Decision, String> {
@@ -332,14 +384,7 @@ impl EngineBot {
         self.last = Some((seat, ply));
         let mut legal = MoveList::new();
         info.legal_moves(&mut legal);
-        let legal_text: Vec<String> = legal.iter().map(|m| m.to_string()).collect();
-        let mut go = String::from("go");
-        if let Some(n) = self.config.sims {
-            go.push_str(&format!(" sims {n}"));
-        }
-        if let Some(ms) = self.config.movetime {
-            go.push_str(&format!(" movetime {ms}"));
-        }
+        let mut limits = Limits { sims: self.config.sims, movetime: self.config.movetime, ..Limits::default() };
         // How long the answer may take: the move's time plus a grace second
         // with `movetime`, what is left on the clock with `tc`, else `timeout`
         // (which, when given, caps the other two as well).
@@ -348,7 +393,7 @@ impl EngineBot {
             timeout = Duration::from_millis(ms) + MOVETIME_GRACE;
         }
         if let Some((_, inc)) = self.config.clock {
-            go.push_str(&format!(" time {} inc {}", self.remaining.as_millis(), inc.as_millis()));
+            limits.clock = Some((self.remaining.as_millis() as u64, inc.as_millis() as u64));
             timeout = if self.config.movetime.is_some() { timeout.min(self.remaining) } else { self.remaining };
         }
         if let Some(cap) = self.config.explicit_timeout {
@@ -357,10 +402,13 @@ impl EngineBot {
         let process = self.process()?;
         process.drain()?;
         let history = process.protocol >= crate::HISTORY_VERSION;
-        process.send(&format!("position {}", encode_position_with(info, history)))?;
-        process.send(&format!("legal {}", legal_text.join(" ")))?;
+        if process.protocol >= crate::TIMEOUT_VERSION {
+            limits.timeout = Some(timeout.as_millis() as u64);
+        }
+        process.send(&Command::Position(encode_position_with(info, history)))?;
+        process.send(&Command::Legal(legal.iter().copied().collect()))?;
         let started = Instant::now();
-        process.send(&go)?;
+        process.send(&Command::Go(limits))?;
         let lines = match process.answer("bestmove", timeout) {
             Err(_) if self.config.clock.is_some() && started.elapsed() >= self.remaining => {
                 return Err(format!("lost on time at ply {ply}"));
@@ -393,7 +441,8 @@ impl EngineBot {
         let timeout = self.config.timeout;
         let process = self.process()?;
         process.drain()?;
-        process.send("deploy")?;
+        let said = (process.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
+        process.send(&Command::Deploy { timeout: said })?;
         let lines = process.answer("deployment", timeout)?;
         let tokens: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
         let d = decode_deployment(&tokens, colour).map_err(|e| format!("bad deployment: {e}"))?;
@@ -424,20 +473,25 @@ static IDLE: std::sync::Mutex<Vec<(String, EngineProcess)>> = std::sync::Mutex::
 /// At most this many idle engines are kept (more than any machine's cores).
 const MAX_IDLE: usize = 256;
 
-/// Specs whose engine has started (and answered the handshake) in this process.
-static STARTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+/// Specs whose engine has started (and answered the handshake) in this
+/// process, with the rules each plays.
+static STARTED: std::sync::Mutex<Vec<(String, Vec<Plays>)>> = std::sync::Mutex::new(Vec::new());
 
 /// Start the engine of a spec once, so that a command that runs but is no
 /// engine (or rejects an `option.`) is refused before any game instead of
-/// forfeiting every one. The process then waits in the pool for the first game.
-fn probe(config: &EngineConfig) -> Result<(), String> {
-    if STARTED.lock().unwrap_or_else(|e| e.into_inner()).contains(&config.spec) {
-        return Ok(());
+/// forfeiting every one, and learn the rules it plays. The process then
+/// waits in the pool for the first game.
+fn probe(config: &EngineConfig) -> Result<Vec<Plays>, String> {
+    let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, plays)) = started.iter().find(|(s, _)| *s == config.spec) {
+        return Ok(plays.clone());
     }
+    drop(started);
     let process = EngineProcess::start(config)?;
+    let plays = process.plays.clone();
     IDLE.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), process));
-    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push(config.spec.clone());
-    Ok(())
+    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), plays.clone()));
+    Ok(plays)
 }
 
 fn take_idle(spec: &str) -> Option<EngineProcess> {
@@ -495,5 +549,25 @@ impl Agent for EngineBot {
 
     fn take_forfeit(&mut self) -> Option<String> {
         self.forfeit.take()
+    }
+
+    fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        crate::plays::check(&self.plays, rules)
+    }
+
+    /// Protocol 3: `result` for the game just played (nothing to answer;
+    /// a failure here costs nothing, the game is over).
+    fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
+        let Some(process) = self.process.as_mut().filter(|p| p.protocol >= crate::TIMEOUT_VERSION) else { return };
+        let result = match outcome.winner {
+            None => GameResult::Draw,
+            Some(w) if w == seat => GameResult::Win,
+            Some(_) => GameResult::Loss,
+        };
+        if process.send(&Command::Result { result, termination: outcome.termination.name().to_string() }).is_err() {
+            self.process = None;
+        }
+        self.last = None;
+        self.deployed = None;
     }
 }

@@ -1,11 +1,14 @@
 //! `junqi engine --bot SPEC`: one of our bots behind the text protocol.
 //!
-//! Commands are read one line at a time and answered in order; a `go` is
-//! answered (with `bestmove`) before the next line is read, so `stop` has
-//! nothing to interrupt and is accepted silently. Every malformed or
-//! out-of-place command gets one `error …` line and changes nothing.
+//! Commands are read one line at a time, by the host's own grammar
+//! ([`crate::grammar`], the documented word order only), and answered in
+//! order; a `go` is answered (with `bestmove`) before the next line is
+//! read, so `stop` has nothing to interrupt and is accepted silently. Every
+//! malformed or out-of-place command gets one `error …` line and changes
+//! nothing.
 
-use crate::knowledge::{decode_position, decode_rules, encode_deployment};
+use crate::grammar::{Command, Limits};
+use crate::knowledge::{decode_position, encode_deployment};
 use crate::PROTOCOL_VERSION;
 use junqi_bots::{BotSpec, Player};
 use junqi_core::{rng_from_seed, GameRng, InfoSet, MoveList, Rules, Seat};
@@ -64,27 +67,11 @@ impl Engine {
 
     /// Answer one command line; `Ok(false)` after `quit`.
     fn handle(&mut self, line: &str, out: &mut impl Write) -> std::io::Result<bool> {
-        let tokens: Vec<&str> = line.split_whitespace().collect();
-        let Some((&command, args)) = tokens.split_first() else { return Ok(true) };
-        let answer = match command {
-            "junqi" => Ok(self.handshake()),
-            "isready" => Ok(vec!["readyok".to_string()]),
-            "setoption" => self.setoption(args).map(|()| Vec::new()),
-            "newgame" => self.newgame(args).map(|()| Vec::new()),
-            "position" => self.position(line.trim_start()["position".len()..].trim()).map(|()| Vec::new()),
-            "go" => self.go(args),
-            "deploy" => self.deploy(),
-            // The host may list the legal moves for engines without a move
-            // generator; ours has one, so the list is only checked for form.
-            "legal" => args
-                .iter()
-                .try_for_each(|m| m.parse::<junqi_core::Move>().map(drop).map_err(|_| format!("legal: `{m}` is not a move")))
-                .map(|()| Vec::new()),
-            "stop" => Ok(Vec::new()),
-            "quit" => return Ok(false),
-            other => Err(format!(
-                "unknown command `{other}`; commands are junqi, isready, setoption, newgame, position, legal, go, deploy, stop, quit"
-            )),
+        let answer = match Command::parse(line) {
+            Ok(None) => return Ok(true),
+            Ok(Some(Command::Quit)) => return Ok(false),
+            Ok(Some(command)) => self.answer(command),
+            Err(message) => Err(message),
         };
         match answer {
             Ok(lines) => {
@@ -96,6 +83,24 @@ impl Engine {
         }
         out.flush()?;
         Ok(true)
+    }
+
+    fn answer(&mut self, command: Command) -> Result<Vec<String>, String> {
+        let none = |r: Result<(), String>| r.map(|()| Vec::new());
+        match command {
+            Command::Junqi => Ok(self.handshake()),
+            Command::IsReady => Ok(vec!["readyok".to_string()]),
+            Command::SetOption { name, value } => none(self.setoption(&name, &value)),
+            Command::NewGame { rules, seat, seed } => none(self.newgame(rules, seat, seed.unwrap_or(0))),
+            Command::Position(text) => none(self.position(&text)),
+            Command::Go(limits) => self.go(limits),
+            Command::Deploy { .. } => self.deploy(),
+            // The host may list the legal moves for engines without a move
+            // generator; ours has one, so the list is only read for form;
+            // the host's timeout is far above what a bot of a fixed budget takes,
+            // and a result changes nothing (the next game starts afresh).
+            Command::Legal(_) | Command::Result { .. } | Command::Stop | Command::Quit => Ok(Vec::new()),
+        }
     }
 
     fn handshake(&mut self) -> Vec<String> {
@@ -118,47 +123,19 @@ impl Engine {
 
     /// `setoption name <key> value <value>`: `spec` replaces the whole bot
     /// spec, any other key sets that parameter of the bot.
-    fn setoption(&mut self, args: &[&str]) -> Result<(), String> {
-        let usage = "usage: setoption name <key> value <value>";
-        let (["name", key], rest) = args.split_at(args.len().min(2)) else { return Err(usage.into()) };
-        let value = match rest {
-            ["value", value @ ..] if !value.is_empty() => value.join(" "),
-            _ => return Err(usage.into()),
-        };
-        if *key == "spec" {
-            let spec = BotSpec::parse(&value).map_err(|e| e.to_string())?;
+    fn setoption(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if key == "spec" {
+            let spec = BotSpec::parse(value).map_err(|e| e.to_string())?;
             let player = build(&spec)?;
             self.spec = spec;
             self.player = Some(player);
             return Ok(());
         }
-        self.set_param(key, &value)
+        self.set_param(key, value)
     }
 
-    /// `newgame <mode> seat <1|2> [seed <n>] [<option>=<value> …]`.
-    fn newgame(&mut self, args: &[&str]) -> Result<(), String> {
-        let usage = "usage: newgame <mode> seat <1|2> [seed <n>] [<option>=<value> ...]";
-        let mut seat = None;
-        let mut seed = 0u64;
-        let mut rules_tokens = Vec::new();
-        let mut i = 0;
-        while i < args.len() {
-            match (args[i], args.get(i + 1)) {
-                ("seat", Some(&"1")) => seat = Some(Seat::First),
-                ("seat", Some(&"2")) => seat = Some(Seat::Second),
-                ("seat", _) => return Err(format!("seat must be 1 or 2; {usage}")),
-                ("seed", Some(n)) => seed = n.parse().map_err(|_| format!("seed `{n}` is not a number; {usage}"))?,
-                ("seed", None) => return Err(usage.into()),
-                (token, _) => {
-                    rules_tokens.push(token);
-                    i += 1;
-                    continue;
-                }
-            }
-            i += 2;
-        }
-        let seat = seat.ok_or_else(|| usage.to_string())?;
-        let rules = decode_rules(&rules_tokens).map_err(|e| format!("{e}; {usage}"))?;
+    /// `newgame`: the rules, the seat and the seed of a new game.
+    fn newgame(&mut self, rules: Rules, seat: Seat, seed: u64) -> Result<(), String> {
         // A fresh bot per game: nothing of the last game carries over.
         self.player = Some(build(&self.spec)?);
         self.game = Some(GameState { rules, seat, rng: rng_from_seed(seed), info: None });
@@ -173,30 +150,22 @@ impl Engine {
         Ok(())
     }
 
-    /// `go [sims <n>] [nodes <n>] [movetime <ms>] [time <ms>] [inc <ms>]`.
-    fn go(&mut self, args: &[&str]) -> Result<Vec<String>, String> {
+    /// `go`: a move within the simulation budget (the time limits are noted
+    /// and ignored: the bot's budget is its simulation count).
+    fn go(&mut self, limits: Limits) -> Result<Vec<String>, String> {
         let mut notes = Vec::new();
         let mut sims = None;
-        for pair in args.chunks(2) {
-            let [key, value] = pair else { return Err(format!("go: `{}` needs a value", pair[0])) };
-            let n: u64 = value.parse().map_err(|_| format!("go: {key} `{value}` is not a number"))?;
-            match *key {
-                "sims" | "nodes" => {
-                    if self.spec.name != "mcts" {
-                        notes.push(format!(
-                            "info string {key} ignored: bot `{}` has no simulation budget",
-                            self.spec.name
-                        ));
-                    } else {
-                        sims = Some(n);
-                    }
-                }
-                "movetime" | "time" | "inc" => {
-                    notes.push(format!("info string {key} ignored: the bot's budget is its simulation count"))
-                }
-                other => {
-                    return Err(format!("go: unknown limit `{other}`; limits are sims, nodes, movetime, time, inc"))
-                }
+        for (key, n) in [("sims", limits.sims), ("nodes", limits.nodes)] {
+            let Some(n) = n else { continue };
+            if self.spec.name != "mcts" {
+                notes.push(format!("info string {key} ignored: bot `{}` has no simulation budget", self.spec.name));
+            } else {
+                sims = Some(n);
+            }
+        }
+        for (key, given) in [("movetime", limits.movetime.is_some()), ("time", limits.clock.is_some())] {
+            if given {
+                notes.push(format!("info string {key} ignored: the bot's budget is its simulation count"));
             }
         }
         let game = self.game.as_ref().ok_or("go before newgame")?;

@@ -391,7 +391,12 @@ impl Config {
         }
         let mut batches = false;
         for b in &self.bots {
-            batches |= junqi_bots::build(b)?.batches();
+            let player = junqi_bots::build(b)?;
+            // Refused here, before the first game: an engine that declared
+            // it cannot play these rules would forfeit every game.
+            let refused = |why| SelfplayError::Config(format!("bot `{b}` cannot play these rules: {why}"));
+            player.can_play(&self.rules).map_err(refused)?;
+            batches |= player.batches();
         }
         Ok(Checked { batches })
     }

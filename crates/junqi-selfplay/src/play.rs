@@ -369,6 +369,14 @@ impl GameInFlight {
         self.outcome.is_some()
     }
 
+    /// Tell each player of a finished game its result (`seats` in seat order).
+    pub fn tell_result(&self, seats: &mut [Player; 2]) {
+        if let Some(outcome) = &self.outcome {
+            seats[0].game_over(Seat::First, outcome);
+            seats[1].game_over(Seat::Second, outcome);
+        }
+    }
+
     /// Play one ply: `mover` (the agent in seat [`GameInFlight::turn`])
     /// decides, the position may be sampled, the action is played. Returns
     /// whether the game is now over. Does nothing (and returns `true`) on a

@@ -783,7 +783,8 @@ impl Plan {
                     }
                 };
                 if finished {
-                    let done = playing.swap_remove(i).game;
+                    let Playing { game: done, mut seats, .. } = playing.swap_remove(i);
+                    done.tell_result(&mut seats);
                     finished_games.insert(done.game_id(), done.finish());
                 } else {
                     i += 1;

@@ -135,6 +135,7 @@ pub fn bot_list(list: Option<&str>, whole: &[BotSpec]) -> Result<Vec<BotSpec>> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    junqi_engine::log_to(&args.out); // engines' stderr and traffic logs
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
     let bots = bot_list(args.bots.as_deref(), &args.bot)?;

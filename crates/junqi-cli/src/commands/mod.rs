@@ -3,6 +3,7 @@ pub mod arena;
 pub mod bench;
 pub mod bench_net;
 pub mod engine;
+pub mod engine_check;
 pub mod export;
 pub mod import;
 pub mod merge;

@@ -134,6 +134,9 @@ fn config_file(path: &std::path::Path) -> Result<Config> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(dir) = &args.out {
+        junqi_engine::log_to(dir); // engines' stderr and traffic logs
+    }
     let threads = crate::commands::arena::threads(args.threads)?;
     junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)
         .map_err(anyhow::Error::msg)?;

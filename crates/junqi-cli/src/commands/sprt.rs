@@ -92,6 +92,9 @@ fn parse_penta(text: &str) -> Result<Penta> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(dir) = &args.out {
+        junqi_engine::log_to(dir); // engines' stderr and traffic logs
+    }
     let mut out = std::io::stdout().lock();
     if let Some(text) = &args.penta {
         let summary = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?.evaluate(&parse_penta(text)?)?;

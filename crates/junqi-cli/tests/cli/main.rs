@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod contributing;
 mod engine;
+mod engine_check;
 mod engine_faults;
 mod engine_fuzz;
 mod evaluation;

@@ -1,0 +1,328 @@
+//! `junqi engine-check -- PROGRAM ARGS`: the conformance suite, run against
+//! any engine (in the spirit of cutechess's and fastchess's engine checks).
+//! It sends the exact lines our host sends, written by the same grammar
+//! ([`crate::grammar`]) as [`crate::client`]: the handshake, a short game
+//! of every mode the engine plays (a seed above 2^63, every rule option,
+//! each kind of `go`, the engine's own deployment), a command it cannot
+//! know, and `quit`. After every command that has no answer it sends
+//! `isready`, so an `error` (or a crash) is pinned on the line that caused
+//! it. The first failure ends the suite and is reported in one line.
+
+use crate::grammar::{Command, GameResult, Limits};
+use crate::knowledge::{decode_deployment, encode_position_with};
+use crate::plays::{self, Plays};
+use junqi_core::{Colour, Deployment, Game, GameRng, Mode, MoveList, Position, Rules, Seat};
+use rand::seq::IndexedRandom;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// The seed of every game: above 2^63, so an engine that reads seeds as
+/// signed 64-bit numbers fails here rather than in a match.
+pub const CHECK_SEED: u64 = 17_010_586_208_885_004_439;
+/// The engine's moves in each game (then the game is cut short).
+const PLIES: usize = 24;
+/// The longest line read from the engine.
+const MAX_LINE: usize = 64 * 1024;
+
+/// One step of the suite and how it went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub name: String,
+    /// `None`: passed.
+    pub failure: Option<String>,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.failure {
+            None => write!(f, "ok    {}", self.name),
+            Some(why) => write!(f, "FAIL  {}: {why}", self.name),
+        }
+    }
+}
+
+/// A running engine under test.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    timeout: Duration,
+    /// The last line sent, named in failures.
+    last: String,
+}
+
+impl Peer {
+    fn start(program: &str, args: &[String], timeout: Duration) -> Result<Peer, String> {
+        let mut child = std::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            // Shown: the author wants to see what the engine complains about.
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let mut reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&bytes).trim_end_matches(['\n', '\r']).to_string();
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Peer { child, stdin, lines, timeout, last: String::new() })
+    }
+
+    fn send(&mut self, command: &Command) -> Result<(), String> {
+        self.last = command.to_string();
+        writeln!(self.stdin, "{}", self.last)
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("`{}` could not be sent: the engine closed its input ({e})", self.last))
+    }
+
+    /// Lines up to the first whose first word is `keyword`; an `error` line,
+    /// silence or the end of output fails, naming the line last sent.
+    fn answer(&mut self, keyword: &str) -> Result<Vec<String>, String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = match self.lines.recv_timeout(self.timeout) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("no `{keyword}` within {} ms after `{}`", self.timeout.as_millis(), self.last))
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(Duration::from_millis(20));
+                    let how = match self.child.try_wait() {
+                        Ok(Some(status)) => format!("exited ({status})"),
+                        _ => "closed its output".to_string(),
+                    };
+                    return Err(format!("the engine {how} after `{}`", self.last));
+                }
+            };
+            let first = line.split_whitespace().next().unwrap_or("");
+            if first == "error" {
+                return Err(format!("`{}` was answered `{line}`", self.last));
+            }
+            let done = first == keyword;
+            lines.push(line);
+            if done {
+                return Ok(lines);
+            }
+        }
+    }
+
+    /// Send a command that has no answer, then `isready`: the next line must be `readyok`.
+    fn silent(&mut self, command: &Command) -> Result<(), String> {
+        self.send(command)?;
+        let sent = self.last.clone();
+        self.send(&Command::IsReady)?;
+        self.last = sent;
+        match self.answer("readyok")?.as_slice() {
+            [_] => Ok(()),
+            more => Err(format!("`{}` was answered {:?}; it has no answer", self.last, &more[..more.len() - 1])),
+        }
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the handshake told.
+struct Hello {
+    protocol: u32,
+    plays: Vec<Plays>,
+}
+
+fn handshake(peer: &mut Peer) -> Result<Hello, String> {
+    peer.send(&Command::Junqi)?;
+    let hello = peer.answer("junqiok")?;
+    if !hello.iter().any(|l| l.starts_with("id name ")) {
+        return Err("the handshake has no `id name` line".into());
+    }
+    let protocol = match hello.iter().find_map(|l| l.strip_prefix("id protocol ")) {
+        None => 1,
+        Some(v) => v.trim().parse().map_err(|_| format!("`id protocol {v}` is not a number"))?,
+    };
+    let plays = hello.iter().filter_map(|l| l.strip_prefix("plays ")).map(Plays::parse).collect::<Result<_, _>>()?;
+    Ok(Hello { protocol, plays })
+}
+
+/// The `go` limits of the engine's `n`-th move: bare, then each kind the host sends.
+fn limits(n: usize, hello: &Hello, timeout: Duration) -> Limits {
+    let mut limits = match n % 4 {
+        0 => Limits::default(),
+        1 => Limits { movetime: Some(50), ..Limits::default() },
+        2 => Limits { sims: Some(10), ..Limits::default() },
+        _ => Limits { clock: Some((10_000, 100)), ..Limits::default() },
+    };
+    if hello.protocol >= crate::TIMEOUT_VERSION {
+        limits.timeout = Some(timeout.as_millis() as u64);
+    }
+    limits
+}
+
+/// The engine's deployment for `colour`, checked.
+fn deployment(peer: &mut Peer, colour: Colour, hello: &Hello, timeout: Duration) -> Result<Deployment, String> {
+    let said = (hello.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
+    peer.send(&Command::Deploy { timeout: said })?;
+    let lines = peer.answer("deployment")?;
+    let words: Vec<&str> = lines.last().expect("ends with its keyword").split_whitespace().skip(1).collect();
+    let d = decode_deployment(&words, colour).map_err(|e| format!("bad deployment: {e}"))?;
+    d.validate().map_err(|e| format!("illegal deployment: {e}"))?;
+    Ok(d)
+}
+
+/// A short game of `rules`, the engine playing `seat` against random moves.
+fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Seat, timeout: Duration) -> Result<(), String> {
+    peer.silent(&Command::NewGame { rules, seat, seed: Some(CHECK_SEED) })?;
+    let mut rng: GameRng = junqi_core::rng_from_seed(CHECK_SEED);
+    let start = match rules.fixed_colour(seat) {
+        None => Position::new_game(rules, CHECK_SEED),
+        Some(colour) => {
+            let own = deployment(peer, colour, hello, timeout)?;
+            let other = Deployment::random(colour.other(), &mut rng);
+            let (red, black) = if colour == Colour::Red { (own, other) } else { (other, own) };
+            Position::from_deployments(rules, &red, &black).map_err(|e| format!("deployment: {e}"))?
+        }
+    };
+    let mut game = Game::new(start);
+    let mut moved = 0;
+    while game.outcome().is_none() && moved < PLIES {
+        let mover = game.truth().turn();
+        let info = game.infoset(mover);
+        let mut legal = MoveList::new();
+        info.legal_moves(&mut legal);
+        let action = if mover == seat {
+            peer.silent(&Command::Position(encode_position_with(info, hello.protocol >= crate::HISTORY_VERSION)))?;
+            peer.silent(&Command::Legal(legal.iter().copied().collect()))?;
+            peer.send(&Command::Go(limits(moved, hello, timeout)))?;
+            let answer = peer.answer("bestmove")?;
+            let best = answer.last().expect("ends with its keyword");
+            let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
+            let action = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a move"))?;
+            if !legal.contains(action) {
+                return Err(format!("`{best}` is not legal at ply {}", game.truth().ply()));
+            }
+            moved += 1;
+            action
+        } else {
+            let moves: Vec<_> = legal.iter().copied().collect();
+            *moves.choose(&mut rng).expect("a game not over has a move")
+        };
+        game.play(action).map_err(|e| format!("the referee refused {action}: {e}"))?;
+    }
+    if hello.protocol >= crate::TIMEOUT_VERSION {
+        // A game cut short is told as a draw; the termination word is ours.
+        let (result, termination) = match game.outcome() {
+            Some(o) if o.winner == Some(seat) => (GameResult::Win, o.termination.name()),
+            Some(o) if o.winner.is_some() => (GameResult::Loss, o.termination.name()),
+            Some(o) => (GameResult::Draw, o.termination.name()),
+            None => (GameResult::Draw, "max_plies"),
+        };
+        peer.silent(&Command::Result { result, termination: termination.to_string() })?;
+    }
+    Ok(())
+}
+
+/// The rules each mode is played by: the preset, seat 1 in 翻棋 and 明棋,
+/// seat 2 in 暗棋.
+fn games() -> [(Rules, Seat); 3] {
+    [
+        (Rules::preset(Mode::Fanqi), Seat::First),
+        (Rules::preset(Mode::Anqi), Seat::Second),
+        (Rules::preset(Mode::Mingqi), Seat::First),
+    ]
+}
+
+/// The steps so far.
+#[derive(Default)]
+struct Report {
+    steps: Vec<Step>,
+}
+
+impl Report {
+    /// Record a step; whether it passed.
+    fn step(&mut self, name: &str, result: Result<(), String>) -> bool {
+        let passed = result.is_ok();
+        self.steps.push(Step { name: name.to_string(), failure: result.err() });
+        passed
+    }
+}
+
+/// `frobnicate 1` is answered with one `error …` line.
+fn unknown_command(peer: &mut Peer) -> Result<(), String> {
+    peer.last = "frobnicate 1".into();
+    writeln!(peer.stdin, "frobnicate 1").and_then(|()| peer.stdin.flush()).map_err(|e| e.to_string())?;
+    match peer.lines.recv_timeout(peer.timeout) {
+        Ok(line) if line.starts_with("error") => Ok(()),
+        Ok(line) => Err(format!("`frobnicate 1` was answered `{line}`, not `error …`")),
+        Err(_) => Err("`frobnicate 1` was not answered with `error …`".into()),
+    }
+}
+
+/// `quit` ends the engine within 2 s.
+fn quit(peer: &mut Peer) -> Result<(), String> {
+    peer.send(&Command::Quit)?;
+    for _ in 0..100 {
+        if let Ok(Some(_)) = peer.child.try_wait() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err("still running 2 s after `quit`".into())
+}
+
+/// Run the suite against `program args`, answers within `timeout` each;
+/// every step in order, the last one the first failure if any.
+pub fn check_engine(program: &str, args: &[String], timeout: Duration) -> Vec<Step> {
+    let mut report = Report::default();
+    run(&mut report, program, args, timeout);
+    report.steps
+}
+
+fn run(report: &mut Report, program: &str, args: &[String], timeout: Duration) {
+    let mut peer = match Peer::start(program, args, timeout) {
+        Ok(p) => p,
+        Err(e) => {
+            report.step("start", Err(e));
+            return;
+        }
+    };
+    let hello = match handshake(&mut peer) {
+        Ok(h) => h,
+        Err(e) => {
+            report.step("handshake", Err(e));
+            return;
+        }
+    };
+    report.step(&format!("handshake (protocol {})", hello.protocol), Ok(()));
+    let ready = peer.send(&Command::IsReady).and_then(|()| peer.answer("readyok").map(drop));
+    if !report.step("isready", ready) {
+        return;
+    }
+    for (rules, seat) in games() {
+        let name = format!("{} as seat {}", rules.mode.name(), seat.number());
+        if let Err(why) = plays::check(&hello.plays, &rules) {
+            report.step(&format!("{name}: skipped, {why}"), Ok(()));
+        } else if !report.step(&name, game(&mut peer, &hello, rules, seat, timeout)) {
+            return;
+        }
+    }
+    if report.step("an unknown command is answered with `error`", unknown_command(&mut peer)) {
+        report.step("quit", quit(&mut peer));
+    }
+}
