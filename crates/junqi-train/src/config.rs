@@ -335,9 +335,42 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_example_config_parses() {
+    fn the_shipped_example_config_parses_and_shows_every_key() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train/small.toml");
         TrainConfig::from_file(&path).unwrap();
+        // Every key of the config (`init` too, which serialises only when
+        // set), in its table, set or commented out (`# key =`).
+        let text = std::fs::read_to_string(&path).unwrap();
+        let with_init = TrainConfig { init: Some("x".into()), ..Default::default() };
+        let toml::Value::Table(top) = toml::Value::try_from(&with_init).unwrap() else { panic!("a table") };
+        let mut tables: Vec<(String, Vec<String>)> = vec![(String::new(), Vec::new())];
+        for (key, value) in &top {
+            match value {
+                toml::Value::Table(t) => tables.push((key.clone(), t.keys().cloned().collect())),
+                _ => tables[0].1.push(key.clone()),
+            }
+        }
+        assert!(tables.len() >= 4 && tables.iter().map(|t| t.1.len()).sum::<usize>() > 30, "{tables:?}");
+        for (table, keys) in tables {
+            // The lines of `[table]` (the top level: before the first table).
+            let section = match table.as_str() {
+                "" => text.split("\n[").next().unwrap(),
+                t => text
+                    .split(&format!("[{t}]\n"))
+                    .nth(1)
+                    .unwrap_or_else(|| panic!("no [{t}]"))
+                    .split("\n[")
+                    .next()
+                    .unwrap(),
+            };
+            for key in keys {
+                let listed = section.lines().any(|l| {
+                    let l = l.trim_start_matches(['#', ' ']);
+                    l.strip_prefix(key.as_str()).is_some_and(|rest| rest.trim_start().starts_with('='))
+                });
+                assert!(listed, "configs/train/small.toml lacks `{key}` in [{table}]");
+            }
+        }
     }
 
     #[test]
