@@ -8,14 +8,19 @@
 #      with the search's improved policy and root value;
 #   3. a 4×64 net trained from scratch on them for 5,000 steps
 #      (configs/train/distill-fanqi1h-q5k.toml) → OUT/train/net.safetensors;
-#   4. its 128-simulation search in a gauntlet against mcts:3200 and
-#      heuristic, 100 paired games each (OUT/arena/results.md).
+#   4. its 128-simulation search in a gauntlet against mcts:3200,
+#      heuristic and the shipped net:fanqi's search at the same budget, 100
+#      paired games each (OUT/arena/results.md).
 # Usage: bash scripts/fanqi-recipe.sh [OUT_DIR] [LOOP ARGS...]   (default runs/fanqi-recipe)
 # Extra arguments go to `junqi loop`; resume with the same arguments and
 # knobs (a loop resumes only with its own config). Knobs (environment): SEED
 # (default 82, the teacher games' seed), ARENA_SEED (default SEED + 1; the
 # recorded gauntlet used 25), TEACHER_GAMES (default 2000), TRAIN_STEPS
-# (default: the config's 5,000), ARENA_GAMES (default 100), JUNQI_BIN
+# (default: the config's 5,000), ARENA_GAMES (default 100), PLANES (110,
+# the default, trains a net that reads the history planes; 100 is the
+# recorded run, made before them), QUIET (the training's
+# data.value_target_quiet, default 0), DRAW (the teacher search's draw
+# score, e.g. auto; default none), JUNQI_BIN
 # (default: scripts/setup.sh, then build target/release/junqi). A smoke
 # test of the whole chain in a few minutes:
 #   TEACHER_GAMES=8 TRAIN_STEPS=20 ARENA_GAMES=2 bash scripts/fanqi-recipe.sh /tmp/recipe \
@@ -28,6 +33,8 @@ shift || true
 J=${JUNQI_BIN:+$(realpath -m "$JUNQI_BIN")}
 cd "$(dirname "$0")/.."
 seed=${SEED:-82}
+planes=${PLANES:-110}
+case "$planes" in 100 | 110) ;; *) echo "PLANES must be 100 or 110, not $planes" >&2; exit 2 ;; esac
 if [ -z "$J" ]; then
     command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
     bash scripts/setup.sh
@@ -42,18 +49,20 @@ step "1/4 the one-hour loop"
 "$J" loop --config configs/loop/fanqi-1h-bilinear.toml --out "$out/loop" "$@"
 best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"] or "")' "$out/loop/state.json")
 [ -n "$best" ] || { echo "the loop in $out/loop has no best net yet" >&2; exit 1; }
-teacher="mcts:sims=128,c=4,mix=0.5,search=gumbel,k=16,eval=net:$out/loop/$best"
+teacher="mcts:sims=128,c=4,mix=0.5,search=gumbel,k=16${DRAW:+,draw=$DRAW},eval=net:$out/loop/$best"
 
 step "2/4 teacher games: $teacher"
 "$J" selfplay --games "${TEACHER_GAMES:-2000}" --bots "$teacher" --samples-per-game all --shard-games 50 \
     --seed "$seed" --out "$out/teacher"
 
 step "3/4 training"
+train_args=(--set "model.in_channels=$planes")
+[ -n "${QUIET:-}" ] && train_args+=(--set "data.value_target_quiet=$QUIET")
 "$J" train --config configs/train/distill-fanqi1h-q5k.toml --data "$out/teacher" --out "$out/train" \
-    ${TRAIN_STEPS:+--steps "$TRAIN_STEPS"}
+    ${TRAIN_STEPS:+--steps "$TRAIN_STEPS"} "${train_args[@]}"
 
 step "4/4 the gauntlet"
 "$J" arena --rules fanqi --schedule gauntlet --games-per-pair "${ARENA_GAMES:-100}" --seed "${ARENA_SEED:-$((seed + 1))}" \
     --out "$out/arena" --bot "mcts:sims=128,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:$out/train/net.safetensors" \
-    --bot mcts:3200 --bot heuristic
+    --bot mcts:3200 --bot heuristic --bot "mcts:sims=128,c=4,mix=0.5,search=gumbel,gscale=0,eval=net:fanqi"
 step "done: $out/train/net.safetensors, $out/arena/results.md"
