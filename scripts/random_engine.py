@@ -212,7 +212,12 @@ def random_deployment(colour, rng):
 
 
 def main():
-    engine = Engine()
+    read_commands(Engine())
+
+
+def read_commands(engine):
+    """Hand each line of stdin to `engine.handle` until it returns False;
+    a line that is not UTF-8 gets `engine.error`."""
     for raw in sys.stdin.buffer:
         try:
             line = raw.decode("utf-8").rstrip("\r\n")

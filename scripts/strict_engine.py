@@ -27,7 +27,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_engine import random_deployment  # noqa: E402
+from random_engine import random_deployment, read_commands  # noqa: E402
 
 MODE = r"(fanqi|anqi|mingqi)"
 OPTIONS = r"((?: [a-z_]+=[a-z0-9_]+)*)"
@@ -70,7 +70,10 @@ class Strict:
         sys.stdout.flush()
 
     def refuse(self, line, why):
-        self.say("error " + why)
+        self.error(why)
+
+    def error(self, message):
+        self.say("error " + message)
 
     def handle(self, line):
         if line == "":
@@ -185,14 +188,7 @@ def main():
     # What an engine prints on stderr is kept in the run directory (docs/protocol.md, "Logs").
     sys.stderr.write("strict_engine.py: protocol %d\n" % engine.protocol)
     sys.stderr.flush()
-    for raw in sys.stdin.buffer:
-        try:
-            line = raw.decode("utf-8").rstrip("\r\n")
-        except UnicodeDecodeError:
-            engine.say("error a line that is not UTF-8")
-            continue
-        if not engine.handle(line):
-            break
+    read_commands(engine)
 
 
 if __name__ == "__main__":
