@@ -39,7 +39,9 @@ pub struct FirstMove {
     #[arg(long, value_name = "FILE", num_args = 1..)]
     variants: Vec<PathBuf>,
     /// A variant as a preset and `--set`-style overrides, `MODE` or `MODE:opt=val,opt=val`,
-    /// e.g. `anqi:mine_rule=trade,hq_locked=false`; repeatable.
+    /// e.g. `anqi:mine_rule=trade,hq_locked=false`; repeatable. A mode's preset
+    /// is added (named by the mode) when no variant is it: the reference of
+    /// the "minus the preset" comparison.
     #[arg(long = "variant", value_name = "MODE[:OPT=VAL,...]")]
     variant_specs: Vec<String>,
     /// A factor of a factorial design over the one base variant (`--variant` or
