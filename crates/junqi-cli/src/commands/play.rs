@@ -70,6 +70,12 @@ pub enum End {
     Eof,
 }
 
+/// Refuse a bot that declared it cannot play `rules` (an external engine's
+/// `plays` lines) before the game starts.
+fn plays(bot: &Player, rules: &Rules) -> Result<()> {
+    bot.can_play(rules).map_err(|why| anyhow::anyhow!("--bot {}: cannot play these rules: {why}", bot.name()))
+}
+
 pub fn run(args: Args) -> Result<()> {
     let mut bot = junqi_bots::build(&args.bot).context("--bot")?;
     let human = if args.seat == 1 { Seat::First } else { Seat::Second };
@@ -78,11 +84,16 @@ pub fn run(args: Args) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let start = match &args.position {
-        Some(text) => args.rules.position(text)?,
+        Some(text) => {
+            let start = args.rules.position(text)?;
+            plays(&bot, start.rules())?;
+            start
+        }
         None => {
             // The mode of --rules, else 翻棋.
             let mode = if args.rules.rules.is_some() { None } else { Some(Mode::Fanqi) };
             let rules = args.rules.resolve(mode)?;
+            plays(&bot, &rules)?;
             new_start(&rules, human, &mut bot, &mut rng)?
         }
     };
@@ -103,7 +114,9 @@ pub fn run(args: Args) -> Result<()> {
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
     let mut session = Session { game: Game::new(start), human, bot, rng, color: use_color(&args.color), echo };
-    play_loop(&mut session, &mut stdin.lock(), &mut out)?;
+    if let End::Over(outcome) = play_loop(&mut session, &mut stdin.lock(), &mut out)? {
+        session.bot.game_over(human.other(), &outcome);
+    }
     Ok(())
 }
 

@@ -145,6 +145,13 @@ fn an_engine_that_cannot_play_the_rules_is_refused_before_the_first_game() {
     let out = arena(&["--rules", "fanqi"], &bots, &dir);
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
+    // `junqi play` refuses it too, before dealing.
+    let out = Command::new(JUNQI)
+        .args(["play", "--rules", "anqi", "--bot", &format!("engine:cmd=python3 {strict} --plays fanqi")])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    crate::common::assert_clean_error(&out, "cannot play these rules: it plays fanqi only, not anqi");
 }
 
 /// `debug=true` needs a run directory; without one it is refused, clearly.
