@@ -30,6 +30,19 @@ pub fn register_bot(name: &'static str, factory: BotFactory) {
     table.push((name, factory));
 }
 
+/// Every bot a spec may name, as help and errors list them: the built-in
+/// ones, then the registered ones in their spec form (`net:NAME|FILE`,
+/// `engine:cmd=PROGRAM`).
+pub fn known_bots() -> String {
+    let table = EXTERNAL.read().unwrap_or_else(|e| e.into_inner());
+    let registered = table.iter().map(|(name, _)| match *name {
+        "net" => "net:NAME|FILE",
+        ENGINE => "engine:cmd=PROGRAM",
+        other => other,
+    });
+    BOT_NAMES.iter().copied().chain(registered).collect::<Vec<_>>().join(", ")
+}
+
 fn external(name: &str) -> Result<BotFactory, BotSpecError> {
     let table = EXTERNAL.read().unwrap_or_else(|e| e.into_inner());
     match table.iter().find(|(n, _)| *n == name) {
@@ -157,9 +170,9 @@ impl IntoBotSpec for String {
 /// Why a bot spec was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BotSpecError {
-    #[error("empty bot spec; bots are: {}", BOT_NAMES.join(", "))]
+    #[error("empty bot spec; bots are: {}", known_bots())]
     Empty,
-    #[error("unknown bot `{name}`; bots are: {}", BOT_NAMES.join(", "))]
+    #[error("unknown bot `{name}`; bots are: {}", known_bots())]
     UnknownBot { name: String },
     #[error("bot `{name}` needs a network build: this `junqi` was built without the `torch` feature")]
     Unavailable { name: String },

@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "junqi", version, about = "军棋 (Junqi) rules engine, simulator and tools", long_about = None)]
+#[command(name = "junqi", version = version(), about = "军棋 (Junqi) rules engine, simulator and tools", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -131,6 +131,13 @@ impl std::fmt::Display for Interrupted {
     }
 }
 impl std::error::Error for Interrupted {}
+
+/// `--version`: what every run file and report records as its code version
+/// (the crate version and the commit, `0.1.0+1a2b3c4`).
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(junqi_selfplay::code_version)
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -10,7 +10,7 @@ pub struct RulesArgs {
     #[arg(skip)]
     resolved: std::cell::RefCell<Vec<Rules>>,
     /// Rules preset (anqi, mingqi, fanqi) or path to a rules TOML file.
-    /// Default: the preset of the game's mode (the position's, or --mode; else fanqi).
+    /// Default: the preset of the game's mode (the given position's, else fanqi).
     #[arg(long, value_name = "PRESET|FILE")]
     pub rules: Option<String>,
     /// Override one rule option, e.g. `--set mine_rule=trade`; repeatable.
@@ -23,7 +23,7 @@ impl RulesArgs {
     pub fn resolve(&self, mode: Option<Mode>) -> Result<Rules> {
         let mut rules = match (&self.rules, mode) {
             (None, Some(mode)) => Rules::preset(mode),
-            (None, None) => bail!("no mode given: pass --rules <preset|file> or --mode"),
+            (None, None) => bail!("no mode given: pass --rules <preset|file>"),
             (Some(name), _) => load(name)?,
         };
         if let Some(mode) = mode {

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     /// Bots, comma-separated, e.g. `random,greedy,mcts:sims=200` (a bot's
     /// parameters stay with it). `random`, when present, is anchored at 0 Elo.
+    /// Bots: random, greedy, heuristic, mcts, cheat-mcts, net:NAME|FILE,
+    /// engine:cmd=PROGRAM.
     #[arg(long, value_name = "A,B,...", required_unless_present = "bot", conflicts_with = "bot")]
     bots: Option<String>,
     /// One bot spec, whole (commas inside it stay part of it); repeatable.

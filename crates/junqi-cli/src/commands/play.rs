@@ -18,6 +18,8 @@ use std::io::{BufRead, IsTerminal, Write};
 #[derive(clap::Args)]
 pub struct Args {
     /// The bot to play against: a spec such as `greedy` or `greedy:epsilon=0.1`.
+    /// Bots: random, greedy, heuristic, mcts, cheat-mcts, net:NAME|FILE,
+    /// engine:cmd=PROGRAM.
     #[arg(long, default_value = "greedy", value_name = "SPEC")]
     bot: junqi_bots::BotSpec,
     /// Your seat: 1 (moves first) or 2.

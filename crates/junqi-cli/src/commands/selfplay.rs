@@ -26,7 +26,8 @@ pub struct Args {
     )]
     config: Option<PathBuf>,
     /// Bots of seat 1 and seat 2, e.g. `random,greedy` or `greedy:epsilon=0.1,random`;
-    /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts.
+    /// one spec plays both seats. Bots: random, greedy, heuristic, mcts, cheat-mcts,
+    /// net:NAME|FILE, engine:cmd=PROGRAM.
     #[arg(long, value_name = "A,B", default_value = "random,random", conflicts_with = "bot")]
     bots: String,
     /// One bot spec, whole (commas inside it stay part of it); repeat for

@@ -226,3 +226,29 @@ fn bench_reports_every_mode() {
         assert_eq!(out.lines().filter(|l| l.starts_with(mode)).count(), 2, "{out}");
     }
 }
+
+/// What a new user reads first: `--version` is the code version every run
+/// file records (with the commit), the help lists every kind of bot and no
+/// flag that does not exist, and an unknown bot's error lists them all.
+#[test]
+fn version_help_and_bot_errors_name_what_exists() {
+    let dir = std::env::temp_dir().join(format!("junqi-cli-version-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = junqi(&["selfplay", "--games", "2", "--out", dir.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("run.json")).unwrap()).unwrap();
+    let recorded = run["code_version"].as_str().unwrap();
+    let o = junqi(&["--version"], None);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim_end(), format!("junqi {recorded}"));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    for command in ["arena", "selfplay", "play"] {
+        let help = stdout(&junqi(&[command, "--help"], None));
+        assert!(help.contains("net:NAME|FILE") && help.contains("engine:cmd=PROGRAM"), "{command} --help: {help}");
+        assert!(!help.contains("--mode"), "{command} --help mentions a --mode flag it lacks: {help}");
+    }
+    let o = junqi(&["selfplay", "--games", "2", "--no-write", "--bots", "random,minimax"], None);
+    assert_clean_error(&o, "unknown bot `minimax`");
+    assert!(stderr(&o).contains("cheat-mcts, net:NAME|FILE, engine:cmd=PROGRAM"), "{}", stderr(&o));
+}
