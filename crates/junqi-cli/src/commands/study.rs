@@ -95,6 +95,20 @@ pub struct FirstMove {
     part: Option<junqi_selfplay::Part>,
 }
 
+/// Whether `out` holds a study (of one bot, or of several in `bots/`) of
+/// exactly `variants`, started before missing presets were added: it resumes
+/// as it was rather than being refused as other work.
+fn started_without_presets(out: &Path, variants: &[Variant]) -> bool {
+    let Ok(given) = serde_json::to_value(variants) else { return false };
+    let holds_them = |run_file: &Path| {
+        let text = junqi_core::read_text(run_file).ok();
+        let value: Option<serde_json::Value> = text.and_then(|t| serde_json::from_str(&t).ok());
+        value.is_some_and(|v| v["config"]["variants"] == given)
+    };
+    let bots = std::fs::read_dir(out.join("bots")).into_iter().flatten().flatten();
+    holds_them(&out.join(STUDY_FILE)) || bots.into_iter().any(|b| holds_them(&b.path().join(STUDY_FILE)))
+}
+
 /// `anqi` or `anqi:mine_rule=trade,hq_locked=false` (`;` also separates).
 fn parse_variant(spec: &str) -> Result<Variant> {
     let (mode, sets) = spec.split_once(':').unwrap_or((spec, ""));
@@ -130,6 +144,8 @@ pub fn run(study: Study) -> Result<()> {
         let (design, cells) = junqi_arena::factorial::design(&variants[0], factors, args.fraction.is_some())?;
         variants = cells;
         factorial = Some(design);
+    } else if args.out.as_deref().is_some_and(|out| started_without_presets(out, &variants)) {
+        eprintln!("resuming a study started without its modes' presets: played as it was, no difference column");
     } else {
         // Each variant is compared with its mode's preset: add any missing, so
         // the difference column is filled (a factorial design's cells are fixed).

@@ -75,3 +75,26 @@ fn the_plan_prints_games_needed_and_plays_nothing() {
     );
     assert_clean_error(&junqi(&["study", "first-move", "--variant", "fanqi"]), "--out");
 }
+
+/// A study started before presets were added (its study.json lists only the
+/// variants given) resumes as it was instead of being refused as other work.
+#[test]
+fn a_study_started_without_its_preset_resumes_as_it_was() {
+    let dir = temp_dir("old");
+    let out = dir.to_str().unwrap();
+    let args = ["study", "first-move", "--variant", "fanqi:attack_hidden=true", "--games", "4", "--out", out];
+    assert!(junqi(&args).status.success());
+    // Rewrite its study.json as an older junqi wrote it: the preset not there.
+    let path = dir.join("study.json");
+    let mut run_file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let variants = run_file["config"]["variants"].as_array_mut().unwrap();
+    assert_eq!(variants.remove(0)["name"], "fanqi");
+    std::fs::write(&path, run_file.to_string()).unwrap();
+    std::fs::remove_dir_all(dir.join("variants")).unwrap();
+    let o = junqi(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("started without its modes' presets"), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.join("first-move.md")).unwrap();
+    assert!(rows(&md, "fanqi").is_empty(), "{md}");
+    assert!(rows(&md, "fanqi:attack_hidden=true")[0].ends_with("| — | — |"), "{md}");
+}
