@@ -117,14 +117,15 @@ fn nice_ticks(lo: f64, hi: f64, most: usize) -> Vec<f64> {
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
-/// A tick's label: `0`, `+100`, `-50` (signed when `signed`).
+/// A tick's label: `0`, `+100`, `-50`, `0.02` (signed when `signed`; at
+/// most three decimals, so `k * 0.02` prints no rounding noise).
 fn tick_label(v: f64, signed: bool) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if signed {
-        format!("{v:+}")
-    } else {
-        format!("{v}")
+    let text = format!("{v:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "0" | "-0" => "0".into(),
+        t if signed && !t.starts_with('-') => format!("+{t}"),
+        t => t.into(),
     }
 }
 
@@ -254,6 +255,8 @@ mod tests {
         assert_eq!(tick_label(0.0, true), "0");
         assert_eq!(tick_label(200.0, true), "+200");
         assert_eq!(tick_label(-50.0, true), "-50");
+        assert_eq!(tick_label(3.0 * 0.02, false), "0.06");
+        assert_eq!(tick_label(-1e-12, true), "0");
     }
 
     #[test]
