@@ -181,6 +181,11 @@ def test_anqi_deployment_by_dragging_and_no_hidden_kind_is_ever_sent(page, scree
             page.click(f"#play-board g.piece[data-square={src}]")
             page.click(f"#play-board circle.target[data-square={dst}]")
             page.wait_for_function(f"play.state.ply > {st['ply']} && !play.state.bot_to_move || play.state.phase !== 'play'")
+        # A mark of the player's own on an enemy piece, as the screenshot shows.
+        enemy = [sq for sq, t in board_tokens(page, "play-board").items() if t == "b?"]
+        if enemy and page.evaluate("play.state.phase") == "play":
+            page.click(f"#play-board g.piece[data-square={enemy[len(enemy) // 2]}]", button="right")
+            page.click("#mark-menu button[data-mark='≥师']")
         page.screenshot(path=str(screenshots / "serve-play.png"), full_page=True)
     play_by_clicks(page, max_moves=100)
     assert page.get_attribute("#play-status", "data-phase") == "over"
@@ -230,3 +235,7 @@ def test_the_runs_page_shows_a_loops_generations(page):
     assert "Elo vs random" in header and "policy loss" in header
     # Generation 0, finished, rated against random with an interval.
     assert re.search(r"[+-]\d+ \[-?\d+, -?\d+\]", first), first
+    # Its Elo chart has round ticks with 0 labelled.
+    svg = page.evaluate("fetch('/api/run/file?d=0/loop&name=elo.svg').then(r => r.text())")
+    ticks = re.findall(r'class="tick">([^<]*)<', svg)
+    assert "0" in ticks and all(re.fullmatch(r"[+-]?\d+(\.\d{1,3})?", t) for t in ticks), ticks

@@ -69,8 +69,8 @@ function squareIndex(name) {
 // `opts.targets` squares to highlight as destinations, `opts.onSquare(name)`
 // handles clicks, `opts.selected` a square whose piece is chosen,
 // `opts.revealed` squares whose piece the viewer had not seen,
-// `opts.notes` {square: text} and `opts.hints` {square: text} small labels
-// on pieces (the player's own marks and what fights revealed).
+// `opts.notes` {square: text} and `opts.hints` {square: text} labels written on
+// pieces of unknown kind (the player's own marks, what fights revealed).
 function drawBoard(svg, tokens, opts) {
   opts = opts || {};
   svg.textContent = "";
@@ -95,11 +95,15 @@ function drawBoard(svg, tokens, opts) {
     if (token && token !== ".") {
       const g = drawPiece(svg, token, x, y, sq.name, opts.selected === sq.name);
       if (opts.revealed && opts.revealed.includes(sq.name)) g.classList.add("revealed");
+      // On a piece of unknown kind, the player's mark (or else what its
+      // fights told) is written in place of its "?".
       const note = opts.notes && opts.notes[sq.name];
       const hint = opts.hints && opts.hints[sq.name];
-      if (note || hint) {
-        const label = el("text", { x: x + 24, y: y - 15, class: note ? "note own" : "note hint", "data-square": sq.name }, svg);
-        label.textContent = note || hint;
+      const text = g.querySelector("text");
+      if ((note || hint) && text.textContent === "?") {
+        text.textContent = note || hint;
+        text.setAttribute("class", note ? "note own" : "note hint");
+        text.dataset.square = sq.name;
       }
     }
     if (opts.marks && opts.marks.includes(sq.name)) el("rect", { x: x - 32, y: y - 19, width: 64, height: 38, class: "mark" }, svg);

@@ -24,18 +24,11 @@ pub struct Knowledge {
     pub captured: BTreeMap<String, Counts>,
 }
 
-/// The kinds that fight by rank, strongest first (司令 … 工兵).
-const RANKED: [Kind; 9] = [
-    Kind::Commander,
-    Kind::General,
-    Kind::Division,
-    Kind::Brigade,
-    Kind::Regiment,
-    Kind::Battalion,
-    Kind::Company,
-    Kind::Platoon,
-    Kind::Engineer,
-];
+/// The kinds that fight by rank, strongest first (司令 … 工兵): the first
+/// nine of `Kind::ALL`, the bomb, mine and flag after them.
+fn ranked() -> &'static [Kind] {
+    &Kind::ALL[..9]
+}
 
 /// One character a kind: the first of its name, but 雷 and 旗 for the mine
 /// and the flag (地雷's 地 says little; 军旗's 军 is 军长's).
@@ -52,8 +45,9 @@ fn short(k: Kind) -> char {
 /// The ranked part is a range (`司`, `≥旅`, `≤连`, `师–营`), the others follow
 /// by one character (`/炸/雷/旗`).
 pub fn label(set: KindSet) -> Option<String> {
-    let ranked: Vec<usize> = (0..RANKED.len()).filter(|&i| set & RANKED[i].bit() != 0).collect();
-    if ranked.len() == RANKED.len() || set == 0 {
+    let kinds = ranked();
+    let ranked: Vec<usize> = (0..kinds.len()).filter(|&i| set & kinds[i].bit() != 0).collect();
+    if ranked.len() == kinds.len() || set == 0 {
         return None;
     }
     let mut parts = Vec::new();
@@ -61,11 +55,11 @@ pub fn label(set: KindSet) -> Option<String> {
         let contiguous = hi - lo + 1 == ranked.len();
         parts.push(match (lo, hi) {
             _ if !contiguous && ranked.len() > 3 => return None,
-            _ if !contiguous => ranked.iter().map(|&i| short(RANKED[i]).to_string()).collect::<Vec<_>>().join("/"),
-            (lo, hi) if lo == hi => short(RANKED[lo]).to_string(),
-            (0, hi) => format!("≥{}", short(RANKED[hi])),
-            (lo, 8) => format!("≤{}", short(RANKED[lo])),
-            (lo, hi) => format!("{}–{}", short(RANKED[lo]), short(RANKED[hi])),
+            _ if !contiguous => ranked.iter().map(|&i| short(kinds[i]).to_string()).collect::<Vec<_>>().join("/"),
+            (lo, hi) if lo == hi => short(kinds[lo]).to_string(),
+            (0, hi) => format!("≥{}", short(kinds[hi])),
+            (lo, 8) => format!("≤{}", short(kinds[lo])),
+            (lo, hi) => format!("{}–{}", short(kinds[lo]), short(kinds[hi])),
         });
     }
     for k in [Kind::Bomb, Kind::Mine, Kind::Flag] {
