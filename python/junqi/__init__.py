@@ -30,6 +30,10 @@ from ._core import (
     rules_dict,
 )
 
+from ._gym_hook import install as _install_gym_hook
+
+_install_gym_hook()  # `gymnasium.make("junqi/Junqi-v0")` after `import junqi`
+
 __all__ = [
     "ACTIONS",
     "CODE_BYTES",

@@ -141,3 +141,33 @@ def test_registered_with_gymnasium():
     obs, info = env.reset(seed=1)
     assert obs["observation"].shape == tuple(junqi.OBS_SHAPE)
     env.close()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # import junqi, then gymnasium: registered when gymnasium loads
+        "import junqi, gymnasium; env = gymnasium.make('junqi/Junqi-v0')",
+        # gymnasium first: registered by import junqi
+        "import gymnasium, junqi; gymnasium.register_envs(junqi); env = gymnasium.make('junqi/Junqi-v0')",
+        # no import of junqi: gymnasium's module:id form imports it
+        "import gymnasium; env = gymnasium.make('junqi.gymnasium:junqi/Junqi-v0')",
+    ],
+)
+def test_gymnasium_make_finds_the_env_in_a_fresh_interpreter(code):
+    import subprocess
+    import sys
+
+    check = "; import sys; obs, info = env.reset(seed=1); assert env.spec.id == 'junqi/Junqi-v0'"
+    check += "; assert obs['action_mask'].any(); assert 'junqi.gymnasium' in sys.modules; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code + check], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_import_junqi_does_not_import_gymnasium():
+    import subprocess
+    import sys
+
+    code = "import sys, junqi; print('gymnasium' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr

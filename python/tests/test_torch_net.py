@@ -225,3 +225,19 @@ def test_rust_refuses_an_edited_file(repo_root, tmp_path):
 def test_import_junqi_does_not_import_torch():
     code = "import sys, junqi; assert 'torch' not in sys.modules and 'junqi.torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())
+
+
+def test_the_training_example_lowers_its_losses_and_junqi_plays_the_net(repo_root, junqi_bin, selfplay_runs, tmp_path):
+    """python/examples/train_torch_net.py on a tiny run: both losses fall on
+    the few games it sees again and again, and the Rust side plays the file."""
+    sys.path.insert(0, str(repo_root / "python" / "examples"))
+    try:
+        import train_torch_net
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "example.safetensors"
+    args = [str(selfplay_runs["fanqi"]), "--out", str(path), "--steps", "40", "--batch-size", "64"]
+    (policy0, value0), (policy1, value1) = train_torch_net.main(args + ["--blocks", "1", "--channels", "16"])
+    assert policy1 < policy0 and value1 < value0, (policy0, value0, policy1, value1)
+    junqi.Net(str(path))  # the Rust reader accepts it (checksums, architecture)
+    _arena(junqi_bin, path, tmp_path / "arena")
