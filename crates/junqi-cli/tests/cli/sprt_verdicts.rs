@@ -59,3 +59,35 @@ fn the_same_bot_twice_needs_allow_same() {
     assert!(!dir.exists());
     assert_clean_error(&junqi(&["sprt", "--penta", "1,2,3,4,5", "--allow-same"]), "--allow-same");
 }
+
+/// `scripts/regress-builds.sh --bins BASE TEST` on two existing "builds"
+/// (no cargo): the SPRT's exit code is the script's. The weaker build is a
+/// wrapper whose engine plays `random` whatever bot it is asked for.
+#[test]
+fn regress_builds_takes_two_binaries_and_exits_with_the_verdict() {
+    let dir = temp_dir("sprt-verdicts", "builds", true);
+    let junqi = env!("CARGO_BIN_EXE_junqi");
+    let weak = dir.join("weak.sh");
+    let wrapper = format!(
+        "#!/bin/sh\nif [ \"$1\" = engine ]; then exec '{junqi}' engine --bot random; fi\nexec '{junqi}' \"$@\"\n"
+    );
+    std::fs::write(&weak, wrapper).unwrap();
+    std::fs::set_permissions(&weak, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/regress-builds.sh");
+    let run = |test: &std::path::Path, bot: &str, max_games: &str| {
+        Command::new("bash")
+            .args([script, "--bins", junqi, test.to_str().unwrap()])
+            .envs([("BOT", bot), ("BATCH", "16"), ("MAX_GAMES", max_games), ("THREADS", "2")])
+            .env("WORK", &dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // greedy's build against one that plays random: a regression, found within 160 games.
+    assert_verdict(&run(&weak, "greedy", "160"), 1, "H0 accepted: a regression");
+    // The same binary twice is an A/A test; one batch decides nothing.
+    let same = run(std::path::Path::new(junqi), "random", "16");
+    assert_verdict(&same, 3, "undecided at MAX_GAMES");
+    assert!(stderr(&same).contains("an A/A test"), "{}", stderr(&same));
+    let _ = std::fs::remove_dir_all(dir);
+}
