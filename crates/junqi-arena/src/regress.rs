@@ -31,6 +31,7 @@ use junqi_selfplay::RunOptions;
 use junqi_stats::Estimate;
 use junqi_stats::{drop_test, games_to_detect_drop, power_of, Penta, Samples, StatsError, Yardstick, Z95};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -67,8 +68,15 @@ pub struct SuiteArena {
     /// Option overrides, `name=value`.
     #[serde(default)]
     pub set: Vec<String>,
-    /// Bot specs (checked when the suite is read).
+    /// Bot specs (checked when the suite is read). `net:…` bots are
+    /// welcome: the result records which file each net was
+    /// ([`SuiteResult::nets`]), and a baseline of other net files is refused.
     pub bots: Vec<junqi_bots::BotSpec>,
+    /// An openings file (one JFEN or deal seed per line, relative to the
+    /// working directory, e.g. `data/openings/fanqi.txt`) that every matchup
+    /// plays in turn; absent: deals from the seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<String>,
 }
 
 fn default_detect_elo() -> f64 {
@@ -132,10 +140,19 @@ impl Suite {
             .map(|a| {
                 let rules = Rules::preset_with(&a.rules, &a.set)
                     .map_err(|e| ArenaError::Config(format!("suite rules: {e}")))?;
-                ArenaConfig::new(rules, &a.bots, Schedule::RoundRobin, self.games_per_pair, self.seed)
+                let openings = a.openings.as_deref().map(|file| read_openings(file, &rules)).transpose()?;
+                Ok(ArenaConfig::new(rules, &a.bots, Schedule::RoundRobin, self.games_per_pair, self.seed)?
+                    .with_openings(openings))
             })
             .collect()
     }
+}
+
+/// An arena's openings file, every position checked against its rules.
+fn read_openings(file: &str, rules: &Rules) -> Result<junqi_selfplay::Openings, ArenaError> {
+    let path = Path::new(file);
+    let text = junqi_core::read_text(path).map_err(ArenaError::io(path))?;
+    junqi_selfplay::Openings::parse(&text, rules).map_err(|e| ArenaError::Config(format!("openings {file}: {e}")))
 }
 
 /// A detect_elo, or why not: a positive number up to 2000.
@@ -156,6 +173,72 @@ pub struct SuiteResult {
     /// How long the call that wrote it played (absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// Each net the suite's bots name (`net:NAME` or `net:FILE`, also inside
+    /// a search's `eval=`), and which file it was: a net's games change with
+    /// its file while its spec stays the same (filled by the caller, which
+    /// can read nets; absent in older results and in suites without nets).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nets: BTreeMap<String, String>,
+}
+
+/// Refuse a baseline of other games than `suite` with `arenas` arenas and
+/// these `nets` (before playing, or when comparing): the verdict's settings may differ.
+pub fn same_games(
+    suite: &Suite,
+    arenas: usize,
+    nets: &BTreeMap<String, String>,
+    baseline: &SuiteResult,
+) -> Result<(), ArenaError> {
+    if suite.games() != baseline.suite.games() || arenas != baseline.arenas.len() {
+        return Err(ArenaError::Config(format!(
+            "the baseline holds other games (suite version {}, {} arenas) than this run (version {}, {arenas} arenas); store a new baseline",
+            baseline.suite.version,
+            baseline.arenas.len(),
+            suite.version,
+        )));
+    }
+    check_nets(nets, baseline)
+}
+
+/// Refuse a baseline whose nets were other files than `nets` (this run's):
+/// its games are not this suite's games, so a change would be blamed on the code.
+fn check_nets(nets: &BTreeMap<String, String>, baseline: &SuiteResult) -> Result<(), ArenaError> {
+    for (net, file) in nets {
+        match baseline.nets.get(net) {
+            Some(then) if then != file => {
+                return Err(ArenaError::Config(format!(
+                    "{net} is another file ({file}) than the baseline's ({then}): its games differ; store a new baseline"
+                )))
+            }
+            None => {
+                return Err(ArenaError::Config(format!(
+                    "the baseline does not say which file {net} was (older results do not): store a new baseline"
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The `net:…` specs inside `spec` (itself, or nested in its parameters, a
+/// few levels deep), as written.
+pub fn net_specs(spec: &junqi_bots::BotSpec) -> Vec<junqi_bots::BotSpec> {
+    fn walk(spec: &junqi_bots::BotSpec, depth: usize, out: &mut Vec<junqi_bots::BotSpec>) {
+        if spec.name == "net" {
+            out.push(spec.clone());
+        }
+        if depth < 8 {
+            for (_, v) in &spec.params {
+                if let Ok(inner) = junqi_bots::BotSpec::parse(v) {
+                    walk(&inner, depth + 1, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(spec, 0, &mut out);
+    out
 }
 
 /// Wall-clock time of the games one `junqi regress` call played.
@@ -178,7 +261,13 @@ pub fn run_suite(
     for (k, config) in suite.arena_configs()?.iter().enumerate() {
         arenas.push(run_arena(config, &out.join(format!("arena-{k}")), options, &mut on_matchup)?);
     }
-    Ok(SuiteResult { suite: suite.clone(), code_version: junqi_selfplay::code_version(), arenas, timing: None })
+    Ok(SuiteResult {
+        suite: suite.clone(),
+        code_version: junqi_selfplay::code_version(),
+        arenas,
+        timing: None,
+        nets: BTreeMap::new(),
+    })
 }
 
 /// One bot compared with the baseline.
@@ -235,15 +324,11 @@ fn stats_error(e: StatsError) -> ArenaError {
 
 /// Compare `now` with `baseline`: every bot present in the same arena of both.
 pub fn compare(now: &SuiteResult, baseline: &SuiteResult) -> Result<Vec<Comparison>, ArenaError> {
-    // The same games on both sides: the verdict's settings may differ.
-    if now.suite.games() != baseline.suite.games() || now.arenas.len() != baseline.arenas.len() {
-        return Err(ArenaError::Config(format!(
-            "the baseline holds other games (suite version {}, {} arenas) than this run (version {}, {} arenas); store a new baseline",
-            baseline.suite.version,
-            baseline.arenas.len(),
-            now.suite.version,
-            now.arenas.len()
-        )));
+    same_games(&now.suite, now.arenas.len(), &now.nets, baseline)?;
+    if now.arenas.iter().zip(&baseline.arenas).any(|(a, b)| a.config.openings != b.config.openings) {
+        return Err(ArenaError::Config(
+            "the baseline played other openings (the suite's openings file changed): store a new baseline".into(),
+        ));
     }
     let alpha = now.suite.alpha_per_bot();
     let mut out = Vec::new();
@@ -519,6 +604,7 @@ mod tests {
                 rules: "fanqi".into(),
                 set: vec![],
                 bots: vec![junqi_bots::BotSpec::new("random"), junqi_bots::BotSpec::new("greedy")],
+                openings: None,
             }],
         }
     }
@@ -555,7 +641,13 @@ mod tests {
             ladder: vec![],
             notes: vec![],
         };
-        SuiteResult { suite: suite(margin, 2), code_version: String::new(), arenas: vec![report], timing: None }
+        SuiteResult {
+            suite: suite(margin, 2),
+            code_version: String::new(),
+            arenas: vec![report],
+            timing: None,
+            nets: BTreeMap::new(),
+        }
     }
 
     const EVEN: [u64; 5] = [10, 20, 40, 20, 10];

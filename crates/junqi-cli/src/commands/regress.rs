@@ -5,9 +5,14 @@ use crate::commands::arena::{interrupted, threads};
 use crate::live::Live;
 use crate::CheckFailed;
 use anyhow::{Context, Result};
-use junqi_arena::regress::{compare, power_analysis, run_suite, PowerAnalysis, Suite, SuiteResult, Timing};
+use junqi_arena::regress::{
+    compare, net_specs, power_analysis, run_suite, same_games, PowerAnalysis, Suite, SuiteResult, Timing,
+};
 use junqi_arena::write_atomic;
+use junqi_net::{default_net_for, resolve_net_path};
+use junqi_selfplay::ShardChecksum;
 use junqi_stats::normal_quantile;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -40,6 +45,25 @@ pub struct Args {
 fn read_result(path: &Path) -> Result<SuiteResult> {
     let text = junqi_core::read_text(path).with_context(|| format!("{}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a regress result", path.display()))
+}
+
+/// Each net the suite's bots play and its file's checksum: `net:fanqi` →
+/// `crc32c 1a2b3c4d, 123456 bytes` (`net:default` once per mode it plays).
+fn suite_nets(suite: &Suite) -> Result<BTreeMap<String, String>> {
+    let mut nets = BTreeMap::new();
+    for config in suite.arena_configs()? {
+        for net in config.bots.iter().flat_map(net_specs) {
+            let name = net.get("path").unwrap_or_default();
+            let (key, name) = match name {
+                "default" => (format!("{net} in {}", config.rules.mode.name()), default_net_for(config.rules.mode)),
+                _ => (net.to_string(), name),
+            };
+            let file = resolve_net_path(name);
+            let sum = ShardChecksum::of_file(&file).with_context(|| format!("{key}: {}", file.display()))?;
+            nets.insert(key, format!("crc32c {:08x}, {} bytes", sum.crc32c, sum.len));
+        }
+    }
+    Ok(nets)
 }
 
 /// `12 s`, `3.4 min`, `1.2 h`.
@@ -86,6 +110,11 @@ pub fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let out_dir = args.out.expect("clap requires --out without --power");
+    // Checked before playing: a baseline of other games or nets is refused now, not after the suite.
+    let nets = suite_nets(&suite)?;
+    if let Some(b) = &baseline {
+        same_games(&suite, suite.arena.len(), &nets, b)?;
+    }
     let total: u64 = suite.arena_configs()?.iter().map(|c| c.total_games()).fold(0, u64::saturating_add);
     // The suite directory's lock, held to the end (each arena in it has its own).
     let _run_dir = junqi_selfplay::RunDir::open(&out_dir)?;
@@ -96,6 +125,7 @@ pub fn run(args: Args) -> Result<()> {
     let (seconds, played) = (start.elapsed().as_secs_f64(), live.options.progress.games.load(Ordering::Relaxed));
     live.finish();
     let mut result = result.map_err(|e| interrupted(e, &out_dir))?;
+    result.nets = nets;
     result.timing = if played > 0 {
         Some(Timing { threads, games: played, seconds })
     } else {

@@ -19,6 +19,7 @@ mod network;
 mod parts;
 mod play;
 mod records;
+mod regress_suites;
 mod selfplay;
 mod serve;
 mod shard_checksums;
