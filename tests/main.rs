@@ -22,3 +22,6 @@ mod fuzz_jfen;
 
 // docs/architecture.md against `cargo metadata` and the module files.
 mod architecture;
+
+// Every relative link of README.md and docs/*.md leads to a file and heading.
+mod doc_links;
