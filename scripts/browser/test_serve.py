@@ -36,7 +36,7 @@ def jfen_tokens(jfen):
 
 def test_replay_a_stored_game_to_its_end(page, server, junqi_bin, screenshots):
     page.select_option("#dataset", "0/fanqi")
-    page.wait_for_selector("#games tbody tr")
+    page.wait_for_selector("#games tbody[data-dataset='0/fanqi'] tr")
     rows = page.locator("#games tbody tr")
     assert rows.count() == 4
     rows.nth(1).click()

@@ -278,7 +278,12 @@ async function loadDatasets() {
 const PAGE = 200;
 let offset = 0;
 
+// Bumped by each list asked for: an answer to an older request (another
+// dataset chosen meanwhile) is dropped, not mixed into the table.
+let gamesRequest = 0;
+
 async function loadGames(from) {
+  const request = ++gamesRequest;
   offset = typeof from === "number" ? Math.max(0, from) : 0;
   const d = $("dataset").value;
   if (!d) return;
@@ -288,6 +293,8 @@ async function loadGames(from) {
   body.textContent = "";
   let list;
   try { list = await api("/api/games?" + params); } catch (_) { $("game-count").textContent = ""; return; }
+  if (request !== gamesRequest) return;
+  body.dataset.dataset = d;
   const shown = offset + list.games.length;
   $("game-count").textContent = `${list.matched} of ${list.total} games` + (list.matched > list.games.length ? `, ${offset + 1}–${shown} shown` : "");
   $("more-games").hidden = shown >= list.matched;
