@@ -205,11 +205,9 @@ pub fn same_games(
 fn check_nets(nets: &BTreeMap<String, String>, baseline: &SuiteResult) -> Result<(), ArenaError> {
     for (net, file) in nets {
         match baseline.nets.get(net) {
-            Some(then) if then != file => {
-                return Err(ArenaError::Config(format!(
-                    "{net} is another file ({file}) than the baseline's ({then}): its games differ; store a new baseline"
-                )))
-            }
+            Some(then) if then != file => return Err(ArenaError::Config(format!(
+                "{net} is another file ({file}) than the baseline's ({then}): its games differ; store a new baseline"
+            ))),
             None => {
                 return Err(ArenaError::Config(format!(
                     "the baseline does not say which file {net} was (older results do not): store a new baseline"

@@ -10,10 +10,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::elo::{elo_from_score, ELO_LIMIT};
-use crate::power::Yardstick;
 use crate::error::{finite, Result, StatsError};
 use crate::interval::{Estimate, Z95};
 use crate::penta::Penta;
+use crate::power::Yardstick;
 use crate::root::brentq;
 
 /// Normalized Elo per unit of per-game t-value: `800 / ln 10` (fishtest's `nelo_divided_by_nt`).

@@ -4,11 +4,11 @@
 use crate::commands::arena::{interrupted, threads};
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
+use crate::{CheckFailed, Undecided};
 use anyhow::{bail, Context, Result};
 use junqi_arena::sprt::{describe, run_sprt, run_sprt_part, SprtConfig, SprtOutcome};
 use junqi_bots::BotSpec;
 use junqi_core::Mode;
-use crate::{CheckFailed, Undecided};
 use junqi_stats::{Decision, Penta, Sprt};
 use std::io::Write;
 use std::path::PathBuf;
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(text) = &args.penta {
         let summary = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta)?.evaluate(&parse_penta(text)?)?;
         writeln!(out, "{}", describe(&summary, args.elo0, args.elo1, false))?;
-        return Ok(());
+        return exit_for(summary.decision);
     }
     let (Some(candidate), Some(baseline), Some(dir)) = (&args.candidate, &args.baseline, &args.out) else {
         bail!("--candidate, --baseline and --out are needed to play (or give --penta)")
@@ -120,7 +120,10 @@ pub fn run(args: Args) -> Result<()> {
         openings: crate::commands::arena::read_openings(args.openings.as_deref(), &rules)?,
     };
     if config.candidate == config.baseline && !args.allow_same {
-        bail!("the candidate and the baseline are the same bot `{}`; for an A/A test add --allow-same", config.candidate)
+        bail!(
+            "the candidate and the baseline are the same bot `{}`; for an A/A test add --allow-same",
+            config.candidate
+        )
     }
     config.check()?;
     let threads = threads(args.threads)?;

@@ -41,6 +41,8 @@ fn played_tests_exit_with_their_verdict() {
 
 #[test]
 fn given_counts_exit_with_their_verdict() {
+    let help = stdout(&junqi(&["sprt", "--help"]));
+    assert!(help.contains("Exit codes: 0 H1 accepted, 1 H0 accepted, 3 no decision"), "{help}");
     let penta = |counts: &str| junqi(&["sprt", "--penta", counts, "--elo0", "0", "--elo1", "5"]);
     assert_verdict(&penta("100,2000,6000,3000,200"), 0, "H1 accepted");
     assert_verdict(&penta("200,3000,6000,2000,100"), 1, "H0 accepted");
