@@ -173,6 +173,8 @@ impl Session {
             s => return Err(ApiError::bad_request(format!("seat {s}: 1 or 2"))),
         };
         let bot = build(&spec).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        bot.can_play(&rules)
+            .map_err(|why| ApiError::bad_request(format!("bot `{}` cannot play these rules: {why}", req.bot)))?;
         let seed = req.seed.unwrap_or_else(random_seed);
         let mut s = Session {
             id: 0,
@@ -430,6 +432,41 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bot that plays 翻棋 only, as an engine's `plays fanqi` says.
+    struct FanqiOnly;
+
+    impl junqi_bots::Agent for FanqiOnly {
+        fn name(&self) -> String {
+            "fanqi-only".into()
+        }
+        fn act(&mut self, _info: &junqi_core::InfoSet, _rng: &mut junqi_core::GameRng) -> junqi_bots::Decision {
+            unreachable!("refused before any move")
+        }
+        fn can_play(&self, rules: &Rules) -> Result<(), String> {
+            if rules.mode == Mode::Fanqi {
+                Ok(())
+            } else {
+                Err("it plays fanqi only".into())
+            }
+        }
+    }
+
+    #[test]
+    fn a_bot_that_cannot_play_the_rules_is_refused_before_it_deploys() {
+        junqi_bots::register_bot("fanqi-only", |_| Ok(Player::Fair(Box::new(FanqiOnly))));
+        let req = |mode: &str| NewGame {
+            mode: mode.into(),
+            options: vec![],
+            seat: 1,
+            bot: "fanqi-only".into(),
+            seed: Some(4),
+            bot_later: true,
+        };
+        let err = Session::new(&req("anqi"), false).err().expect("refused");
+        assert!(format!("{err:?}").contains("cannot play these rules: it plays fanqi only"), "{err:?}");
+        assert!(Session::new(&req("fanqi"), false).is_ok());
+    }
 
     fn new_game(mode: &str, seat: u8) -> Session {
         Session::new(
