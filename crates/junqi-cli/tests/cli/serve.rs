@@ -189,3 +189,45 @@ fn with_no_games_below_the_runs_the_sample_games_are_shown_and_removed_at_the_en
     let _ = server.child.wait();
     assert!(!dir.exists(), "{}", dir.display());
 }
+
+#[test]
+fn the_bot_may_reply_in_a_request_of_its_own_and_the_end_reveals_every_piece() {
+    let empty = temp_dir("bot-later");
+    let server = start(&empty);
+    let post = |path: &str, body: &str| {
+        let (status, text) = request(&server, "POST", path, Some(body));
+        assert_eq!(status, 200, "{path}: {text}");
+        json(&text)
+    };
+    // The bot moves first, but only when asked.
+    let st = post("/api/play", r#"{"mode":"fanqi","seat":2,"bot":"random","seed":5,"bot_later":true}"#);
+    let id = st["id"].as_u64().unwrap();
+    assert_eq!(
+        (st["ply"].as_u64(), st["bot_to_move"].as_bool(), st["your_turn"].as_bool()),
+        (Some(0), Some(true), Some(false))
+    );
+    // The face-down pool is the whole deal; nothing is lost yet.
+    let pool: u64 = ["red", "black"]
+        .iter()
+        .flat_map(|c| st["pool"][c].as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(pool, 50, "{}", st["pool"]);
+    let st = post(&format!("/api/play/{id}/bot"), "");
+    assert_eq!(
+        (st["ply"].as_u64(), st["bot_to_move"].as_bool(), st["your_turn"].as_bool()),
+        (Some(1), Some(false), Some(true))
+    );
+    // Asked again when it is not its turn: nothing happens.
+    assert_eq!(post(&format!("/api/play/{id}/bot"), "")["ply"].as_u64(), Some(1));
+    let mv = st["legal"][0].as_str().unwrap().to_string();
+    let st = post(&format!("/api/play/{id}/move"), &format!(r#"{{"move":"{mv}","bot_later":true}}"#));
+    assert_eq!((st["ply"].as_u64(), st["bot_to_move"].as_bool()), (Some(2), Some(true)));
+    assert!(st["reveal"].is_null(), "nothing revealed while the game goes on");
+    // At the end the referee's board: every face-down piece with its kind.
+    let st = post(&format!("/api/play/{id}/resign"), "");
+    let reveal = st["reveal"].as_str().unwrap();
+    assert!(reveal.split(' ').all(|t| t != "#" && !t.contains('?')), "{reveal}");
+    // Two flips so far (the person has no face-up piece to attack with): all 50 pieces.
+    assert_eq!(reveal.split(' ').filter(|t| *t != ".").count(), 50, "{reveal}");
+}
