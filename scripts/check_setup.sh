@@ -17,7 +17,7 @@ trap 'rm -rf "$stubs"' EXIT
 for cmd in apt-get apt dpkg sudo su chromium chromium-browser google-chrome; do
     printf '#!/bin/sh\necho "%s $*" >> "%s/calls"\nexit 1\n' "$cmd" "$stubs" > "$stubs/$cmd"
 done
-printf '#!/bin/sh\n[ "$1" = -u ] && { echo 1000; exit 0; }\nexec /usr/bin/id "$@"\n' > "$stubs/id"
+printf '#!/bin/sh\n[ "$1" = -u ] && { echo 1000; exit 0; }\nexec %s "$@"\n' "$(command -v id)" > "$stubs/id"
 chmod +x "$stubs"/*
 
 # BASH_ENV runs in every bash that starts: it records each script's name.
