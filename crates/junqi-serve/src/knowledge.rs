@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn a_fresh_fanqi_deal_has_everything_in_the_pool_and_nothing_lost() {
         let game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 3));
-        let k = of(&game.infoset(Seat::First));
+        let k = of(game.infoset(Seat::First));
         assert!(k.hints.is_empty());
         for colour in ["red", "black"] {
             assert_eq!(k.pool[colour].values().map(|&n| n as u32).sum::<u32>(), 25, "{colour}");
@@ -175,7 +175,7 @@ mod tests {
                 break;
             }
         }
-        let k = of(&game.infoset(Seat::First));
+        let k = of(game.infoset(Seat::First));
         let own = game.infoset(Seat::First).colour().unwrap();
         let (mine, theirs) = (own.name(), own.other().name());
         // Own losses by kind; the enemy's only by number.

@@ -74,7 +74,7 @@ mod tests {
         let parent = std::env::temp_dir();
         let samples = Samples::write_below(&parent).unwrap();
         let dir = samples.dir().to_path_buf();
-        let found = crate::datasets::discover(&[dir.clone()]);
+        let found = crate::datasets::discover(std::slice::from_ref(&dir));
         let ids: Vec<&str> = found.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, ["0/anqi", "0/fanqi", "0/mingqi"]);
         let cache = crate::datasets::Cache::default();
