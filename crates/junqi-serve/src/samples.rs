@@ -1,4 +1,4 @@
-//! The sample games compiled into the binary (`data/samples/`, made by
+//! The sample games compiled into the binary (`data/sample-games/`, made by
 //! `scripts/make-sample-games.sh`): shown when no `--runs` directory has a
 //! dataset, so a first `junqi serve` has games to replay. The dataset
 //! reader reads files, so they are written to a fresh directory under the
@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 macro_rules! sample {
     ($path:literal) => {
-        ($path, include_bytes!(concat!("../../../data/samples/", $path)) as &[u8])
+        ($path, include_bytes!(concat!("../../../data/sample-games/", $path)) as &[u8])
     };
 }
 
-/// Every file of the samples, by its path below `data/samples/`.
+/// Every file of the samples, by its path below `data/sample-games/`.
 const FILES: &[(&str, &[u8])] = &[
     sample!("fanqi/run.json"),
     sample!("fanqi/games/shard-000000.parquet"),

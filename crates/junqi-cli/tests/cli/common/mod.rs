@@ -86,7 +86,16 @@ impl ServeProcess {
 }
 
 impl Drop for ServeProcess {
+    /// SIGTERM first, so the server cleans up (the sample games' temporary
+    /// directory); killed if it has not stopped within two seconds.
     fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        for _ in 0..40 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
