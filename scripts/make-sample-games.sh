@@ -3,7 +3,7 @@
 # has a dataset (data/sample-games/, also compiled into the binary): four games
 # of each mode between a small search and the heuristic bot, with the
 # search's policy and value at every ply. Seeded, so a rerun with the same
-# build writes the same games. (Not data/samples: a folder named `samples`
+# build writes the same games (only run.json's build stamp differs). (Not data/samples: a folder named `samples`
 # holds a dataset's samples shards, and the server's dataset search skips it.)
 #
 #   bash scripts/make-sample-games.sh [path/to/junqi]
