@@ -2,9 +2,10 @@
 # Remake the sample games that `junqi serve` shows when no --runs directory
 # has a dataset (data/sample-games/, also compiled into the binary): four games
 # of each mode between a small search and the heuristic bot, with the
-# search's policy and value at every ply. Seeded, so a rerun with the same
-# build writes the same games (only run.json's build stamp differs). (Not data/samples: a folder named `samples`
-# holds a dataset's samples shards, and the server's dataset search skips it.)
+# search's policy and value at every ply. Seeded, so a rerun writes the
+# same games; only run.json's build stamp differs. (Not data/samples: a
+# folder named `samples` holds a dataset's samples shards, and the
+# server's dataset search skips it.)
 #
 #   bash scripts/make-sample-games.sh [path/to/junqi]
 set -euo pipefail
