@@ -139,3 +139,20 @@ def test_anqi_thinking_marks_and_the_reveal_at_the_end(page):
     assert any(t.startswith("b") for t in drawn.values())
     assert page.locator("#play-board g.piece.revealed").count() > 0
     assert page.evaluate("play.state.board").count("b?") > 0, "the view itself still hides them"
+
+
+def test_a_seats_replay_shows_what_that_seat_knew(page):
+    open_replay(page, "0/anqi", 0)
+    page.select_option("#view", "1")
+    page.wait_for_function("replay.data.view === '1'")
+    page.keyboard.press("End")
+    known = page.evaluate("replay.data.frames[replay.ply].knowledge")
+    drawn = page.eval_on_selector_all(
+        "#replay-board text.note.hint", "els => Object.fromEntries(els.map(e => [e.dataset.square, e.textContent]))")
+    assert drawn == known["hints"]
+    # Its own losses by kind, the enemy's by number only.
+    lost = page.locator("#replay-pieces [data-part=captured]")
+    assert lost.count() == 2, page.text_content("#replay-pieces")
+    black = page.text_content("#replay-pieces [data-part=captured][data-colour=black]")
+    kinds = "司令 军长 师长 旅长 团长 营长 连长 排长 工兵 炸弹 地雷 军旗".split()
+    assert ("none" in black or "?" in black) and not any(k in black for k in kinds), black

@@ -103,6 +103,11 @@ function drawBoard(svg, tokens, opts) {
       if ((note || hint) && text.textContent === "?") {
         text.textContent = note || hint;
         text.setAttribute("class", note ? "note own" : "note hint");
+        // A long label (`≥师/雷`) is squeezed to the piece's width.
+        if (text.textContent.length > 3) {
+          text.setAttribute("textLength", 46);
+          text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+        }
         text.dataset.square = sq.name;
       }
     }
@@ -339,8 +344,10 @@ function showPly() {
   const f = data.frames[replay.ply];
   const flipped = data.view === "2";
   const tokens = f.board.split(" ");
-  drawBoard($("replay-board"), tokens, { marks: f.from ? [f.from, f.to] : [], flipped });
-  showPieces($("replay-pieces"), tally(tokens));
+  // A seat's frame says what the seat knew; the referee's tokens say it all.
+  const known = f.knowledge || tally(tokens);
+  drawBoard($("replay-board"), tokens, { marks: f.from ? [f.from, f.to] : [], flipped, hints: known.hints });
+  showPieces($("replay-pieces"), known);
   setLink("replay", { d: replay.dataset, id: replay.id, ply: replay.ply, view: data.view });
   $("ply").value = replay.ply;
   $("ply-label").textContent = `ply ${replay.ply} / ${data.frames.length - 1}`;

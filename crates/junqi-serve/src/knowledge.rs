@@ -41,7 +41,8 @@ fn short(k: Kind) -> char {
 }
 
 /// A short label for a set of kinds an enemy piece may be, or `None` when
-/// it rules out no ranked kind (the deployment rules alone say that much).
+/// it rules out no ranked kind (the deployment rules alone say that much)
+/// or needs more than five characters.
 /// The ranked part is a range (`司`, `≥旅`, `≤连`, `师–营`), the others follow
 /// by one character (`/炸/雷/旗`).
 pub fn label(set: KindSet) -> Option<String> {
@@ -67,7 +68,10 @@ pub fn label(set: KindSet) -> Option<String> {
             parts.push(short(k).to_string());
         }
     }
-    Some(parts.join("/"))
+    // Longer ones (`军–排/炸/雷`: not the 司令, not the flag) say little and
+    // do not fit on a piece.
+    let text = parts.join("/");
+    (text.chars().count() <= 5).then_some(text)
 }
 
 /// What `info` knows beyond its view's tokens.
@@ -77,7 +81,8 @@ pub fn of(info: &InfoSet) -> Knowledge {
     let mode = view.mode();
     if mode == Mode::Anqi {
         if let Some(enemy) = info.colour().map(Colour::other) {
-            for sq in squares(view.colour_bb(enemy)) {
+            // Only pieces whose kind the view does not show.
+            for sq in squares(view.colour_bb(enemy)).filter(|&sq| view.piece_at(sq).is_none()) {
                 if let Some(text) = label(info.possible_kinds(sq)) {
                     k.hints.insert(sq.to_string(), text);
                 }
@@ -144,6 +149,8 @@ mod tests {
         assert_eq!(label(Kind::Platoon.bit() | Kind::Engineer.bit()).as_deref(), Some("≤排"));
         assert_eq!(label(Kind::Brigade.bit() | Kind::Regiment.bit()).as_deref(), Some("旅–团"));
         assert_eq!(label(Kind::Flag.bit() | Kind::Mine.bit()).as_deref(), Some("雷/旗"));
+        let not_commander = junqi_core::piece::RANKED & !Kind::Commander.bit() | Kind::Bomb.bit() | Kind::Mine.bit();
+        assert_eq!(label(not_commander), None, "军–排/炸/雷 is too long to help");
     }
 
     #[test]

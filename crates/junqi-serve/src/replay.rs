@@ -5,6 +5,7 @@
 
 use crate::board::encode;
 use crate::datasets::GameSummary;
+use crate::knowledge::{self, Knowledge};
 use crate::ApiError;
 use junqi_core::{CombatOutcome, Effect, Game, Move, Observation, ObservedEvent, Piece, Position, Rules, Seat, Square};
 use junqi_selfplay::{StoredGame, StoredSample};
@@ -51,6 +52,10 @@ pub struct Frame {
     pub to: String,
     /// The seat to move next: 1 or 2.
     pub to_move: u8,
+    /// A seat's view only: what its information set knows beyond the board
+    /// (the referee's board says it all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knowledge: Option<Knowledge>,
 }
 
 /// A bot's recorded search output at one ply.
@@ -164,12 +169,17 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
         View::Seat(s) => encode(g.infoset(s).view()),
     };
     let to_move = |g: &Game| g.truth().turn().index() as u8 + 1;
+    let known = |g: &Game| match view {
+        View::All => None,
+        View::Seat(s) => Some(knowledge::of(g.infoset(s))),
+    };
     r.frames.push(Frame {
         board: board_of(&g),
         event: String::new(),
         from: String::new(),
         to: String::new(),
         to_move: to_move(&g),
+        knowledge: known(&g),
     });
     if view == View::All {
         r.jfen.push(g.truth().to_jfen());
@@ -199,6 +209,7 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
             from: mv.from.to_string(),
             to: mv.to.to_string(),
             to_move: to_move(&g),
+            knowledge: known(&g),
         });
         if view == View::All {
             r.jfen.push(g.truth().to_jfen());
@@ -302,6 +313,17 @@ mod tests {
         assert_eq!(frame_move(3600, 1), "?");
         assert_eq!(frame_move(5 * 60 + 10, 1), "a2a3");
         assert_eq!(frame_move(5 * 60 + 10, 2), "e11e10");
+        // A seat's frames carry its knowledge: hints on enemy (black) pieces only.
+        for f in &r.frames {
+            let k = f.knowledge.as_ref().unwrap();
+            let tokens: Vec<&str> = f.board.split(' ').collect();
+            for sq in k.hints.keys() {
+                let i = sq.parse::<Square>().unwrap().index();
+                assert_eq!(tokens[i], "b?", "{sq}");
+            }
+        }
+        assert!(r.frames.iter().any(|f| !f.knowledge.as_ref().unwrap().hints.is_empty()), "no fight narrowed a kind");
+        assert!(replay(&g, View::All, "anqi".into()).frames.iter().all(|f| f.knowledge.is_none()));
         let bad = StoredGame { moves: vec!["a1a1".into()], ..g };
         assert!(replay(&bad, View::All, String::new()).error.is_some());
     }
