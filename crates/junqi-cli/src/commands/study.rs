@@ -144,12 +144,18 @@ pub fn run(study: Study) -> Result<()> {
         let (design, cells) = junqi_arena::factorial::design(&variants[0], factors, args.fraction.is_some())?;
         variants = cells;
         factorial = Some(design);
-    } else if args.out.as_deref().is_some_and(|out| started_without_presets(out, &variants)) {
-        eprintln!("resuming a study started without its modes' presets: played as it was, no difference column");
     } else {
         // Each variant is compared with its mode's preset: add any missing, so
-        // the difference column is filled (a factorial design's cells are fixed).
-        (variants, added) = with_presets(variants);
+        // the difference column is filled (a factorial design's cells are fixed),
+        // unless the directory holds a study started without them.
+        let (all, missing) = with_presets(variants.clone());
+        if !missing.is_empty() {
+            if args.out.as_deref().is_some_and(|out| started_without_presets(out, &variants)) {
+                eprintln!("resuming a study started without its modes' presets: played as it was, no difference column");
+            } else {
+                (variants, added) = (all, missing);
+            }
+        }
     }
     let precision = args.precision.map(|elo| junqi_arena::study::Precision { elo, max_games: args.max_games });
     let mut bots: Vec<BotSpec> = Vec::new();
