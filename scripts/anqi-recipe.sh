@@ -32,23 +32,9 @@
 #       --set steps_per_generation=20 --set evaluate.games=8 --set evaluate.anchor_games=8 \
 #       --set 'evaluate.more_anchors=[]' --set evaluate.sprt.max_games=8
 set -euo pipefail
-# Paths given relative to where the script was started from.
-out=$(realpath -m "${1:-$(dirname "$0")/../runs/anqi-recipe}")
+. "$(dirname "$0")/recipe-lib.sh"
+recipe_start anqi-recipe 90 "${1:-}"
 shift || true
-J=${JUNQI_BIN:+$(realpath -m "$JUNQI_BIN")}
-cd "$(dirname "$0")/.."
-seed=${SEED:-90}
-planes=${PLANES:-110}
-case "$planes" in 100 | 110) ;; *) echo "PLANES must be 100 or 110, not $planes" >&2; exit 2 ;; esac
-if [ -z "$J" ]; then
-    command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
-    bash scripts/setup.sh
-    cargo build --release --locked -q -p junqi
-    J=${CARGO_TARGET_DIR:-target}/release/junqi
-fi
-case "$out" in *,* | *=*) echo "OUT_DIR may not contain ',' or '=' (it goes into bot specs): $out" >&2; exit 2 ;; esac
-mkdir -p "$out"
-step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/recipe.log"; }
 search="mcts:sims=128,c=4,mix=0.5,search=gumbel,gscale=0"
 
 step "1/4 teacher games: mcts:3200"
@@ -66,8 +52,7 @@ loop_args=(--set "train.init=$distilled" --set "train.model.in_channels=$planes"
 [ -n "${QUIET:-}" ] && loop_args+=(--set "train.data.value_target_quiet=$QUIET")
 [ -n "${DRAW:-}" ] && loop_args+=(--set "selfplay.draw=\"$DRAW\"")
 "$J" loop --config configs/loop/anqi-q.toml --out "$out/loop" "${loop_args[@]}" "$@"
-best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"] or "")' "$out/loop/state.json")
-[ -n "$best" ] || { echo "the loop in $out/loop has no best net yet" >&2; exit 1; }
+best=$(recipe_best_net "$out/loop")
 
 step "4/4 the gauntlet"
 "$J" arena --rules anqi --schedule gauntlet --games-per-pair "${ARENA_GAMES:-100}" --seed "${ARENA_SEED:-$((seed + 1))}" \

@@ -27,28 +27,13 @@
 #       --generations 1 --set bootstrap.games=40 --set bootstrap.steps=20 --set selfplay.games=8 \
 #       --set steps_per_generation=20 --set evaluate.games=8 --set evaluate.anchor_games=8
 set -euo pipefail
-# Paths given relative to where the script was started from.
-out=$(realpath -m "${1:-$(dirname "$0")/../runs/fanqi-recipe}")
+. "$(dirname "$0")/recipe-lib.sh"
+recipe_start fanqi-recipe 82 "${1:-}"
 shift || true
-J=${JUNQI_BIN:+$(realpath -m "$JUNQI_BIN")}
-cd "$(dirname "$0")/.."
-seed=${SEED:-82}
-planes=${PLANES:-110}
-case "$planes" in 100 | 110) ;; *) echo "PLANES must be 100 or 110, not $planes" >&2; exit 2 ;; esac
-if [ -z "$J" ]; then
-    command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
-    bash scripts/setup.sh
-    cargo build --release --locked -q -p junqi
-    J=${CARGO_TARGET_DIR:-target}/release/junqi
-fi
-case "$out" in *,* | *=*) echo "OUT_DIR may not contain ',' or '=' (it goes into bot specs): $out" >&2; exit 2 ;; esac
-mkdir -p "$out"
-step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/recipe.log"; }
 
 step "1/4 the one-hour loop"
 "$J" loop --config configs/loop/fanqi-1h-bilinear.toml --out "$out/loop" "$@"
-best=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["best"] or "")' "$out/loop/state.json")
-[ -n "$best" ] || { echo "the loop in $out/loop has no best net yet" >&2; exit 1; }
+best=$(recipe_best_net "$out/loop")
 teacher="mcts:sims=128,c=4,mix=0.5,search=gumbel,k=16${DRAW:+,draw=$DRAW},eval=net:$out/loop/$best"
 
 step "2/4 teacher games: $teacher"
