@@ -71,6 +71,12 @@ pub fn front_rank(colour: Colour) -> Bitboard {
 impl Deployment {
     /// Check every constraint; the first one broken is returned.
     pub fn validate(&self) -> Result<(), DeploymentError> {
+        self.validate_allowing(false)
+    }
+
+    /// As [`Deployment::validate`]; `bombs_on_front_rank` lifts the front-rank
+    /// rule for bombs (a four-player variant, `junqi-siguo`'s `bomb_front_rank`).
+    pub fn validate_allowing(&self, bombs_on_front_rank: bool) -> Result<(), DeploymentError> {
         let colour = self.colour;
         let mut seen: Bitboard = 0;
         let mut counts = [0u8; KINDS];
@@ -93,7 +99,7 @@ impl Deployment {
                 Kind::Mine if back_ranks(colour) & square.bit() == 0 => {
                     return Err(DeploymentError::MineOutsideBackRanks { square })
                 }
-                Kind::Bomb if front_rank(colour) & square.bit() != 0 => {
+                Kind::Bomb if !bombs_on_front_rank && front_rank(colour) & square.bit() != 0 => {
                     return Err(DeploymentError::BombOnFrontRank { square })
                 }
                 _ => {}
@@ -121,6 +127,12 @@ impl Deployment {
     /// nodes off the front rank (always 16, as mines never stand there), and
     /// the other 19 pieces fill the last 19 nodes in any order.
     pub fn random<R: Rng + ?Sized>(colour: Colour, rng: &mut R) -> Deployment {
+        Deployment::random_allowing(colour, rng, false)
+    }
+
+    /// As [`Deployment::random`]; with `bombs_on_front_rank` the bombs take 2
+    /// of all 22 nodes left after flag and mines, so the draw stays uniform.
+    pub fn random_allowing<R: Rng + ?Sized>(colour: Colour, rng: &mut R, bombs_on_front_rank: bool) -> Deployment {
         let zone = deployment_zone(colour);
         let mut free: Vec<Square> = squares(zone).collect();
         let mut pieces = Vec::with_capacity(25);
@@ -134,7 +146,8 @@ impl Deployment {
         };
         take(HEADQUARTERS, 1, Kind::Flag, &mut free, rng);
         take(back_ranks(colour), 3, Kind::Mine, &mut free, rng);
-        take(!front_rank(colour), 2, Kind::Bomb, &mut free, rng);
+        let bomb_nodes = if bombs_on_front_rank { !0 } else { !front_rank(colour) };
+        take(bomb_nodes, 2, Kind::Bomb, &mut free, rng);
         let mut rest: Vec<Kind> = full_army().filter(|k| !matches!(k, Kind::Flag | Kind::Mine | Kind::Bomb)).collect();
         rest.shuffle(rng);
         pieces.extend(free.iter().copied().zip(rest));
