@@ -1,0 +1,39 @@
+//! # junqi-siguo
+//!
+//! The rules of 四国军棋, the four-player game (two against two), as in
+//! docs/rules.md §10: the 129-node board with its railway lines and corner
+//! arcs, a [`Position`] for four armies with legal-move generation into a
+//! [`MoveList`], combat, an army's end and its skipped turns, the team result
+//! and the draw counters, the variant options, deployments from a seed, the
+//! four-seat position notation and `perft`.
+//!
+//! Piece kinds, the combat function and the deployment checks are those of
+//! `junqi-core` (one source for both games); an army zone is the two-player
+//! half, so its nodes and edges come from `junqi_core::board` too.
+//!
+//! ```
+//! use junqi_siguo::{Mode, MoveList, Position, Rules};
+//! let mut pos = Position::new_game(Rules::preset(Mode::Anqi), 7);
+//! let mut moves = MoveList::new();
+//! pos.legal_moves(&mut moves);
+//! assert!(!moves.is_empty());
+//! pos.play(moves[0]).unwrap();
+//! assert_eq!(pos.turn().index(), 1); // counterclockwise: army 1 moves next
+//! ```
+
+pub mod board;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod rules;
+pub mod setup;
+pub mod svg;
+
+pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
+pub use notation::{parse, to_notation, NotationError};
+pub use perft::perft;
+pub use position::{
+    Effect, EndCause, Move, MoveList, Outcome, ParseMoveError, Piece, PlayError, Position, Termination,
+};
+pub use rules::{Mode, RailTurns, Rules, RulesError, TurnOrder, OPTION_NAMES};
+pub use setup::SetupError;

@@ -1,0 +1,11 @@
+//! Tests of docs/rules.md §10 (四国军棋), clause by clause, against a slow
+//! reference move generator, and properties of random games.
+
+mod board;
+mod common;
+mod game;
+mod movement;
+mod perft_table;
+mod props;
+mod reference;
+mod reference_check;
