@@ -211,10 +211,10 @@ impl Position {
         }
     }
 
-    /// Put a piece on an empty node (for building positions; call
-    /// [`Position::settle`] when done).
+    /// Put a piece on a node, replacing whatever stood there (for building
+    /// positions; call [`Position::settle`] when done).
     pub fn put(&mut self, node: Node, piece: Piece) {
-        debug_assert!(self.board[node.index()].is_none());
+        self.remove(node);
         self.board[node.index()] = Some(piece);
         self.counts[piece.army.index()][piece.kind.index()] += 1;
     }

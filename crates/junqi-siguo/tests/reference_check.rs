@@ -51,6 +51,7 @@ fn the_fast_generator_matches_the_reference_in_random_games() {
             }
         }
     }
+    eprintln!("random games: {positions} positions checked");
     assert!(positions > 5000, "{positions} positions");
 }
 
@@ -93,5 +94,6 @@ fn the_fast_generator_matches_the_reference_on_sparse_random_boards() {
             }
         }
     }
+    eprintln!("sparse boards: {checked} positions checked");
     assert!(checked > 3000, "{checked}");
 }
