@@ -10,6 +10,7 @@
 //!   baseline on pentanomial pair statistics (fishtest's normalized GSPRT).
 //! * [`study`]: the first-move study: per rule variant, how much moving first is worth.
 //! * [`regress`]: a fixed strength suite compared with a stored baseline.
+//! * [`tallies`]: a precision study's state, per round, without the games.
 //!
 //! Every matchup is a `junqi-selfplay` run of paired games without samples,
 //! so its games land in the `games/` Parquet dataset, a killed run resumes,
@@ -23,6 +24,7 @@ pub mod report;
 pub mod sprt;
 pub mod study;
 pub mod svg;
+pub mod tallies;
 
 pub use matchup::{matchup_config, pair_scores, play_matchup, read_results, GameResult, Matchup};
 

@@ -3,6 +3,7 @@
 
 use crate::factorial::{fit_effects, Factorial, FactorialEffects};
 use crate::matchup::{matchup_config, play_matchup, GameResult};
+use crate::tallies::{PartTally, RoundTally, Tallies, TALLIES_FILE};
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_core::Rules;
 use junqi_selfplay::RunOptions;
@@ -76,7 +77,7 @@ pub struct Proportion {
 }
 
 impl Proportion {
-    fn new(count: u64, n: u64) -> Result<Proportion, ArenaError> {
+    pub(crate) fn new(count: u64, n: u64) -> Result<Proportion, ArenaError> {
         let i = wilson_interval(count as f64, n as f64)?;
         Ok(Proportion { count, rate: count as f64 / n as f64, low: i.low, high: i.high })
     }
@@ -229,16 +230,45 @@ pub fn run_study(
     config: &StudyConfig,
     out: &Path,
     options: &RunOptions,
+    on_variant: impl FnMut(&str),
+) -> Result<StudyResult, ArenaError> {
+    run_study_from(config, out, options, &Resume::default(), on_variant)
+}
+
+/// Where a precision study continues from besides its own directory, and
+/// what it accepts there.
+#[derive(Clone, Debug, Default)]
+pub struct Resume {
+    /// The study's tallies (e.g. committed, or merged from a round's parts)
+    /// and the file they came from: their rounds are not played again.
+    pub tallies: Option<(Tallies, PathBuf)>,
+    /// Continue tallies played by another code version (noted in the report).
+    pub allow_code_change: bool,
+}
+
+/// [`run_study`], a precision study continuing from `resume`'s tallies
+/// when they are ahead of those in `out`.
+pub fn run_study_from(
+    config: &StudyConfig,
+    out: &Path,
+    options: &RunOptions,
+    resume: &Resume,
     mut on_variant: impl FnMut(&str),
 ) -> Result<StudyResult, ArenaError> {
     // Checked before anything is written, so a bad count leaves no directory behind.
     config.check()?;
+    if config.precision.is_none() && resume.tallies.is_some() {
+        return Err(ArenaError::Config("tallies continue a study with a precision target (--precision)".into()));
+    }
+    if let Some((t, path)) = &resume.tallies {
+        t.check_same_study(config, path, resume.allow_code_change)?;
+    }
     // Held to the end: one writer per directory.
     let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, None)?;
     let options = &RunOptions { part: None, ..options.clone() };
     let (mut lines, mut notes) = (Vec::new(), Vec::new());
     let effects = |results: &[Vec<GameResult>]| config.factorial.as_ref().map(|f| fit_effects(f, results));
-    let Some(precision) = config.precision else {
+    if config.precision.is_none() {
         let mut all = Vec::new();
         for (k, v) in config.variants.iter().enumerate() {
             on_variant(&v.name);
@@ -250,40 +280,118 @@ pub fn run_study(
         compare(&config.variants, &mut lines, &all)?;
         let factorial = effects(&all);
         return Ok(StudyResult { lines, notes, factorial });
-    };
+    }
     // Rounds: round r plays `games` more games of every variant still short
     // of the target, all variants on the round's seed (common random numbers),
-    // each round in its own directory, so a resumed study replays nothing.
+    // each round in its own directory. Each finished round is added to the
+    // tallies (`tallies.json`), which decide the next round and the report:
+    // a round tallied is not played again, and its games may be gone.
+    let own = out.join(TALLIES_FILE);
+    let mut tallies = starting_tallies(config, &own, resume)?;
     let mut results: Vec<Vec<GameResult>> = vec![Vec::new(); config.variants.len()];
-    for round in 0u64.. {
-        let mut played = false;
-        for (k, v) in config.variants.iter().enumerate() {
-            if !results[k].is_empty() {
-                let line = variant_line(v, &results[k])?;
-                let half = (line.elo.high - line.elo.low) / 2.0;
-                if half <= precision.elo || results[k].len() as u64 + config.games > precision.max_games {
-                    continue;
-                }
-            }
-            on_variant(&format!("{} (round {})", v.name, round + 1));
-            let seed = junqi_selfplay::game_seed(config.seed, round);
-            let c = matchup_config(v.rules, [&config.bot, &config.bot], config.games, seed)?;
-            let dir = config.variant_dir(out, k).join(format!("round-{round:05}"));
-            let m = play_matchup(c, &dir, options)?;
-            notes.extend(m.notes);
-            results[k].extend(m.results);
-            played = true;
-        }
-        if !played {
+    for round in 0usize.. {
+        let known = round < tallies.rounds.len();
+        let playing = if known {
+            tallies.rounds[round].variants.iter().map(|t| t.variant).collect()
+        } else {
+            tallies.next_round()
+        };
+        if playing.is_empty() {
             break;
         }
+        // A factorial design's effects need every game: a tallied round's are read back (or played again).
+        if known && config.factorial.is_none() {
+            continue;
+        }
+        let mut got: Vec<Option<Vec<GameResult>>> = vec![None; config.variants.len()];
+        for k in playing {
+            on_variant(&format!("{} (round {})", config.variants[k].name, round + 1));
+            let m = play_round(config, out, k, round, options)?;
+            notes.extend(m.notes);
+            got[k] = Some(m.results);
+        }
+        if !known {
+            tallies.push(RoundTally::of_games(config, &got)?);
+            tallies.write(&own)?;
+        }
+        for (k, g) in got.into_iter().enumerate() {
+            results[k].extend(g.unwrap_or_default());
+        }
     }
-    for (v, r) in config.variants.iter().zip(&results) {
-        lines.push(variant_line(v, r)?);
-    }
-    compare(&config.variants, &mut lines, &results)?;
+    notes.extend(tallies.code_notes());
+    let lines = tallies.lines()?;
     let factorial = effects(&results);
     Ok(StudyResult { lines, notes, factorial })
+}
+
+/// The tallies a precision study in `own` (its `tallies.json`) starts from:
+/// those there or `resume`'s, whichever holds more rounds; the two must agree
+/// on the rounds both hold.
+fn starting_tallies(config: &StudyConfig, own: &Path, resume: &Resume) -> Result<Tallies, ArenaError> {
+    let whole = |t: &Tallies, path: &Path| t.check_whole(path);
+    let mut tallies = None;
+    if own.is_file() {
+        let (t, path) = Tallies::read(own)?;
+        t.check_same_study(config, &path, resume.allow_code_change)?;
+        whole(&t, &path)?;
+        tallies = Some(t);
+    }
+    if let Some((given, path)) = &resume.tallies {
+        whole(given, path)?;
+        match &tallies {
+            Some(t) => {
+                let n = t.rounds.len().min(given.rounds.len());
+                if t.rounds[..n] != given.rounds[..n] {
+                    return Err(ArenaError::Config(format!(
+                        "{} holds other tallies than {} (their rounds differ); choose another --out",
+                        own.display(),
+                        path.display()
+                    )));
+                }
+                if given.rounds.len() > t.rounds.len() {
+                    tallies = Some(given.clone());
+                }
+            }
+            None => tallies = Some(given.clone()),
+        }
+    }
+    Ok(tallies.unwrap_or_else(|| Tallies::new(config)))
+}
+
+/// Make `out` the study directory of `tallies` (joined from a round's
+/// parts): its `study.json` and `tallies.json`, without games. A directory
+/// holding another study, or tallies that disagree with these on a round,
+/// is refused; tallies there with more rounds are kept.
+pub fn save_tallies(out: &Path, tallies: &Tallies) -> Result<(), ArenaError> {
+    let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, &tallies.config, None)?;
+    let own = out.join(TALLIES_FILE);
+    if own.is_file() {
+        let (there, path) = Tallies::read(&own)?;
+        let n = there.rounds.len().min(tallies.rounds.len());
+        if there.part.is_some() || there.rounds[..n] != tallies.rounds[..n] {
+            return Err(ArenaError::Config(format!(
+                "{} holds other tallies (their rounds differ); merge into another --out",
+                path.display()
+            )));
+        }
+        if there.rounds.len() >= tallies.rounds.len() {
+            return Ok(());
+        }
+    }
+    tallies.write(&own)
+}
+
+/// Variant `k`'s games of round `round` of a precision study (of a part, with `options.part`).
+fn play_round(
+    config: &StudyConfig,
+    out: &Path,
+    k: usize,
+    round: usize,
+    options: &RunOptions,
+) -> Result<crate::Matchup, ArenaError> {
+    let seed = junqi_selfplay::game_seed(config.seed, round as u64);
+    let c = matchup_config(config.variants[k].rules, [&config.bot, &config.bot], config.games, seed)?;
+    play_matchup(c, &config.variant_dir(out, k).join(format!("round-{round:05}")), options)
 }
 
 const STUDY_FORMAT: &str = "junqi-study/1";
@@ -300,25 +408,29 @@ fn play_variant(
     play_matchup(c, &config.variant_dir(out, k), options)
 }
 
-/// Play (or resume) part `part` of a fixed-count study into `out`: that part
-/// of every variant's games; no report (`junqi merge` joins the parts and
-/// writes it). A study with a precision target is refused: each of its
-/// rounds depends on every game of the rounds before. Returns the part's
-/// games on disk and notes from resuming.
+/// Play (or resume) part `part` of a study into `out`; no report.
+///
+/// A fixed-count study plays that part of every variant's games (`junqi
+/// merge` joins the parts and writes the report). A study with a precision
+/// target plays that part of its next round: the round after `resume`'s
+/// tallies (the first without), for the variants they leave short, and
+/// writes the part's tallies to `out/tallies.json` (`junqi study merge`
+/// joins the round's parts into the tallies the next round starts from).
+/// Returns the part's games on disk and notes from resuming.
 pub fn run_study_part(
     config: &StudyConfig,
     out: &Path,
     options: &RunOptions,
     part: junqi_selfplay::Part,
+    resume: &Resume,
     mut on_variant: impl FnMut(&str),
 ) -> Result<(u64, Vec<String>), ArenaError> {
     config.check()?;
     if config.precision.is_some() {
-        return Err(ArenaError::Config(
-            "a study with a precision target cannot be split into parts (each round depends on every game before it); \
-             split a study with a fixed number of games"
-                .into(),
-        ));
+        return run_round_part(config, out, options, part, resume, on_variant);
+    }
+    if resume.tallies.is_some() {
+        return Err(ArenaError::Config("tallies continue a study with a precision target (--precision)".into()));
     }
     let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, Some(part))?;
     let (mut games, mut notes) = (0, Vec::new());
@@ -329,6 +441,53 @@ pub fn run_study_part(
         games += m.results.len() as u64;
         notes.extend(m.notes);
     }
+    Ok((games, notes))
+}
+
+/// Part `part` of a precision study's next round (see [`run_study_part`]).
+fn run_round_part(
+    config: &StudyConfig,
+    out: &Path,
+    options: &RunOptions,
+    part: junqi_selfplay::Part,
+    resume: &Resume,
+    mut on_variant: impl FnMut(&str),
+) -> Result<(u64, Vec<String>), ArenaError> {
+    if config.factorial.is_some() {
+        return Err(ArenaError::Config(
+            "a factorial design's effects are fitted on every game: a --factor study with --precision plays in one process"
+                .into(),
+        ));
+    }
+    let mut tallies = match &resume.tallies {
+        Some((t, path)) => {
+            t.check_same_study(config, path, resume.allow_code_change)?;
+            t.check_whole(path)?;
+            t.clone()
+        }
+        None => Tallies::new(config),
+    };
+    let round = tallies.rounds.len();
+    let playing = tallies.next_round();
+    if playing.is_empty() {
+        return Err(ArenaError::Config(format!(
+            "the tallies finish the study after {round} rounds: no round is left to play; run without --part (with the same --resume-from) to write its report"
+        )));
+    }
+    let _lock = ensure_run_file(out, STUDY_FILE, STUDY_FORMAT, config, Some(part))?;
+    // Every variant's part holds the same seeds (each compared with its preset's), rotated by round.
+    let options = RunOptions { part: Some(part.rotated(round as u64)), ..options.clone() };
+    let (mut games, mut notes) = (0, Vec::new());
+    let mut got: Vec<Option<Vec<GameResult>>> = vec![None; config.variants.len()];
+    for k in playing {
+        on_variant(&format!("{} (round {}, part {part})", config.variants[k].name, round + 1));
+        let m = play_round(config, out, k, round, &options)?;
+        games += m.results.len() as u64;
+        notes.extend(m.notes);
+        got[k] = Some(m.results);
+    }
+    tallies.part = Some(PartTally { part, round: RoundTally::of_games(config, &got)? });
+    tallies.write(&out.join(TALLIES_FILE))?;
     Ok((games, notes))
 }
 
@@ -343,26 +502,39 @@ pub fn pair_points(results: &[GameResult]) -> Vec<f64> {
 /// whose games were all played exactly as the preset's is marked as never
 /// applied and left out of the corrections: its zero difference is no test.
 pub fn compare(variants: &[Variant], lines: &mut [VariantLine], results: &[Vec<GameResult>]) -> Result<(), ArenaError> {
-    use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value, paired_difference, Estimate};
+    let pairs: Vec<Vec<f64>> = results.iter().map(|r| pair_points(r)).collect();
+    compare_with(variants, lines, |i, r| {
+        // The seeds both played (in precision mode one may have played more rounds).
+        let common = pairs[i].len().min(pairs[r].len());
+        if common < 2 {
+            return Ok(None);
+        }
+        // Games in the same place of both lists share seed and seats.
+        let compared = &results[i][..2 * common];
+        let changed = compared.iter().zip(&results[r]).filter(|(a, b)| a.fingerprint != b.fingerprint).count() as u64;
+        let score = junqi_stats::paired_difference(&pairs[i][..common], &pairs[r][..common])?;
+        Ok(Some((score, 2 * common as u64, changed)))
+    })
+}
+
+/// [`compare`] with each variant's difference from its preset given by
+/// `difference(variant, preset)`: the score difference per game, the games
+/// compared and how many of them the option changed (`None`: too few to compare).
+pub(crate) fn compare_with(
+    variants: &[Variant],
+    lines: &mut [VariantLine],
+    difference: impl Fn(usize, usize) -> Result<Option<(Estimate, u64, u64)>, ArenaError>,
+) -> Result<(), ArenaError> {
+    use junqi_stats::{benjamini_hochberg_adjusted, holm_adjusted, p_value};
     let raw: Vec<f64> = lines.iter().map(|l| l.p_value).collect();
     let (holm, bh) = (holm_adjusted(&raw)?, benjamini_hochberg_adjusted(&raw)?);
     for (i, l) in lines.iter_mut().enumerate() {
         (l.p_holm, l.p_bh) = (holm[i], bh[i]);
     }
-    let pairs: Vec<Vec<f64>> = results.iter().map(|r| pair_points(r)).collect();
-    let preset_of = |v: &Variant| variants.iter().position(|r| r.rules == Rules::preset(v.rules.mode));
     let mut diffs: Vec<(usize, PresetDifference)> = Vec::new();
-    for (i, v) in variants.iter().enumerate() {
-        let Some(r) = preset_of(v).filter(|&r| r != i) else { continue };
-        // The seeds both played (in precision mode one may have played more rounds).
-        let common = pairs[i].len().min(pairs[r].len());
-        if common < 2 {
-            continue;
-        }
-        // Games in the same place of both lists share seed and seats.
-        let compared = &results[i][..2 * common];
-        let changed = compared.iter().zip(&results[r]).filter(|(a, b)| a.fingerprint != b.fingerprint).count() as u64;
-        let score = paired_difference(&pairs[i][..common], &pairs[r][..common])?;
+    for i in 0..variants.len() {
+        let Some(r) = crate::tallies::preset_of(variants, i) else { continue };
+        let Some((score, compared_games, changed)) = difference(i, r)? else { continue };
         let mean = ((lines[i].score.value + lines[r].score.value) / 2.0).clamp(0.01, 0.99);
         let slope = junqi_stats::ELO_PER_NAT / (mean * (1.0 - mean));
         let scale = |e: &Estimate| Estimate { value: e.value * slope, low: e.low * slope, high: e.high * slope };
@@ -375,7 +547,7 @@ pub fn compare(variants: &[Variant], lines: &mut [VariantLine], results: &[Vec<G
                 p_value: if changed == 0 { 1.0 } else { p_value(&score, 0.0) },
                 p_holm: 1.0,
                 p_bh: 1.0,
-                compared_games: 2 * common as u64,
+                compared_games,
                 changed_games: Some(changed),
             },
         ));

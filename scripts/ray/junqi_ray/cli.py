@@ -8,13 +8,19 @@ Everything after ``--`` goes to junqi unchanged, except --out, --part and
 --threads, which the driver sets itself. The run is split into --parts parts
 (``junqi ... --part I/N``), one Ray task each; each task publishes its part to
 OUT/parts/part-IIII-of-NNNN/, then the driver runs ``junqi merge`` over the
-parts and publishes the whole run to OUT/merged/. See docs/distributed.md.
+parts and publishes the whole run to OUT/merged/. A study with --precision
+is played round by round: round R's parts (each from the tallies merged
+after round R-1) go to OUT/rounds/round-RRRRR/parts/, ``junqi study merge``
+joins them into OUT/rounds/round-RRRRR/merged/, and the round that finishes
+the study is published, report included, to OUT/merged/. See
+docs/distributed.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -37,8 +43,7 @@ _OWNED = {
 _REFUSED = {
     "arena": {"--pgnout": "it would be written on a worker; export the merged games with `junqi export`"},
     "study": {
-        "--precision": "a --precision study decides its rounds as it goes and cannot be split; use a fixed --games",
-        "--max-games": "it only applies with --precision",
+        "--resume-from": "the driver gives each round's parts the tallies merged after the round before",
     },
 }
 
@@ -172,6 +177,9 @@ def run(argv: list[str]) -> int:
                          "(junqi-ray [OPTIONS] selfplay -- --games 1000 ...)")
     command = list(COMMANDS[args.command]) + ([args.kind] if args.command == "study" else [])
     check_junqi_args(args.command, junqi_args)
+    precision = args.command == "study" and any(a.split("=", 1)[0] == "--precision" for a in junqi_args)
+    if precision and args.no_merge:
+        raise UsageError("--no-merge: a --precision study merges each round to plan the next")
     if args.parts is not None and args.parts < 1:
         raise UsageError("--parts must be at least 1")
     if args.cpus_per_part <= 0:
@@ -210,10 +218,6 @@ def run(argv: list[str]) -> int:
         if parts is None:
             cpus = ray.cluster_resources().get("CPU", 1)
             parts = max(1, int(cpus // args.cpus_per_part))
-        names = [task.part_name(i, parts) for i in range(parts)]
-        todo = [i for i in range(parts) if args.force or not store.has(f"parts/{names[i]}")]
-        if len(todo) < parts:
-            log(args, f"{parts - len(todo)} of {parts} parts already published in {store.join('parts')}; playing the rest")
         spec_base = {
             "command": command,
             "junqi_args": junqi_args,
@@ -241,41 +245,131 @@ def run(argv: list[str]) -> int:
         remote = ray.remote(task.run_part).options(
             num_cpus=args.cpus_per_part, max_retries=args.max_retries, retry_exceptions=True,
             name="junqi-part")
-        t0 = time.time()
-        pending = {remote.remote(dict(spec_base, index=i)): i for i in todo}
-        progress = Progress(parts, parts - len(todo), args.quiet)
-        failures = []
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=5.0)
-            if not ready:
-                progress.show("", tick=True)
-                continue
-            ref = ready[0]
-            i = pending.pop(ref)
-            try:
-                r = ray.get(ref)
-                progress.step(f"{names[i]} on {r['node']} in {r['seconds_play']:.1f}s")
-            except Exception as e:  # noqa: BLE001 - reported below
-                failures.append((i, e))
-                progress.close()
-                for other in pending:
-                    ray.cancel(other)
-                pending.clear()
-        progress.close()
-        if failures:
-            i, e = failures[0]
-            msg = getattr(e, "cause", None) or e
-            print(f"junqi-ray: error: {names[i]} failed after {args.max_retries} retries:\n{msg}", file=sys.stderr)
-            done = len(store.list_parts("parts"))
-            print(f"junqi-ray: {done} parts are published in {store.join('parts')}; "
-                  "run the same command again to play only the missing ones", file=sys.stderr)
-            return 1
-        log(args, f"{len(todo)} parts played in {time.time() - t0:.1f}s")
+        if precision:
+            return play_rounds(args, store, remote, spec_base, merge_binary)
+        code = play_parts(args, store, remote, spec_base)
+        if code != 0:
+            return code
     finally:
         ray.shutdown()
     if args.no_merge:
         return 0
+    names = [task.part_name(i, parts) for i in range(parts)]
     return merge(args, store, names, merge_binary)
+
+
+def play_parts(args, store: storage.Store, remote, spec: dict) -> int:
+    """Play the parts of spec (those not yet published under spec['prefix'])
+    as Ray tasks; 0 when all are published, else 1 (reported)."""
+    parts, prefix = spec["count"], spec["prefix"]
+    names = [task.part_name(i, parts) for i in range(parts)]
+    todo = [i for i in range(parts) if args.force or not store.has(f"{prefix}/{names[i]}")]
+    if len(todo) < parts:
+        log(args, f"{parts - len(todo)} of {parts} parts already published in {store.join(prefix)}; playing the rest")
+    t0 = time.time()
+    import ray
+
+    pending = {remote.remote(dict(spec, index=i)): i for i in todo}
+    progress = Progress(parts, parts - len(todo), args.quiet)
+    failures = []
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=5.0)
+        if not ready:
+            progress.show("", tick=True)
+            continue
+        ref = ready[0]
+        i = pending.pop(ref)
+        try:
+            r = ray.get(ref)
+            progress.step(f"{names[i]} on {r['node']} in {r['seconds_play']:.1f}s")
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append((i, e))
+            progress.close()
+            for other in pending:
+                ray.cancel(other)
+            pending.clear()
+    progress.close()
+    if failures:
+        i, e = failures[0]
+        msg = getattr(e, "cause", None) or e
+        print(f"junqi-ray: error: {names[i]} failed after {args.max_retries} retries:\n{msg}", file=sys.stderr)
+        done = len(store.list_parts(prefix))
+        print(f"junqi-ray: {done} parts are published in {store.join(prefix)}; "
+              "run the same command again to play only the missing ones", file=sys.stderr)
+        return 1
+    log(args, f"{len(todo)} parts played in {time.time() - t0:.1f}s")
+    return 0
+
+
+def play_rounds(args, store: storage.Store, remote, spec_base: dict, binary: str) -> int:
+    """A study with --precision: its rounds in sequence, each round's parts
+    in parallel, each from the tallies `junqi study merge` joined after the
+    round before, until the tallies say the study is finished; that last
+    merge (with the report) is published to OUT/merged/. A rerun skips the
+    rounds already merged."""
+    tallies = None  # the text of the tallies after the last merged round
+    for r in itertools.count():
+        prefix = f"rounds/round-{r:05d}"
+        if store.has(f"{prefix}/merged") and not args.force:
+            with tempfile.TemporaryDirectory(prefix="junqi-ray-round-") as tmp:
+                merged = store.fetch(f"{prefix}/merged", os.path.join(tmp, "merged"))
+                with open(os.path.join(merged, "tallies.json")) as f:
+                    tallies = f.read()
+                finished = json.loads(tallies)["finished"]
+                if finished and not store.has("merged"):
+                    store.publish(merged, "merged")
+            log(args, f"round {r + 1} already merged in {store.join(prefix + '/merged')}")
+        else:
+            digest = hashlib.sha256((tallies or "").encode()).hexdigest()
+            spec = dict(spec_base, prefix=f"{prefix}/parts",
+                        run_key=hashlib.sha256(f"{spec_base['run_key']}/{r}/{digest}".encode()).hexdigest())
+            if tallies is not None:
+                spec["resume_tallies"] = tallies
+            log(args, f"round {r + 1}: {spec['count']} parts")
+            code = play_parts(args, store, remote, spec)
+            if code != 0:
+                return code
+            code, tallies = merge_round(args, store, prefix, spec["count"], binary)
+            if code != 0:
+                return code
+            finished = json.loads(tallies)["finished"]
+        if finished:
+            log(args, f"the study is finished after {r + 1} rounds; tallies and report in {store.join('merged')}")
+            return 0
+
+
+def merge_round(args, store: storage.Store, prefix: str, parts: int, binary: str):
+    """`junqi study merge` over one round's published parts: the tallies to
+    PREFIX/merged/ (and, when they finish the study, with the report to
+    OUT/merged/). Returns (exit code, the merged tallies' text)."""
+    with tempfile.TemporaryDirectory(prefix="junqi-ray-merge-") as tmp:
+        dirs = []
+        for name in (task.part_name(i, parts) for i in range(parts)):
+            rel = f"{prefix}/parts/{name}"
+            if not store.has(rel):
+                print(f"junqi-ray: error: {store.join(rel)} is missing", file=sys.stderr)
+                return 1, None
+            # The tallies alone: the merge needs no games.
+            part_dir = store.fetch(rel, os.path.join(tmp, "parts", name))
+            dirs.append(os.path.join(part_dir, "tallies.json"))
+        merged = os.path.join(tmp, "merged")
+        proc = subprocess.run([binary, "study", "merge", "--out", merged, *dirs],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"junqi-ray: error: `junqi study merge` failed (exit code {proc.returncode}):\n"
+                  f"{(proc.stderr or proc.stdout).strip()}", file=sys.stderr)
+            return 1, None
+        with open(os.path.join(merged, "tallies.json")) as f:
+            tallies = f.read()
+        store.publish(merged, f"{prefix}/merged")
+        if json.loads(tallies)["finished"]:
+            if args.merged_local:
+                shutil.copytree(merged, args.merged_local, dirs_exist_ok=True)
+            store.publish(merged, "merged")
+            if not args.quiet and proc.stdout.strip():
+                print(proc.stdout.strip().replace(merged, store.join("merged")), file=sys.stderr)
+    log(args, f"merged the round's {parts} parts into {store.join(prefix + '/merged')}")
+    return 0, tallies
 
 
 def merge(args, store: storage.Store, names: list[str], binary: str) -> int:

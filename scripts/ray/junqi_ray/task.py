@@ -80,10 +80,18 @@ def run_part(spec: dict) -> dict:
     local = os.path.join(spec["work_dir"], "runs", key, name)
     os.makedirs(os.path.dirname(local), exist_ok=True)
     log_path = local + ".log"
+    resume = []
+    if spec.get("resume_tallies") is not None:
+        # A round of a precision study: the tallies merged after the round before.
+        tallies_path = local + ".tallies.json"
+        with open(tallies_path, "w") as f:
+            f.write(spec["resume_tallies"])
+        resume = ["--resume-from", tallies_path]
     cmd = [
         binary,
         *spec["command"],
         *spec["junqi_args"],
+        *resume,
         "--threads",
         str(spec["threads"]),
         "--part",
@@ -106,6 +114,8 @@ def run_part(spec: dict) -> dict:
     store = storage.open_store(spec["out"], storage.StorageOptions(**spec["storage"]))
     nbytes = store.publish(local, spec["prefix"] + "/" + name)
     shutil.rmtree(local, ignore_errors=True)
+    if resume:
+        os.remove(resume[1])
     for leftover in (lambda: os.remove(log_path), lambda: os.rmdir(os.path.dirname(local))):
         try:
             leftover()

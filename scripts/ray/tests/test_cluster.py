@@ -25,6 +25,10 @@ SELFPLAY = ["--games", "4000", "--bots", "random,random", "--seed", "11", "--sha
             "--samples-per-game", "8"]
 ARENA = ["--bot", "random", "--bot", "greedy", "--bot", "heuristic", "--games-per-pair", "20", "--seed", "5"]
 STUDY = ["--variant", "anqi", "--variant", "mingqi", "--bot", "random", "--games", "20", "--seed", "3"]
+# A precision study: rounds of 20 games until ±250 Elo or 80 games, the
+# variants needing different numbers of rounds.
+PRECISION = ["--variant", "anqi", "--variant", "anqi:mine_rule=trade", "--bot", "random", "--games", "20",
+             "--seed", "3", "--precision", "250", "--max-games", "80"]
 # Longer parts for the kill test, so that there is time to kill one midway.
 KILL = ["--games", "20000", "--bots", "random,random", "--seed", "12", "--shard-games", "100",
         "--samples-per-game", "8"]
@@ -107,8 +111,8 @@ def test_refuses_flags_the_driver_owns(junqi_bin, tmp_root):
                       "--games", "10", *extra, check=False)
         assert p.returncode == 2 and word in p.stderr, p.stderr
     p = junqi_ray("127.0.0.1:1", junqi_bin, "--out", str(tmp_root / "never"), "study", "first-move", "--",
-                  "--precision", "20", check=False)
-    assert p.returncode == 2 and "--precision" in p.stderr
+                  "--precision", "20", "--resume-from", "t.json", check=False)
+    assert p.returncode == 2 and "--resume-from" in p.stderr
     assert not (tmp_root / "never").exists()
 
 
@@ -152,6 +156,29 @@ def test_study_equals_single_run(ray_cluster, junqi_bin, tmp_root):
     junqi_ray(ray_cluster, junqi_bin, "--parts", "2", "--out", str(out), "study", "first-move", "--", *STUDY)
     single = single_run(junqi_bin, ["study", "first-move"], STUDY, tmp_root / "study-single")
     assert_same_run(Tree.local(single), Tree.local(out / "merged"))
+
+
+@pytest.mark.skipif(FAKE, reason="the fake binary has no study")
+def test_precision_study_rounds_equal_single_run(ray_cluster, junqi_bin, tmp_root):
+    """Rounds in sequence, each round's parts on the cluster, merged between
+    rounds: the tallies and the report of one process."""
+    out = tmp_root / "precision-dist"
+    drv = ["--parts", "2", "--out", str(out), "study", "first-move", "--", *PRECISION]
+    junqi_ray(ray_cluster, junqi_bin, *drv)
+    single = single_run(junqi_bin, ["study", "first-move"], PRECISION, tmp_root / "precision-single")
+    whole = json.loads((single / "tallies.json").read_text())
+    rounds = sorted(os.listdir(out / "rounds"))
+    assert len(rounds) == len(whole["rounds"]) > 1, rounds
+    for r, name in enumerate(rounds):
+        assert sorted(os.listdir(out / "rounds" / name / "parts")) == ["part-0000-of-0002", "part-0001-of-0002"]
+        merged = json.loads((out / "rounds" / name / "merged" / "tallies.json").read_text())
+        assert merged["rounds"] == whole["rounds"][:r + 1]
+    assert (out / "merged" / "_SUCCESS").is_file()
+    assert json.loads((out / "merged" / "tallies.json").read_text()) == whole
+    assert (out / "merged" / "first-move.md").read_text() == (single / "first-move.md").read_text()
+    # Run again: every round is merged, nothing is played.
+    p = junqi_ray(ray_cluster, junqi_bin, *drv)
+    assert f"round {len(rounds)} already merged" in p.stderr and "parts played" not in p.stderr, p.stderr
 
 
 def _part_processes(work_dir: str):

@@ -154,6 +154,12 @@ fn expected_leaves(kind: Kind, tasks: &[(PathBuf, Value)]) -> Result<BTreeSet<Pa
             }
             Kind::Study | Kind::Studies => {
                 let c: StudyConfig = config_value(config, file)?;
+                if c.precision.is_some() {
+                    bail!(
+                        "{}: parts of one round of a precision study; join them with `junqi study merge --out DIR PART...`",
+                        file.display()
+                    );
+                }
                 leaves.extend((0..c.variants.len()).map(|k| c.variant_dir(dir, k)));
             }
             Kind::Sprt => {

@@ -5,10 +5,11 @@ use crate::live::Live;
 use anyhow::{bail, Context, Result};
 use junqi_arena::factorial::{effects_csv, Factor};
 use junqi_arena::study::{
-    bots_csv, bots_markdown, run_study, run_study_part, to_csv, to_markdown_by, with_presets, StudyConfig, StudyResult,
-    Variant, VariantLine, STUDY_FILE,
+    bots_csv, bots_markdown, run_study_from, run_study_part, save_tallies, to_csv, to_markdown_by, with_presets,
+    Resume, StudyConfig, StudyResult, Variant, VariantLine, STUDY_FILE,
 };
 use junqi_arena::svg::{error_bar_chart, Axis, Row};
+use junqi_arena::tallies::{merge_parts, Tallies};
 use junqi_arena::{slug, write_atomic};
 use junqi_bots::BotSpec;
 use junqi_core::Rules;
@@ -19,11 +20,16 @@ use std::path::{Path, PathBuf};
 pub enum Study {
     /// Per rule variant: paired games between equal bots; the first mover's
     /// wins/draws/losses, its advantage in Elo, game lengths and endings.
-    FirstMove(FirstMove),
+    FirstMove(Box<FirstMove>),
     /// Write a first-move study's report (first-move.md, .csv, .svg, .json)
     /// again from the study.json and first-move.json in DIR, without its
     /// games: nothing is played (e.g. after an upgrade changed the report).
     Report(Report),
+    /// Join the parts of one round of a precision study (`study first-move
+    /// --precision E --part I/N`) into the study's tallies in --out: the next
+    /// round's parts continue from them (--resume-from DIR), and a finished
+    /// study's report is written. The games are not needed.
+    Merge(Merge),
 }
 
 #[derive(clap::Args)]
@@ -90,9 +96,34 @@ pub struct FirstMove {
     draw_rate: f64,
     /// Play only part I of N (0 ≤ I < N): the shards s with s % N == I of
     /// every variant. N processes with parts 0/N … N-1/N play the same games
-    /// as one run; `junqi merge` joins them and writes the report.
-    #[arg(long, value_name = "I/N", conflicts_with = "precision")]
+    /// as one run; `junqi merge` joins them and writes the report. With
+    /// --precision: part I of the next round only (the round after
+    /// --resume-from's tallies), its tallies in DIR/tallies.json; `junqi study
+    /// merge` joins the round's parts.
+    #[arg(long, value_name = "I/N")]
     part: Option<junqi_selfplay::Part>,
+    /// With --precision: continue the study from these tallies (a study's
+    /// tallies.json, or the directory holding it; with several --bot, the
+    /// study's directory), e.g. committed or made on another machine: their
+    /// rounds are not played again, and their games are not needed.
+    #[arg(long, value_name = "TALLIES", requires = "precision")]
+    resume_from: Option<PathBuf>,
+    /// Continue tallies played by another build of junqi (refused otherwise);
+    /// the report notes the rounds played by each other code version.
+    #[arg(long)]
+    allow_code_change: bool,
+}
+
+#[derive(clap::Args)]
+pub struct Merge {
+    /// The study directory the joined tallies go to (tallies.json and
+    /// study.json; when the study is finished, its report too).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The tallies of all N parts of one round of a precision study: each
+    /// part's --out directory or its tallies.json, in any order.
+    #[arg(value_name = "PART", required = true)]
+    parts: Vec<PathBuf>,
 }
 
 /// Whether `out` holds a study (of one bot, or of several in `bots/`) of
@@ -119,8 +150,9 @@ fn parse_variant(spec: &str) -> Result<Variant> {
 
 pub fn run(study: Study) -> Result<()> {
     let args = match study {
-        Study::FirstMove(args) => args,
+        Study::FirstMove(args) => *args,
         Study::Report(r) => return rewrite_report(&r.dir),
+        Study::Merge(m) => return merge_round(&m),
     };
     let mut variants = Vec::new();
     for path in &args.variants {
@@ -151,7 +183,9 @@ pub fn run(study: Study) -> Result<()> {
         let (all, missing) = with_presets(variants.clone());
         if !missing.is_empty() {
             if args.out.as_deref().is_some_and(|out| started_without_presets(out, &variants)) {
-                eprintln!("resuming a study started without its modes' presets: played as it was, no difference column");
+                eprintln!(
+                    "resuming a study started without its modes' presets: played as it was, no difference column"
+                );
             } else {
                 (variants, added) = (all, missing);
             }
@@ -180,6 +214,36 @@ pub fn run(study: Study) -> Result<()> {
         .collect();
     for c in &configs {
         c.check()?;
+    }
+    if precision.is_some() && factorial.is_some() && (args.part.is_some() || args.resume_from.is_some()) {
+        bail!("--part and --resume-from continue a precision study from its tallies, but a factorial design's effects are fitted on every game: play a --factor study with --precision in one process");
+    }
+    if precision.is_some() && args.part.is_some() && configs.len() > 1 {
+        bail!("--part with --precision plays a round of a study of one --bot; run one study per bot");
+    }
+    // The tallies each bot's study continues from.
+    let mut resumes = Vec::new();
+    for c in &configs {
+        let tallies = match &args.resume_from {
+            None => None,
+            Some(path) => {
+                let path = if configs.len() == 1 {
+                    path.clone()
+                } else if path.is_dir() {
+                    path.join("bots").join(slug(&c.bot.to_string()))
+                } else {
+                    bail!(
+                        "--resume-from {}: with several --bot, give the study's directory (bots/BOT/tallies.json)",
+                        path.display()
+                    );
+                };
+                let (t, file) = Tallies::read(&path)?;
+                t.check_same_study(c, &file, args.allow_code_change)?;
+                t.check_whole(&file)?;
+                Some((t, file))
+            }
+        };
+        resumes.push(Resume { tallies, allow_code_change: args.allow_code_change });
     }
     // Said once the study is known to be sound, so an error stays one line.
     for name in added {
@@ -225,8 +289,8 @@ pub fn run(study: Study) -> Result<()> {
         let live = Live::start(threads, total.div_ceil(part.count), 0)?;
         let played = (|| {
             let (mut games, mut notes) = (0, Vec::new());
-            for (c, dir) in configs.iter().zip(&dirs) {
-                let (g, n) = run_study_part(c, dir, &live.options, part, |name| live.set_label(name))?;
+            for ((c, dir), resume) in configs.iter().zip(&dirs).zip(&resumes) {
+                let (g, n) = run_study_part(c, dir, &live.options, part, resume, |name| live.set_label(name))?;
                 games += g;
                 notes.extend(n);
             }
@@ -238,9 +302,9 @@ pub fn run(study: Study) -> Result<()> {
     }
     let live = Live::start(threads, total, 0)?;
     let mut results = Vec::new();
-    for (c, dir) in configs.iter().zip(&dirs) {
+    for ((c, dir), resume) in configs.iter().zip(&dirs).zip(&resumes) {
         let several = configs.len() > 1;
-        let result = run_study(c, dir, &live.options, |name| {
+        let result = run_study_from(c, dir, &live.options, resume, |name| {
             live.set_label(&if several { format!("{}: {name}", c.bot) } else { name.to_string() })
         });
         match result {
@@ -318,6 +382,52 @@ fn rewrite_report(dir: &Path) -> Result<()> {
     let played_by = run_file["code_version"].as_str().unwrap_or("unknown").to_string();
     let code = format!("{played_by} (which started its games), report rewritten by {}", junqi_selfplay::code_version());
     print_report_by(&config, &result, dir, &code)
+}
+
+/// `study merge`: one round's parts joined into the study's tallies in
+/// `--out`; a finished study's report written there.
+fn merge_round(m: &Merge) -> Result<()> {
+    let mut parts = Vec::new();
+    for p in &m.parts {
+        let (t, file) = Tallies::read(p)?;
+        if parts.iter().any(|(_, f): &(Tallies, PathBuf)| same_file(f, &file)) {
+            bail!("{} is given twice", file.display());
+        }
+        parts.push((t, file));
+    }
+    let merged = merge_parts(&parts)?;
+    save_tallies(&m.out, &merged)?;
+    let round = merged.rounds.len();
+    let next = merged.next_round();
+    if !next.is_empty() {
+        let names: Vec<&str> = next.iter().map(|&k| merged.config.variants[k].name.as_str()).collect();
+        println!(
+            "merged {} parts of round {round} into {}; round {} plays {} variant{} still short of the target ({}): play its parts with --resume-from {}",
+            parts.len(),
+            m.out.display(),
+            round + 1,
+            next.len(),
+            if next.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            m.out.display()
+        );
+        return Ok(());
+    }
+    eprintln!("merged {} parts of round {round}: the study is finished; writing its report", parts.len());
+    // The tallies decide everything: nothing is played. The parts may come
+    // from another build than this one (whose code version the report names).
+    let config = merged.config.clone();
+    let resume = Resume { tallies: None, allow_code_change: true };
+    let options = junqi_selfplay::RunOptions { threads: 1, ..Default::default() };
+    let result = run_study_from(&config, &m.out, &options, &resume, |_| {})?;
+    print_report(&config, &result, &m.out)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// `--plan`: the games the study needs, before any is played.

@@ -25,3 +25,4 @@ mod serve;
 mod shard_checksums;
 mod sprt_verdicts;
 mod study_rules;
+mod study_tallies;
