@@ -74,7 +74,9 @@ pub struct Tally {
     pub wdl: [u64; 3],
     /// The plies of all games together.
     pub plies: u64,
-    /// Games by length, in bins of [`PLIES_BIN`] plies: bin → games.
+    /// Games by length, in bins of [`PLIES_BIN`] plies: bin → games
+    /// (written densely, `[first bin, its games, the next bin's, …]`).
+    #[serde(with = "dense_bins")]
     pub plies_bins: BTreeMap<u32, u64>,
     /// How the games ended: termination → games.
     pub endings: BTreeMap<String, u64>,
@@ -401,7 +403,16 @@ impl Tallies {
             )
         };
         let rounds: Vec<String> = self.rounds.iter().map(|r| round(r, "    ")).collect();
-        let config = serde_json::to_string_pretty(&self.config).expect("configs serialise").replace('\n', "\n  ");
+        // The config readable, each variant on one line.
+        let mut config = serde_json::to_value(&self.config).expect("configs serialise");
+        let variants: Vec<String> =
+            self.config.variants.iter().map(|v| serde_json::to_string(v).expect("variants serialise")).collect();
+        const MARK: &str = "\u{1}variants";
+        config["variants"] = serde_json::Value::String(MARK.into());
+        let config = serde_json::to_string_pretty(&config).expect("configs serialise").replace('\n', "\n  ").replace(
+            &serde_json::to_string(MARK).expect("strings serialise"),
+            &format!("[\n      {}\n    ]", variants.join(",\n      ")),
+        );
         let mut s = format!(
             "{{\n  \"format\": {},\n  \"finished\": {},\n  \"config\": {config},\n  \"rounds\": [{}{}]",
             serde_json::to_string(&self.format).expect("strings serialise"),
@@ -602,6 +613,37 @@ pub fn merge_parts(parts: &[(Tallies, PathBuf)]) -> Result<Tallies, ArenaError> 
     Ok(merged)
 }
 
+/// A histogram as `[first bin, games in it, in the next, …]` (`[]` when
+/// empty): a third of the size of a map from bins to games.
+mod dense_bins {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::BTreeMap;
+
+    /// The widest histogram read (bins from the first to the last).
+    const MAX_BINS: u64 = 1 << 20;
+
+    pub fn serialize<S: Serializer>(bins: &BTreeMap<u32, u64>, s: S) -> Result<S::Ok, S::Error> {
+        let (Some((&first, _)), Some((&last, _))) = (bins.first_key_value(), bins.last_key_value()) else {
+            return s.collect_seq(std::iter::empty::<u64>());
+        };
+        let counts = (first..=last).map(|b| bins.get(&b).copied().unwrap_or(0));
+        s.collect_seq(std::iter::once(u64::from(first)).chain(counts))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<u32, u64>, D::Error> {
+        use serde::de::Error;
+        let v: Vec<u64> = Vec::deserialize(d)?;
+        let Some((&first, counts)) = v.split_first() else { return Ok(BTreeMap::new()) };
+        if first + counts.len() as u64 > MAX_BINS {
+            return Err(D::Error::custom(format!(
+                "plies_bins: bins {first} to {} are too many",
+                first + counts.len() as u64
+            )));
+        }
+        Ok(counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (first as u32 + i as u32, c)).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,6 +654,17 @@ mod tests {
         let bins = BTreeMap::from([(0, 4), (2, 6)]);
         assert!((binned_median(&bins, 10) - (20.0 + 10.0 / 6.0)).abs() < 1e-12);
         assert_eq!(binned_median(&BTreeMap::new(), 0), 0.0);
+    }
+
+    #[test]
+    fn bins_are_written_densely_and_read_back() {
+        let t = Tally { plies_bins: BTreeMap::from([(7, 2), (9, 1), (10, 4)]), ..Tally::default() };
+        let text = serde_json::to_string(&t).unwrap();
+        assert!(text.contains("\"plies_bins\":[7,2,0,1,4]"), "{text}");
+        assert_eq!(serde_json::from_str::<Tally>(&text).unwrap(), t);
+        let empty = Tally::default();
+        assert_eq!(serde_json::from_str::<Tally>(&serde_json::to_string(&empty).unwrap()).unwrap(), empty);
+        assert!(serde_json::from_str::<Tally>(&text.replace("[7,2,", "[4294967295,2,")).is_err());
     }
 
     #[test]
