@@ -24,6 +24,7 @@
 pub mod board;
 pub mod notation;
 pub mod perft;
+pub mod playout;
 pub mod position;
 pub mod rules;
 pub mod setup;
@@ -32,6 +33,7 @@ pub mod svg;
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
 pub use notation::{parse, to_notation, NotationError};
 pub use perft::perft;
+pub use playout::{random_game, Playout};
 pub use position::{
     Effect, EndCause, Move, MoveList, Outcome, ParseMoveError, Piece, PlayError, Position, Termination,
 };

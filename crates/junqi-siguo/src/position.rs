@@ -90,6 +90,14 @@ impl MoveList {
     }
 }
 
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 impl std::ops::Index<usize> for MoveList {
     type Output = Move;
     fn index(&self, i: usize) -> &Move {

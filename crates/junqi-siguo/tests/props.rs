@@ -121,3 +121,18 @@ proptest! {
         prop_assert_ne!(Position::new_game(rules, seed), Position::new_game(rules, seed.wrapping_add(1)));
     }
 }
+
+/// `random_game` plays to the end, and its moves replay to the same result.
+#[test]
+fn a_random_game_ends_and_replays() {
+    let mut rng = rng_from_seed(8);
+    for seed in 0..20 {
+        let game = junqi_siguo::random_game(Position::new_game(Rules::preset(Mode::Anqi), seed), &mut rng);
+        let mut pos = game.start.clone();
+        for &mv in &game.moves {
+            pos.play(mv).unwrap();
+        }
+        assert_eq!(pos.outcome(), Some(game.outcome));
+        assert_eq!(pos.ply() as usize, game.moves.len());
+    }
+}

@@ -1,4 +1,5 @@
-//! `junqi perft`: leaf count of the action tree (the engine sees face-down kinds).
+//! `junqi perft`: leaf count of the action tree (the engine sees face-down kinds);
+//! with `--siguo`, of the four-player game (docs/rules.md §10).
 
 use crate::rules_arg::RulesArgs;
 use anyhow::{bail, Result};
@@ -7,9 +8,13 @@ use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The position (JFEN).
+    /// The position (JFEN; with --siguo the four-player notation of docs/rules.md §10.4).
     #[arg(long)]
     position: String,
+    /// The four-player game (四国军棋): --rules names its mode (anqi, shuangming,
+    /// quanming; default: the position's) and --set takes its options (§10.11).
+    #[arg(long)]
+    siguo: bool,
     /// Plies to search.
     #[arg(long)]
     depth: u32,
@@ -43,6 +48,9 @@ pub fn run(args: Args) -> Result<()> {
     if args.depth > 12 {
         bail!("--depth {} is too deep (at most 12)", args.depth);
     }
+    if args.siguo {
+        return run_siguo(&args);
+    }
     let pos = args.rules.position(&args.position)?;
     if args.divide && args.depth > 0 {
         let mut list = MoveList::new();
@@ -54,5 +62,31 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     writeln!(std::io::stdout(), "{}", perft(&pos, args.depth))?;
+    Ok(())
+}
+
+/// The four-player rules for a position line: the mode of `--rules` (or of
+/// the line) with the `--set` options.
+pub fn siguo_rules(rules: &RulesArgs, mode: Option<&str>) -> Result<junqi_siguo::Rules> {
+    let mode = match (&rules.rules, mode) {
+        (Some(given), Some(found)) if given != found => bail!("--rules gives {given} but the position is {found}"),
+        (Some(given), _) => given.as_str(),
+        (None, Some(found)) => found,
+        (None, None) => "anqi",
+    };
+    Ok(junqi_siguo::Rules::preset_with(mode, &rules.set)?)
+}
+
+fn run_siguo(args: &Args) -> Result<()> {
+    let rules = siguo_rules(&args.rules, args.position.split_whitespace().nth(1))?;
+    let pos = junqi_siguo::parse(&args.position, rules)?;
+    if args.divide && args.depth > 0 {
+        let mut list = junqi_siguo::MoveList::new();
+        pos.legal_moves(&mut list);
+        for &m in &list {
+            writeln!(std::io::stdout(), "{m}: {}", junqi_siguo::perft(&pos.played(m), args.depth - 1))?;
+        }
+    }
+    writeln!(std::io::stdout(), "{}", junqi_siguo::perft(&pos, args.depth))?;
     Ok(())
 }

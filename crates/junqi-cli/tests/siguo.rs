@@ -1,0 +1,66 @@
+//! `junqi perft --siguo` and `junqi random-game --siguo`: the four-player
+//! game (docs/rules.md §10) from the command line.
+
+use std::process::{Command, Output};
+
+fn junqi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Exit code 2 and one `error: …` line.
+fn assert_clean_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "stderr: {err}");
+    assert!(err.starts_with("error:") && err.contains(needle), "stderr: {err}");
+}
+
+/// The start of seed 1, as §10.4 shows it.
+fn start_of_seed_1() -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules.md")).unwrap();
+    let section = doc.split("### 10.4 ").nth(1).unwrap();
+    section.split("```").nth(3).unwrap().trim().to_string()
+}
+
+#[test]
+fn random_game_siguo_plays_a_four_player_game_from_a_seed() {
+    let text = stdout(&junqi(&["random-game", "--siguo", "--seed", "1"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("start: {}", start_of_seed_1()));
+    let moves: Vec<&str> = lines[1].strip_prefix("moves: ").unwrap().split_whitespace().collect();
+    assert!(moves[0].starts_with('s') && moves[0].contains('-'), "army 0 moves first: {}", moves[0]);
+    assert_eq!(lines[2], format!("plies: {}", moves.len()));
+    assert!(
+        ["result: 1-0 (", "result: 0-1 (", "result: 1/2-1/2 ("].iter().any(|p| lines[3].starts_with(p)),
+        "{}",
+        lines[3]
+    );
+    // The same seed gives the same game; options change it.
+    assert_eq!(stdout(&junqi(&["random-game", "--siguo", "--seed", "1"])), text);
+    let clockwise = stdout(&junqi(&["random-game", "--siguo", "--seed", "1", "--set", "turn_order=clockwise"]));
+    assert_ne!(clockwise, text);
+    assert_clean_error(&junqi(&["random-game", "--siguo", "--set", "nope=1"]), "nope");
+    assert_clean_error(&junqi(&["random-game", "--siguo", "--rules", "fanqi"]), "fanqi");
+}
+
+#[test]
+fn perft_siguo_counts_the_table_of_section_10_12() {
+    let start = start_of_seed_1();
+    assert_eq!(stdout(&junqi(&["perft", "--siguo", "--position", &start, "--depth", "2"])).trim(), "1714");
+    let divided = stdout(&junqi(&["perft", "--siguo", "--position", &start, "--depth", "2", "--divide"]));
+    let lines: Vec<&str> = divided.lines().collect();
+    assert_eq!(lines.len(), 42, "41 moves and the total");
+    let sum: u64 = lines[..41].iter().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(sum, 1714);
+    assert_eq!(lines[41], "1714");
+    assert_clean_error(&junqi(&["perft", "--siguo", "--position", "x", "--depth", "1"]), "6 fields");
+    assert_clean_error(
+        &junqi(&["perft", "--siguo", "--position", &start, "--depth", "1", "--rules", "quanming"]),
+        "quanming",
+    );
+}
