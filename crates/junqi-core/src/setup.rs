@@ -131,7 +131,7 @@ impl Deployment {
     }
 
     /// As [`Deployment::random`]; with `bombs_on_front_rank` the bombs take 2
-    /// of all 22 nodes left after flag and mines, so the draw stays uniform.
+    /// of all 21 nodes left after flag and mines, so the draw stays uniform.
     pub fn random_allowing<R: Rng + ?Sized>(colour: Colour, rng: &mut R, bombs_on_front_rank: bool) -> Deployment {
         let zone = deployment_zone(colour);
         let mut free: Vec<Square> = squares(zone).collect();

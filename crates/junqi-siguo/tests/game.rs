@@ -395,3 +395,31 @@ fn s10_4_notation_of_a_start_position_and_errors_naming_the_field() {
     assert_eq!(mv("sc6-ms").to_string(), "sc6-ms");
     assert!("sc6ms".parse::<Move>().is_err());
 }
+
+/// §10.5 with `bomb_front_rank`: the draw stays uniform, so a front-rank node
+/// holds a bomb with probability 2/21 (2 bombs among the 21 nodes left after
+/// the flag and the 3 mines), and a mid-zone post as often (5-sigma bounds).
+#[test]
+fn s10_11_bomb_front_rank_deployments_stay_uniform() {
+    let mut r = rules();
+    r.apply_override("bomb_front_rank=true").unwrap();
+    let mut rng = rng_from_seed(21);
+    let n = 20_000;
+    let (c6, c3) = ("c6".parse().unwrap(), "c3".parse().unwrap());
+    let (mut at_c6, mut at_c3) = (0u32, 0u32);
+    for _ in 0..n {
+        let d = random_deployment(&r, &mut rng);
+        assert_eq!(validate(army(0), &d, &r), Ok(()));
+        for &(sq, kind) in &d.pieces {
+            if kind == Kind::Bomb {
+                at_c6 += u32::from(sq == c6);
+                at_c3 += u32::from(sq == c3);
+            }
+        }
+    }
+    let p: f64 = 2.0 / 21.0;
+    let sigma = (n as f64 * p * (1.0 - p)).sqrt();
+    for count in [at_c6, at_c3] {
+        assert!((count as f64 - n as f64 * p).abs() < 5.0 * sigma, "{count} of {n}, expected about {}", n as f64 * p);
+    }
+}

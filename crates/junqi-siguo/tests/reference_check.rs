@@ -8,7 +8,7 @@ use junqi_siguo::{Army, MoveList, Node, Piece, Position, Rules};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::Rng;
 
-/// Rule sets covering every option that changes movement, alone and together.
+/// Rule sets covering every option, alone or together.
 fn rule_sets() -> Vec<Rules> {
     let sets: &[&[&str]] = &[
         &[],
@@ -18,6 +18,8 @@ fn rule_sets() -> Vec<Rules> {
         &["hq_locked=false"],
         &["turn_order=clockwise"],
         &["rail_turns=one_turn", "palace_arcs=true", "bomb_flies=true", "hq_locked=false"],
+        // Options that change the games (and so the positions met), not the moves.
+        &["mine_rule=trade", "commander_hits_mine=false", "bomb_front_rank=true", "turn_order=clockwise"],
     ];
     sets.iter().map(|o| Rules::preset_with("anqi", o.iter().copied()).unwrap()).collect()
 }
