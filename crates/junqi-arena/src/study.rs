@@ -288,6 +288,10 @@ pub fn run_study_from(
     // a round tallied is not played again, and its games may be gone.
     let own = out.join(TALLIES_FILE);
     let mut tallies = starting_tallies(config, &own, resume)?;
+    if resume.tallies.is_some() {
+        // The directory holds the study's state from the start (also when the given tallies finish it).
+        tallies.write(&own)?;
+    }
     let mut results: Vec<Vec<GameResult>> = vec![Vec::new(); config.variants.len()];
     for round in 0usize.. {
         let known = round < tallies.rounds.len();

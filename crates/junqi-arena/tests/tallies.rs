@@ -122,7 +122,8 @@ fn a_study_resumed_from_its_tallies_alone_reports_as_one_uninterrupted() {
     let (dir, result) = whole();
     let all = tallies_of(dir);
     let c = config();
-    for after in 1..all.rounds.len() {
+    // After each round, and after the last (nothing left to play).
+    for after in 1..=all.rounds.len() {
         let mut cut = Tallies::new(&c);
         for round in &all.rounds[..after] {
             cut.push(round.clone());
