@@ -180,6 +180,11 @@ def run(argv: list[str]) -> int:
     precision = args.command == "study" and any(a.split("=", 1)[0] == "--precision" for a in junqi_args)
     if precision and args.no_merge:
         raise UsageError("--no-merge: a --precision study merges each round to plan the next")
+    flags = [a.split("=", 1)[0] for a in junqi_args]
+    if precision and flags.count("--bot") > 1:
+        raise UsageError("a --precision study is split round by round for one --bot; run one study per bot")
+    if precision and "--factor" in flags:
+        raise UsageError("a --precision study with --factor fits its effects on every game: play it in one process")
     if args.parts is not None and args.parts < 1:
         raise UsageError("--parts must be at least 1")
     if args.cpus_per_part <= 0:

@@ -113,6 +113,10 @@ def test_refuses_flags_the_driver_owns(junqi_bin, tmp_root):
     p = junqi_ray("127.0.0.1:1", junqi_bin, "--out", str(tmp_root / "never"), "study", "first-move", "--",
                   "--precision", "20", "--resume-from", "t.json", check=False)
     assert p.returncode == 2 and "--resume-from" in p.stderr
+    for extra, word in ((["--bot", "random", "--bot", "greedy"], "one --bot"), (["--factor", "x=1,2"], "--factor")):
+        p = junqi_ray("127.0.0.1:1", junqi_bin, "--out", str(tmp_root / "never"), "study", "first-move", "--",
+                      "--precision", "20", *extra, check=False)
+        assert p.returncode == 2 and word in p.stderr, p.stderr
     assert not (tmp_root / "never").exists()
 
 
