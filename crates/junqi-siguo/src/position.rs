@@ -238,7 +238,8 @@ impl Position {
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
-    /// The army to move (after the game ends: the last army whose turn came).
+    /// The army to move; after the game ends, the army that moved last, or
+    /// (when nobody could move) the army whose turn it was. Never an ended army.
     pub fn turn(&self) -> Army {
         self.turn
     }
@@ -537,16 +538,18 @@ impl Position {
     fn settle_from(&mut self, army: Army) {
         let mut army = if self.ended[army.index()].is_some() { self.next_army(army) } else { army };
         loop {
-            self.turn = army;
             if self.has_move(army) {
+                self.turn = army;
                 break;
             }
             if Army::ALL.iter().all(|&a| self.ended[a.index()].is_some() || !self.has_move(a)) {
+                self.turn = army;
                 self.outcome = Some(Outcome { winner: None, termination: Termination::NoLegalMoveAnywhere });
                 return;
             }
             self.end_army(army, EndCause::NoLegalMove);
             if self.decide_team() {
+                // The turn stays with the army that moved last: an ended army is never to move.
                 return;
             }
             army = self.next_army(army);

@@ -266,6 +266,12 @@ fn s10_8_the_second_army_of_a_team_ending_by_no_move_loses_the_game() {
     let o = pos.outcome().unwrap();
     assert_eq!((o.winner, o.termination), (Some(Team::A), Termination::TeamEliminated));
     assert_eq!(pos.ended(army(3)), Some(EndCause::NoLegalMove));
+    // The turn stays with the army that moved last, and the finished
+    // position reads back from its notation (§10.4).
+    assert_eq!(pos.turn(), army(2));
+    let text = pos.to_string();
+    assert!(text.ends_with(" n exwx 0 2"), "{text}");
+    assert_eq!(parse(&text, rules()).unwrap(), pos);
 }
 
 #[test]
