@@ -22,6 +22,7 @@
 //! | `cheat-mcts:sims=400` | the same search in the true position: a cheating reference ([`Player::Cheating`]) |
 //! | `net:default`, `net:path=FILE,temp=0` | a policy/value network (crate `junqi-train`, registered by the `junqi` binary built with `torch`) |
 //! | `mcts:sims=200,eval=net:FILE` | the search with the network's priors (PUCT) and values at the leaves |
+//! | `mcts:sims=400,opponent=heuristic` | a search best response: where the other seat moves, the search plays the target bot's own decision, made in a world drawn from the searcher's information set ([`Agent::model_opponent`]; docs/exploit.md) |
 //!
 //! ```
 //! use junqi_bots::from_spec;
@@ -113,6 +114,14 @@ pub trait Agent: Send {
     /// The game this agent played as `seat` ended with `outcome` (an
     /// external engine is told its result).
     fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
+    /// Model the other seat by `target` (a best response's search: spec key
+    /// `opponent=SPEC` of `mcts`): where that seat moves, the agent's search
+    /// plays `target`'s own decision, made from that seat's information set
+    /// of a world drawn from this agent's information set. `Err` says why
+    /// the agent cannot (only a search can).
+    fn model_opponent(&mut self, target: Box<dyn Agent>) -> Result<(), String> {
+        Err(format!("`{}` does not search, so it cannot model an opponent (only `mcts` can)", target.name()))
+    }
 }
 
 impl<A: Agent + ?Sized> Agent for Box<A> {
@@ -142,6 +151,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
         (**self).game_over(seat, outcome)
+    }
+    fn model_opponent(&mut self, target: Box<dyn Agent>) -> Result<(), String> {
+        (**self).model_opponent(target)
     }
 }
 

@@ -6,7 +6,7 @@
 //! are taken as they are, backslashes included.
 
 use crate::mcts::{CheatMcts, Mcts, MctsConfig};
-use crate::{Greedy, Heuristic, Player, RandomBot};
+use crate::{Agent, Greedy, Heuristic, Player, RandomBot};
 use std::fmt::Write as _;
 
 /// The bots [`build`] knows.
@@ -374,6 +374,9 @@ pub fn from_spec(spec: &str) -> Result<Player, BotSpecError> {
 /// Build the bot a parsed spec names (see [`from_spec`]): fresh state, no
 /// text parsed again (the self-play runner builds its bots once per game).
 pub fn build(s: &BotSpec) -> Result<Player, BotSpecError> {
+    if let Some(target) = s.get("opponent") {
+        return build_best_response(s, target);
+    }
     match s.name.as_str() {
         "random" => {
             s.check_keys(&[])?;
@@ -415,6 +418,27 @@ pub fn build(s: &BotSpec) -> Result<Player, BotSpecError> {
         }
         other => external(other)?(s),
     }
+}
+
+/// `mcts:…,opponent=SPEC`: the search with the bot `SPEC` as its model of
+/// the other seat ([`Agent::model_opponent`]). The target must be fair: a
+/// model that read the truth would hand the searching seat hidden
+/// information.
+fn build_best_response(s: &BotSpec, target: &str) -> Result<Player, BotSpecError> {
+    if s.name != "mcts" {
+        return Err(s.bad("opponent", "only `mcts` searches with an opponent model"));
+    }
+    let target_spec = BotSpec::parse(target)?;
+    let Player::Fair(model) = build(&target_spec)? else {
+        return Err(s.bad("opponent", "the opponent model must be a fair bot (it would read hidden information)"));
+    };
+    let mut search = s.clone();
+    search.params.retain(|(k, _)| k != "opponent");
+    let Player::Fair(mut searcher) = build(&search)? else {
+        return Err(s.bad("opponent", "only a fair search can model an opponent"));
+    };
+    searcher.model_opponent(model).map_err(|e| s.bad("opponent", &e))?;
+    Ok(Player::Fair(searcher))
 }
 
 /// Split a comma-separated list of bot specs (`--bots a,b`) where specs may

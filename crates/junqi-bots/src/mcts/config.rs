@@ -26,6 +26,7 @@ use crate::spec::{BotSpec, BotSpecError};
 /// | `cvisit`, `cscale` | `gumbel`: σ(q) = (cvisit + max visits) · cscale · q, q rescaled to [0, 1] | 50, 0.1 |
 /// | `gscale` | `gumbel`: scale of the Gumbel noise (0: the prior's top k, no sampling) | 1 |
 /// | `belief` | 暗棋 with an evaluator that has a belief (a net's belief head): 1 = draw the worlds from it, 0 = uniformly from the information set | 1 |
+/// | `opponent` | (`mcts` only, read by [`crate::build`]) a fair bot spec that models the other seat: at its turns the search plays that bot's decision instead of choosing ([`super::Search::opponent`]) | none |
 /// | `recall` | with an evaluator that reads information sets (a net): 1 = it sees what the searching seat knows (at the root, and carried down each simulation where that seat moves): in 暗棋 what fights showed, in every mode for a net that reads them the history planes; 0 = a fresh information set of each world | 1 |
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MctsConfig {

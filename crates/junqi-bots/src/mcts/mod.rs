@@ -65,6 +65,8 @@ pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     belief: Option<Option<KindBelief>>,
     /// A learned deployment model (a net's), else the heuristic formations.
     deployer: Option<Arc<DeploymentModel>>,
+    /// `,opponent=SPEC` when the search models the other seat by a bot.
+    opponent_suffix: String,
 }
 
 impl Mcts {
@@ -79,7 +81,14 @@ impl<E: LeafEvaluator> Mcts<E> {
     /// `config.rollout` then apply only to what that evaluator does with them
     /// (the net evaluator's `mix` playout).
     pub fn with_evaluator(config: MctsConfig, evaluator: E) -> Mcts<E> {
-        Mcts { config, search: config.search(evaluator), name_suffix: String::new(), belief: None, deployer: None }
+        Mcts {
+            config,
+            search: config.search(evaluator),
+            name_suffix: String::new(),
+            belief: None,
+            deployer: None,
+            opponent_suffix: String::new(),
+        }
     }
 
     /// Deploy with `deployer` (e.g. the net's learned model) when given.
@@ -97,7 +106,12 @@ impl<E: LeafEvaluator> Mcts<E> {
 
 impl<E: LeafEvaluator> Agent for Mcts<E> {
     fn name(&self) -> String {
-        self.config.spec("mcts") + &self.name_suffix
+        self.config.spec("mcts") + &self.name_suffix + &self.opponent_suffix
+    }
+    fn model_opponent(&mut self, target: Box<dyn Agent>) -> Result<(), String> {
+        self.opponent_suffix = format!(",opponent={}", crate::spec_value(&target.name()));
+        self.search.opponent = Some(target);
+        Ok(())
     }
     fn act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Decision {
         loop {

@@ -9,7 +9,7 @@
 use super::eval::{LeafEvaluator, LeafValue};
 use super::gumbel::{GumbelOptions, GumbelRoot};
 use super::tree::{Tree, NONE};
-use crate::Decision;
+use crate::{Agent, Decision};
 use junqi_core::{GameRng, InfoSet, Mode, Move, MoveList, Position, Seat};
 use rand::Rng;
 use std::task::Poll;
@@ -49,6 +49,14 @@ pub struct Search<E> {
     /// the tree models stays zero-sum).
     root_seat: Seat,
     root_draw: f32,
+    /// A model of the other seat (a best response's target): where that
+    /// seat moves in a simulation, the action is the model's decision in
+    /// the simulation's world, made from that seat's information set of the
+    /// world ([`InfoSet::new`]: the world is drawn from the searching seat's
+    /// information set, so the model never sees the truth), in place of the
+    /// search's own choice. The tree's statistics then average over what the
+    /// model does, and the searching seat's choices maximise against it.
+    pub opponent: Option<Box<dyn Agent>>,
 }
 
 /// What a draw is worth to the searching seat, on the value's scale
@@ -147,6 +155,7 @@ impl<E: LeafEvaluator> Search<E> {
             draw: DrawScore::default(),
             root_seat: Seat::First,
             root_draw: 0.0,
+            opponent: None,
         }
     }
 
@@ -288,7 +297,19 @@ impl<E: LeafEvaluator> Search<E> {
                 return None;
             }
             let mover = world.turn();
-            let (child, created) = self.select(node, mover, rng);
+            // The opponent model's action needs no leaf value: its new node is
+            // passed through, so leaves are valued where the searching seat
+            // moves (a leaf value assumes a generic opponent, not the model).
+            let (child, created) = match self.model_choice(world, mover, rng) {
+                Some(mv) => {
+                    self.tree.index_children(node);
+                    match self.tree.child(mv) {
+                        Some(c) => (c, false),
+                        None => (self.tree.add_child(node, mv, 1.0), false),
+                    }
+                }
+                None => self.select(node, mover, rng),
+            };
             let mv = self.tree.nodes[child as usize].mv;
             match &mut self.path_info {
                 Some(info) => {
@@ -307,6 +328,20 @@ impl<E: LeafEvaluator> Search<E> {
             }
             node = child;
         }
+    }
+
+    /// The opponent model's action where the other seat than the searching
+    /// one moves in `world` (`None`: no model, the searching seat's turn, or
+    /// an answer that is not one of the world's legal actions, when the
+    /// search chooses as usual). `self.moves` holds the world's legal actions.
+    fn model_choice(&mut self, world: &Position, mover: Seat, rng: &mut GameRng) -> Option<Move> {
+        if mover == self.root_seat {
+            return None;
+        }
+        let model = self.opponent.as_mut()?;
+        let info = InfoSet::new(world, mover);
+        let decision = model.act(&info, rng);
+        self.moves.contains(decision.action).then_some(decision.action)
     }
 
     /// Add `leaf` (for `leaf_turn`, the seat to move at the leaf) to the

@@ -3,5 +3,6 @@
 
 mod bots;
 mod common;
+mod exploit;
 mod heuristic;
 mod mcts;
