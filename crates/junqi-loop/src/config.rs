@@ -40,6 +40,37 @@ pub struct LoopConfig {
     /// The net and optimiser (`optim.steps` is set by the loop).
     pub train: TrainConfig,
     pub evaluate: EvalSettings,
+    /// `[exploit]`: the loop trains a best response to a fixed target bot
+    /// instead of improving by self-play (`junqi exploit`, docs/exploit.md).
+    /// Absent: the self-play loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exploit: Option<ExploitSettings>,
+}
+
+/// A best response's settings (`[exploit]`): the learner's games are all
+/// against `target`, which is never trained; only the learner's positions
+/// are sampled; every generation's net becomes the learner (there is no
+/// gate) and is rated against the anchors, `evaluate.anchor` being the
+/// target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExploitSettings {
+    /// The frozen bot the learner plays.
+    pub target: BotSpec,
+    /// The learner's first net (its weights start training, its search plays
+    /// generation 0); empty = from scratch, generation 0 played by
+    /// `bootstrap.bot`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub init: String,
+    /// The learner's self-play search models the target at its turns
+    /// (`opponent=TARGET`, docs/exploit.md); off: a plain search.
+    pub model_target: bool,
+}
+
+impl Default for ExploitSettings {
+    fn default() -> Self {
+        ExploitSettings { target: BotSpec::new("heuristic"), init: String::new(), model_target: true }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -259,6 +290,7 @@ impl Default for LoopConfig {
             steps_per_generation: 500,
             train,
             evaluate: EvalSettings::default(),
+            exploit: None,
         }
     }
 }
@@ -438,6 +470,9 @@ impl LoopConfig {
             };
             check.map_err(|e| LoopError::Config(format!("{what}: {e}")))?;
         }
+        if let Some(x) = &self.exploit {
+            self.check_exploit(x)?;
+        }
         if e.anchor_games > 0 {
             junqi_bots::build(&e.anchor).map_err(|err| LoopError::Config(format!("evaluate.anchor: {err}")))?;
             for a in &e.more_anchors {
@@ -445,6 +480,45 @@ impl LoopConfig {
             }
         }
         Ok(())
+    }
+
+    /// The `[exploit]` section: a fair target that builds, rated as the main
+    /// anchor; no SPRT gate and no Ray (their stages assume self-play).
+    fn check_exploit(&self, x: &ExploitSettings) -> Result<()> {
+        let bad = |m: String| Err(LoopError::Config(m));
+        match junqi_bots::build(&x.target) {
+            Err(err) => return bad(format!("exploit.target: {err}")),
+            Ok(p) if p.cheats() => {
+                return bad(format!(
+                    "exploit.target: `{}` reads hidden information; a best response needs a fair target",
+                    x.target
+                ))
+            }
+            Ok(_) => {}
+        }
+        if self.evaluate.anchor != x.target || self.evaluate.anchor_games == 0 {
+            return bad("exploit: evaluate.anchor must be the target and evaluate.anchor_games above 0 (the learner is rated against it)".into());
+        }
+        if self.evaluate.sprt.is_some() || self.selfplay.backend != "local" {
+            return bad("exploit: no [evaluate.sprt] gate and no Ray backend (every net becomes the learner; games are played here)".into());
+        }
+        if !x.init.is_empty() && !Path::new(&x.init).is_file() {
+            return bad(format!("exploit.init: no net file {}", x.init));
+        }
+        Ok(())
+    }
+
+    /// The learner's self-play bot in an exploit run, whose net is `net` (None:
+    /// the bootstrap bot): with `model_target`, its search models the target.
+    pub fn learner_bot(&self, net: Option<&Path>) -> BotSpec {
+        let bot = match net {
+            Some(net) => self.selfplay_bot(net),
+            None => self.bootstrap.bot.clone(),
+        };
+        match &self.exploit {
+            Some(x) if x.model_target && bot.name == "mcts" => bot.with("opponent", &x.target),
+            _ => bot,
+        }
     }
 
     /// The self-play bot of a generation whose best net is `net`.

@@ -63,21 +63,24 @@ pub(crate) fn unrated(config: &LoopConfig, rec: &Generation) -> Vec<BotSpec> {
     anchors.filter(|a| rec.elo_against(config, &a.to_string()).is_none()).cloned().collect()
 }
 
+/// Saves one rating: the anchor, the Elo and the score (each with its 95% interval).
+pub(crate) type RecordRating<'a> = dyn FnMut(&str, [f64; 3], [f64; 3]) -> Result<()> + 'a;
+
 /// Rate generation `g` (its net at `net_path`) against each of `anchors`,
-/// handing each rating to `record` (which saves it) before the next game
-/// starts; whether it rated any.
+/// handing each rating (Elo, then score) to `record` (which saves it)
+/// before the next game starts; whether it rated any.
 pub(crate) fn rate_against_anchors(
     stages: &mut Stages,
     g: u32,
     net_path: &Path,
     anchors: &[BotSpec],
-    record: &mut dyn FnMut(&str, [f64; 3]) -> Result<()>,
+    record: &mut RecordRating,
 ) -> Result<bool> {
     let config = stages.config;
     let candidate = config.eval_bot(net_path);
     for anchor in anchors {
         // Every anchor plays the same deals (paired comparisons).
-        let (_, elo) = matchup(
+        let (score, elo) = matchup(
             &stages.rules,
             [&candidate, anchor],
             config.evaluate.anchor_games,
@@ -87,7 +90,7 @@ pub(crate) fn rate_against_anchors(
             stages.observer,
             &format!("gen {g}: net {g} vs {anchor}"),
         )?;
-        record(&anchor.to_string(), elo)?;
+        record(&anchor.to_string(), elo, score)?;
         stages.observer.line(&format!("gen {g}: Elo {:+.0} [{:+.0}, {:+.0}] against {anchor}", elo[0], elo[1], elo[2]));
     }
     Ok(!anchors.is_empty())

@@ -42,18 +42,23 @@
 //!   SPRT gate ([`sprt_gate`]).
 //! * [`report`]: `elo.csv`, `elo_anchors.csv`, `summary.md` and `elo.svg`.
 //! * [`tb`]: each generation's scalars in TensorBoard event files.
+//! * [`exploit`]: an exploit run's report (`[exploit]`, `junqi exploit`):
+//!   a best response to a fixed target bot, trained by the same stages.
 
 pub mod config;
 mod error;
 pub mod evaluate;
+pub mod exploit;
 mod ray;
 pub mod report;
 pub mod stages;
 pub mod state;
 pub mod tb;
 
-pub use config::{AtLimit, BootstrapConfig, EvalSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS};
+pub use config::{
+    AtLimit, BootstrapConfig, EvalSettings, ExploitSettings, LoopConfig, SelfplaySettings, SprtGate, RESIGN_MIN_SIGNALS,
+};
 pub use error::{LoopError, Result};
 pub use evaluate::sprt_gate;
 pub use stages::{run_loop, LoopObserver};
-pub use state::{AnchorElo, GateRecord, Generation, LoopState};
+pub use state::{AnchorElo, AnchorScore, GateRecord, Generation, LoopState};

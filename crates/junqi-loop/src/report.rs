@@ -91,7 +91,7 @@ pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Resu
     write("elo_anchors.csv", &long_csv)?;
     write("summary.md", &md)?;
     write("elo.svg", &elo_chart(&series))?;
-    Ok(())
+    crate::exploit::write_exploit_report(config, out, state)
 }
 
 /// A generation's Elo against one anchor, as the chart draws it.

@@ -166,8 +166,9 @@ impl Stages<'_> {
             let (g, anchors) = (rec.index, unrated(self.config, rec));
             let config = self.config;
             let out = self.out;
-            let mut record = |anchor: &str, elo: [f64; 3]| {
+            let mut record = |anchor: &str, elo: [f64; 3], score: [f64; 3]| {
                 state.generations[k].set_elo(config, anchor, elo);
+                state.generations[k].set_score(anchor, score);
                 file.save(state, None)?;
                 board.write(out, g, &elo_scalars(anchor, elo))
             };
@@ -209,6 +210,9 @@ impl Stages<'_> {
     /// one's from the best net's search (resigning with `[selfplay.resign]`).
     pub(crate) fn selfplay(&mut self, file: &StateFile, state: &mut LoopState, rec: &mut Generation) -> Result<()> {
         let (config, g) = (self.config, rec.index);
+        if config.exploit.is_some() {
+            return self.exploit_selfplay(file, state, rec);
+        }
         let on_ray = config.selfplay.backend == "ray";
         let bot = match &state.best {
             None => config.bootstrap.bot.clone(),
@@ -260,6 +264,51 @@ impl Stages<'_> {
             ));
             return Ok(());
         }
+        self.play_selfplay(file, state, rec, plan, &bot, games, resign)
+    }
+
+    /// An exploit run's games of generation `rec`: the learner (the newest
+    /// net's search, or `exploit.init`'s, or the bootstrap bot) against the
+    /// target, seats alternating, only the learner's positions sampled.
+    fn exploit_selfplay(&mut self, file: &StateFile, state: &mut LoopState, rec: &mut Generation) -> Result<()> {
+        let (config, g) = (self.config, rec.index);
+        let x = config.exploit.as_ref().expect("an exploit run");
+        let learner_net = self.learner_net(state);
+        let bot = config.learner_bot(learner_net.as_deref());
+        let games = if learner_net.is_none() { config.bootstrap.games } else { config.selfplay.games };
+        let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+        let sp_config = Config::new(self.rules, games, [&bot, &x.target], sp_seed)?
+            .with_samples(config.samples()?)
+            .with_swap(true)
+            .with_sample_player(Some(0))
+            .with_shard_games(games.div_ceil(selfplay_slots(config)).clamp(1, 1000));
+        let sp_dir = gen_dir(self.out, g).join("selfplay");
+        let plan = prepare(sp_config, Some(&sp_dir))?;
+        if plan.pending.is_empty() {
+            return Ok(());
+        }
+        self.play_selfplay(file, state, rec, plan, &bot, games, None)
+    }
+
+    /// The learner's net in an exploit run: the newest generation's, else `exploit.init`'s (None: neither).
+    fn learner_net(&self, state: &LoopState) -> Option<PathBuf> {
+        let init = self.config.exploit.as_ref().filter(|x| !x.init.is_empty()).map(|x| PathBuf::from(&x.init));
+        state.best.as_ref().map(|b| self.out.join(b)).or(init)
+    }
+
+    /// Play the pending games of `plan` on this machine and record them in `rec`.
+    #[allow(clippy::too_many_arguments)]
+    fn play_selfplay(
+        &mut self,
+        file: &StateFile,
+        state: &mut LoopState,
+        rec: &mut Generation,
+        plan: junqi_selfplay::Plan,
+        bot: &junqi_bots::BotSpec,
+        games: u64,
+        resign: Option<Resign>,
+    ) -> Result<()> {
+        let g = rec.index;
         reset(self.options);
         self.options.progress.resumed.store(plan.complete_games, Ordering::Relaxed);
         self.observer.stage(&format!("gen {g}: self-play ({bot})"), games);
@@ -324,6 +373,10 @@ impl Stages<'_> {
         tc.optim.steps = first_steps + config.steps_per_generation * g as u64;
         tc.seed = config.seed.wrapping_add(g as u64);
         tc.checkpoint_every = tc.checkpoint_every.min(config.steps_per_generation);
+        if let Some(x) = config.exploit.as_ref().filter(|x| !x.init.is_empty()) {
+            // The learner starts from its given net (a resume continues its own checkpoints).
+            tc.init = Some(PathBuf::from(&x.init));
+        }
         reset(self.options);
         self.observer.stage(&format!("gen {g}: training to step {} on {} samples", tc.optim.steps, window.rows), 0);
         let train_dir = out.join("train");
@@ -373,7 +426,8 @@ impl Stages<'_> {
         let (config, g) = (self.config, rec.index);
         let net_path = self.out.join(net_rel(g));
         if !rec.evaluated {
-            if let Some(best) = state.best.clone() {
+            // A best response has no gate: every net becomes the learner.
+            if let Some(best) = state.best.clone().filter(|_| config.exploit.is_none()) {
                 self.against_best(rec, &net_path, &best)?;
             } else {
                 rec.promoted = true;
@@ -382,8 +436,9 @@ impl Stages<'_> {
             file.save(state, Some(rec))?;
         }
         let anchors = unrated(config, rec);
-        let mut record = |anchor: &str, elo: [f64; 3]| {
+        let mut record = |anchor: &str, elo: [f64; 3], score: [f64; 3]| {
             rec.set_elo(config, anchor, elo);
+            rec.set_score(anchor, score);
             file.save(state, Some(rec))
         };
         rate_against_anchors(self, g, &net_path, &anchors, &mut record)?;

@@ -59,6 +59,10 @@ pub struct Generation {
     /// Elo against each of `evaluate.more_anchors` rated so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elo_vs_more: Vec<AnchorElo>,
+    /// The score (win 1, draw ½) against each anchor rated, with its 95%
+    /// interval: what an exploit run reports (an Elo past ±1200 is clamped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub score_vs_anchors: Vec<AnchorScore>,
     /// Minutes since the loop started (summed over resumes) when the generation finished.
     pub minutes: f64,
     pub done: bool,
@@ -75,13 +79,31 @@ pub struct AnchorElo {
     pub elo: [f64; 3],
 }
 
+/// A generation's score against one anchor, with its 95% interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnchorScore {
+    pub anchor: String,
+    pub score: [f64; 3],
+}
+
 impl Generation {
+    /// The score against `anchor`, if rated since scores were recorded.
+    pub fn score_against(&self, anchor: &str) -> Option<[f64; 3]> {
+        self.score_vs_anchors.iter().find(|a| a.anchor == anchor).map(|a| a.score)
+    }
+
     /// The Elo against `anchor` (the main one or a further one), if rated.
     pub fn elo_against(&self, config: &LoopConfig, anchor: &str) -> Option<[f64; 3]> {
         if anchor == config.evaluate.anchor.to_string() {
             return self.elo_vs_anchor;
         }
         self.elo_vs_more.iter().find(|a| a.anchor == anchor).map(|a| a.elo)
+    }
+
+    /// Record the score against `anchor`.
+    pub fn set_score(&mut self, anchor: &str, score: [f64; 3]) {
+        self.score_vs_anchors.retain(|a| a.anchor != anchor);
+        self.score_vs_anchors.push(AnchorScore { anchor: anchor.to_string(), score });
     }
 
     /// Record the Elo against `anchor` (the main one or a further one).

@@ -11,7 +11,8 @@
 //! `selfplay/mean_batch`, `selfplay/cache_share`; `resign/threshold`,
 //! `resign/resigned_share`, `resign/false_rate`; `train/samples_per_s`,
 //! `train/policy_loss`, `train/value_loss`, `train/belief_loss` (nets with
-//! a belief head), `train/deploy_loss` (learned deployments); `loop/minutes`.
+//! a belief head), `train/deploy_loss` (learned deployments); `loop/minutes`;
+//! in an exploit run, `score/<anchor>` with `score_low/…` and `score_high/…`.
 
 use crate::config::LoopConfig;
 use crate::state::Generation;
@@ -64,6 +65,17 @@ pub fn generation_scalars(config: &LoopConfig, g: &Generation) -> Vec<(String, f
     }
     for a in &g.elo_vs_more {
         s.extend(elo_scalars(&a.anchor, a.elo));
+    }
+    if config.exploit.is_some() {
+        for a in &g.score_vs_anchors {
+            let [v, low, high] = a.score;
+            let anchor = &a.anchor;
+            s.extend([
+                (format!("score/{anchor}"), v),
+                (format!("score_low/{anchor}"), low),
+                (format!("score_high/{anchor}"), high),
+            ]);
+        }
     }
     s
 }

@@ -208,6 +208,11 @@ pub struct Config {
     /// Fixed openings (absent: every game's start comes from its seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<Openings>,
+    /// Sample only the positions where this player (0 or 1, as in `bots`)
+    /// moves: a best response to a fixed bot trains on its own decisions,
+    /// never on the bot's (absent: both players' positions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_player: Option<u8>,
 }
 
 /// A list of openings that games start from, in turn: game `index` (its pair,
@@ -293,7 +298,18 @@ impl Config {
             observation: ObservationFormat::default(),
             resign: None,
             openings: None,
+            sample_player: None,
         })
+    }
+    /// Sample only `player`'s positions (see [`Config::sample_player`]).
+    pub fn with_sample_player(mut self, player: Option<u8>) -> Config {
+        self.sample_player = player;
+        self
+    }
+    /// The seat whose positions game `index` samples (None: both).
+    pub fn sample_seat(&self, index: u64) -> Option<junqi_core::Seat> {
+        let p = self.sample_player? as usize;
+        Some(if self.seat1_player(index) == p { junqi_core::Seat::First } else { junqi_core::Seat::Second })
     }
     /// Start games from `openings` in turn (see [`Openings`]).
     pub fn with_openings(mut self, openings: Option<Openings>) -> Config {

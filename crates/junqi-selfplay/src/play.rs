@@ -234,6 +234,10 @@ pub struct GameInFlight {
     resign: Option<ResignWatch>,
     /// Why the game was forfeited, when it was.
     forfeit: Option<String>,
+    /// Only this seat's positions are sampled (None: both seats').
+    sample_seat: Option<Seat>,
+    /// Positions that could be sampled seen so far.
+    sampleable_seen: usize,
 }
 
 impl GameInFlight {
@@ -330,6 +334,8 @@ impl GameInFlight {
             outcome: None,
             resign: None,
             forfeit: forfeit_reason,
+            sample_seat: None,
+            sampleable_seen: 0,
         };
         g.list_moves();
         if let Some(seat) = forfeited {
@@ -349,6 +355,12 @@ impl GameInFlight {
     /// Let the movers resign (see [`Resign`]); call before the first step.
     pub fn with_resign(mut self, resign: Option<Resign>) -> GameInFlight {
         self.resign = resign.map(|r| ResignWatch::new(r, self.seed, self.game_id));
+        self
+    }
+
+    /// Sample only `seat`'s positions (None: both seats'); call before the first step.
+    pub fn with_sample_seat(mut self, seat: Option<Seat>) -> GameInFlight {
+        self.sample_seat = seat;
         self
     }
 
@@ -426,9 +438,15 @@ impl GameInFlight {
             }
         }
         let info = game.infoset(seat);
-        // Which slot (if any) this position goes to.
-        let n = game.moves().len(); // positions seen before this one
+        // Which slot (if any) this position goes to: with a sampled seat,
+        // only its positions count (without, every position before this one).
+        let n = self.sampleable_seen;
+        let sampleable = self.sample_seat.is_none_or(|s| s == seat);
+        if sampleable {
+            self.sampleable_seen += 1;
+        }
         let slot = match self.samples {
+            _ if !sampleable => None,
             SamplesPerGame::All => Some(n),
             SamplesPerGame::Count(0) => None,
             SamplesPerGame::Count(k) => {
@@ -515,6 +533,31 @@ mod tests {
         let mut buf = GameBuffers::default();
         let rec = play_game(&Rules::preset(mode), [&mut a, &mut b], 5, seed, samples, &mut buf).unwrap();
         (rec, buf.samples().to_vec())
+    }
+
+    /// With a sampled seat, only that seat's positions are sampled (all of
+    /// them, or a reservoir of them), and the game itself is unchanged.
+    #[test]
+    fn a_sampled_seat_keeps_only_its_own_positions() {
+        let rules = Rules::preset(Mode::Fanqi);
+        let (plain, _) = play(Mode::Fanqi, SamplesPerGame::All, 9);
+        let seconds = plain.moves.len() / 2;
+        for (samples, expected) in [(SamplesPerGame::All, seconds), (SamplesPerGame::Count(3), 3.min(seconds))] {
+            let (mut a, mut b) = (from_spec("random").unwrap(), from_spec("greedy").unwrap());
+            let mut g = GameInFlight::start(&rules, [&mut a, &mut b], 5, 9, samples, GameBuffers::default())
+                .unwrap()
+                .with_sample_seat(Some(Seat::Second));
+            while !g.is_finished() {
+                let mover = if g.turn() == Seat::First { &mut a } else { &mut b };
+                g.step(mover).unwrap();
+            }
+            let (rec, buf) = g.finish();
+            assert_eq!(rec, plain, "the game does not depend on what is sampled");
+            let kept = buf.samples();
+            assert_eq!(kept.len(), expected, "{samples:?}");
+            assert!(kept.iter().all(|s| s.seat == Seat::Second.number()), "{samples:?}");
+            assert!(kept.iter().all(|s| s.ply % 2 == 1), "seat 2 moves at odd plies");
+        }
     }
 
     /// Games stepped in an interleaved order (as a worker with games in

@@ -748,7 +748,8 @@ impl Plan {
                     c.samples_per_game,
                     buf,
                 )?
-                .with_resign(c.resign);
+                .with_resign(c.resign)
+                .with_sample_seat(c.sample_seat(index));
                 if game.is_finished() {
                     finished_games.insert(index, game.finish());
                 } else {

@@ -4,6 +4,8 @@ pub mod bench;
 pub mod bench_net;
 pub mod engine;
 pub mod engine_check;
+#[cfg(feature = "torch")]
+pub mod exploit;
 pub mod export;
 pub mod import;
 pub mod merge;

@@ -4,9 +4,9 @@ use crate::live::{duration, si, Ticker};
 use crate::overrides;
 use anyhow::Result;
 use indicatif::ProgressStyle;
-use junqi_loop::{run_loop, LoopConfig, LoopError, LoopObserver};
+use junqi_loop::{run_loop, LoopConfig, LoopError, LoopObserver, LoopState};
 use junqi_selfplay::RunOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -115,7 +115,15 @@ impl LoopObserver for Console {
 
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
-    // The nets run where the config says (`--device` sets `train.device`).
+    let state = drive(&config, &args.out)?;
+    print_table(&config, &args.out, &state);
+    Ok(())
+}
+
+/// Run (or resume) the loop of `config` in `out` with the console display:
+/// the nets where the config says (`--device` sets `train.device`), Ctrl-C
+/// a resumable stop. `junqi loop` and `junqi exploit` share it.
+pub(crate) fn drive(config: &LoopConfig, out: &Path) -> Result<LoopState> {
     let mut settings = junqi_net::inference_settings();
     settings.backend = if config.train.device.resolve()?.is_cuda() {
         settings.options.executors = 1;
@@ -130,15 +138,17 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         println!("note: {}", config.about);
     }
     let mut console = Console::start(&options);
-    let result = run_loop(&config, &args.out, &options, &mut console);
+    let result = run_loop(config, out, &options, &mut console);
     console.finish();
-    let state = match result {
-        Ok(state) => state,
-        Err(LoopError::Interrupted(message)) => {
-            return Err(crate::Interrupted(format!("interrupted: {message}")).into())
-        }
-        Err(e) => return Err(e.into()),
-    };
+    match result {
+        Ok(state) => Ok(state),
+        Err(LoopError::Interrupted(message)) => Err(crate::Interrupted(format!("interrupted: {message}")).into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The generations' scores and Elo, and where the reports are.
+fn print_table(config: &LoopConfig, out: &Path, state: &LoopState) {
     // One Elo column per anchor: the main one, then `more_anchors`.
     let anchors = config.evaluate.anchors();
     let header: String = anchors.iter().map(|a| format!("  {:<22}", format!("Elo vs {a}"))).collect();
@@ -151,9 +161,8 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         let elos: String = anchors
             .iter()
             .map(|a| {
-                let elo = g
-                    .elo_against(&config, &a.to_string())
-                    .map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2]));
+                let elo =
+                    g.elo_against(config, &a.to_string()).map(|e| format!("{:+.0} [{:+.0}, {:+.0}]", e[0], e[1], e[2]));
                 format!("  {:<22}", elo.unwrap_or_else(|| "–".into()))
             })
             .collect();
@@ -166,11 +175,10 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         );
     }
     if let Some(best) = &state.best {
-        println!("best net: {}", args.out.join(best).display());
+        println!("best net: {}", out.join(best).display());
     }
-    println!("chart: {}  table: {}", args.out.join("elo.svg").display(), args.out.join("summary.md").display());
+    println!("chart: {}  table: {}", out.join("elo.svg").display(), out.join("summary.md").display());
     if !config.about.is_empty() {
         println!("note: {}", config.about);
     }
-    Ok(())
 }

@@ -9,6 +9,7 @@ mod engine_check;
 mod engine_faults;
 mod engine_fuzz;
 mod evaluation;
+mod exploit;
 mod fuzz;
 mod fuzz_serve;
 mod golden;

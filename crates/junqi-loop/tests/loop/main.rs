@@ -2,5 +2,6 @@
 //! configs (`training_loop`) and the SPRT gate's error rate (`gate`).
 
 mod common;
+mod exploit;
 mod gate;
 mod training_loop;
