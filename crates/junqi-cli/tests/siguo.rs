@@ -64,3 +64,17 @@ fn perft_siguo_counts_the_table_of_section_10_12() {
         "quanming",
     );
 }
+
+/// §10.11: a four-player rules file with --siguo is its preset plus its
+/// option, as `--set` gives it; a two-player file is refused in one line.
+#[test]
+fn random_game_siguo_reads_a_rules_file() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/rules/siguo/anqi-turn_order-clockwise.toml");
+    let from_file = stdout(&junqi(&["random-game", "--siguo", "--seed", "3", "--rules", file]));
+    let from_set = stdout(&junqi(&["random-game", "--siguo", "--seed", "3", "--set", "turn_order=clockwise"]));
+    let plain = stdout(&junqi(&["random-game", "--siguo", "--seed", "3"]));
+    assert_eq!(from_file, from_set);
+    assert_ne!(from_file, plain);
+    let two_player = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/rules/anqi.toml");
+    assert_clean_error(&junqi(&["random-game", "--siguo", "--rules", two_player]), "game = \"siguo\"");
+}

@@ -22,7 +22,10 @@
 //! ```
 
 pub mod board;
+pub mod determinize;
+pub mod infoset;
 pub mod notation;
+pub mod observation;
 pub mod perft;
 pub mod playout;
 pub mod position;
@@ -31,6 +34,8 @@ pub mod setup;
 pub mod svg;
 
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
+pub use determinize::DeterminizeError;
+pub use infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 pub use notation::{parse, to_notation, NotationError};
 pub use perft::perft;
 pub use playout::{random_game, Playout};

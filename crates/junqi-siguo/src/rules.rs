@@ -1,5 +1,6 @@
 //! The modes and variant options of docs/rules.md §10.10–§10.11, with
-//! `option=value` overrides.
+//! `option=value` overrides and rules files (`configs/rules/siguo/*.toml`:
+//! `game = "siguo"`, a `mode`, and any options that differ from its preset).
 
 use junqi_core::rules::MineRule;
 use std::fmt;
@@ -99,6 +100,16 @@ pub enum RulesError {
     BadValue { name: String, value: String, expected: &'static str },
     #[error("override `{0}` is not of the form option=value")]
     BadOverride(String),
+    #[error("rules file {path}: {message}")]
+    File { path: String, message: String },
+    #[error("invalid TOML: {0}")]
+    Toml(String),
+    #[error("not a four-player rules file: it needs `game = \"siguo\"` (two-player rules files are for commands without --siguo)")]
+    NotFourPlayer,
+    #[error("rules file has no `mode` (anqi, shuangming or quanming)")]
+    MissingMode,
+    #[error("rule option `{name}` needs a {expected} in a rules file, found {found}")]
+    BadType { name: String, expected: &'static str, found: String },
 }
 
 impl Rules {
@@ -119,13 +130,80 @@ impl Rules {
         }
     }
 
-    /// A mode's preset with `option=value` overrides applied in order.
+    /// A mode's preset (`anqi`, `shuangming`, `quanming`), or the rules file
+    /// at that path (a name ending in `.toml` or an existing file), with
+    /// `option=value` overrides applied in order.
     pub fn preset_with<S: AsRef<str>>(mode: &str, overrides: impl IntoIterator<Item = S>) -> Result<Rules, RulesError> {
-        let mut rules = Rules::preset(mode.trim().parse()?);
+        let name = mode.trim();
+        let mut rules = match name.parse::<Mode>() {
+            Ok(mode) => Rules::preset(mode),
+            Err(_) if name.ends_with(".toml") || std::path::Path::new(name).is_file() => Rules::load(name)?,
+            Err(e) => return Err(e),
+        };
         for o in overrides {
             rules.apply_override(o.as_ref())?;
         }
         Ok(rules)
+    }
+
+    /// Read a rules file (see [`Rules::from_toml_str`]).
+    pub fn load(path: &str) -> Result<Rules, RulesError> {
+        let text = junqi_core::read_text(path)
+            .map_err(|e| RulesError::File { path: path.to_string(), message: e.to_string() })?;
+        Rules::from_toml_str(&text).map_err(|e| RulesError::File { path: path.to_string(), message: e.to_string() })
+    }
+
+    /// Parse a four-player rules document: `game = "siguo"` and a `mode` are
+    /// required; every other key is an option of §10.11 with a value of its
+    /// type (`true`/`false`, an integer, or a string) and defaults to the
+    /// mode's preset.
+    pub fn from_toml_str(text: &str) -> Result<Rules, RulesError> {
+        let table: toml::Table =
+            text.parse().map_err(|e: toml::de::Error| RulesError::Toml(e.message().trim().to_string()))?;
+        match table.get("game") {
+            Some(toml::Value::String(s)) if s == "siguo" => {}
+            _ => return Err(RulesError::NotFourPlayer),
+        }
+        let mut rules = match table.get("mode") {
+            Some(toml::Value::String(s)) => Rules::preset(s.parse()?),
+            Some(other) => return Err(RulesError::UnknownMode(other.to_string())),
+            None => return Err(RulesError::MissingMode),
+        };
+        for (name, value) in &table {
+            if name == "game" || name == "mode" {
+                continue;
+            }
+            let current = rules.value(name).ok_or_else(|| RulesError::UnknownOption { name: name.clone() })?;
+            let (expected, text) = match (value, current.as_str()) {
+                (toml::Value::Boolean(b), "true" | "false") => ("boolean", b.to_string()),
+                (_, "true" | "false") => ("boolean", String::new()),
+                (toml::Value::Integer(n), c) if c.parse::<u32>().is_ok() => ("integer", n.to_string()),
+                (_, c) if c.parse::<u32>().is_ok() => ("integer", String::new()),
+                (toml::Value::String(s), _) => ("string", s.clone()),
+                _ => ("string", String::new()),
+            };
+            if text.is_empty() {
+                return Err(RulesError::BadType { name: name.clone(), expected, found: value.to_string() });
+            }
+            rules.set(name, &text)?;
+        }
+        Ok(rules)
+    }
+
+    /// The rules as a rules file that [`Rules::from_toml_str`] reads back:
+    /// `game`, `mode` and every option.
+    pub fn to_toml_string(&self) -> String {
+        let mut out = format!("game = \"siguo\"\nmode = \"{}\"\n", self.mode);
+        for name in OPTION_NAMES {
+            let v = self.value(name).expect("a known option");
+            let quoted = v != "true" && v != "false" && v.parse::<u32>().is_err();
+            if quoted {
+                out.push_str(&format!("{name} = \"{v}\"\n"));
+            } else {
+                out.push_str(&format!("{name} = {v}\n"));
+            }
+        }
+        out
     }
 
     /// Apply one `option=value`, e.g. `turn_order=clockwise`.

@@ -4,8 +4,11 @@
 mod board;
 mod common;
 mod game;
+mod infoset;
 mod movement;
+mod observation;
 mod perft_table;
 mod props;
 mod reference;
 mod reference_check;
+mod rules_files;

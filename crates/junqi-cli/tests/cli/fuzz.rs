@@ -384,6 +384,8 @@ enum Kind {
     Loop,
     /// `--rules FILE` of every command that plays (configs/rules, configs/variants).
     Rules,
+    /// `--rules FILE` with `--siguo`: the four-player rules (configs/rules/siguo).
+    SiguoRules,
     /// `junqi regress --suite` (configs/regress).
     Regress,
 }
@@ -405,6 +407,7 @@ fn kind_of(rel: &Path) -> Kind {
     match (parts[0].as_str(), parts.get(1).map(String::as_str)) {
         ("configs", Some("train")) => Kind::Train,
         ("configs", Some("loop")) => Kind::Loop,
+        ("configs", Some("rules")) if parts.get(2).is_some_and(|p| p == "siguo") => Kind::SiguoRules,
         ("configs", Some("rules" | "variants")) => Kind::Rules,
         ("configs", Some("regress")) => Kind::Regress,
         ("data", _) if file.starts_with("train") => Kind::Train,
@@ -445,6 +448,7 @@ fn default_keys(kind: Kind) -> BTreeSet<String> {
         #[cfg(not(feature = "torch"))]
         Kind::Train | Kind::Loop => String::new(),
         Kind::Rules => Rules::preset(Mode::Fanqi).to_toml_string(),
+        Kind::SiguoRules => junqi_siguo::Rules::preset(junqi_siguo::Mode::Anqi).to_toml_string(),
         Kind::Regress => String::new(),
     };
     let mut keys = BTreeSet::new();
@@ -535,6 +539,16 @@ fn load(kind: Kind, path: &Path, sets: &[String]) -> Result<Result<String, Strin
                 Err(e) => Err(text(&e)),
             }
         }
+        Kind::SiguoRules => match junqi_siguo::Rules::preset_with(&path.to_string_lossy(), sets) {
+            Ok(rules) => {
+                let written = rules.to_toml_string();
+                match junqi_siguo::Rules::from_toml_str(&written) {
+                    Ok(again) if again == rules => Ok(written),
+                    again => Err(format!("ROUND TRIP: {written:?} loads as {again:?}")),
+                }
+            }
+            Err(e) => Err(text(&e)),
+        },
         Kind::Regress => match edit_suite(path, sets, &scratch("suite"))? {
             Ok(path) => match Suite::from_file(&path) {
                 // As `junqi regress` counts the games of its progress bar.
@@ -666,6 +680,16 @@ fn config_command(kind: Kind, path: &Path, sets: &[String], jfen: &str, dir: &Pa
             vec!["loop".into(), "--config".into(), p, "--out".into(), out_under_a_file(dir)]
         }
         Kind::Rules => vec!["moves".into(), "--rules".into(), p, "--position".into(), jfen.into()],
+        Kind::SiguoRules => {
+            // A random game, kept short by a last --set after the case's own.
+            let mut args: Vec<String> = vec!["random-game".into(), "--siguo".into(), "--rules".into(), p];
+            for s in sets {
+                args.push("--set".into());
+                args.push(s.clone());
+            }
+            args.extend(["--set".into(), "max_plies=200".into()]);
+            return args;
+        }
         Kind::Regress => {
             // The assignments made in the file (a bad one: the file as it is).
             let suite = match edit_suite(path, sets, dir) {
@@ -1202,7 +1226,7 @@ fn shipped_configs_load_and_cases_are_fixed() {
     use proptest::test_runner::TestRunner;
     setup();
     assert!(shipped().len() >= 20, "found {} TOML configs", shipped().len());
-    for kind in [Kind::Train, Kind::Loop, Kind::Rules, Kind::Regress] {
+    for kind in [Kind::Train, Kind::Loop, Kind::Rules, Kind::SiguoRules, Kind::Regress] {
         assert!(shipped().iter().any(|s| s.kind == kind), "no {kind:?} config");
     }
     for s in shipped().iter().filter(|s| loads(s.kind)) {
