@@ -577,3 +577,38 @@ fn section_10_8_a_commander_lost_as_its_army_ends() {
         }
     }
 }
+
+/// §10.13: the draw is close to uniform. At a start position the uniform law
+/// over a hidden army's legal deployments puts its flag in each
+/// headquarters with probability 1/2, and a mine on `a1` (never a
+/// headquarters) with probability 3/9 (three mines among the nine places of
+/// ranks 1-2 the flag leaves), a bomb on `a3` with probability 2/16 (two
+/// bombs among the 16 places off rank 6 the flag and mines leave) and the
+/// 司令 on `a6` with probability 1/19 (the 19 other pieces fill the 19 places
+/// left, rank 6 among them); 3000 draws, 5-sigma bounds.
+#[test]
+fn section_10_13_draws_are_close_to_uniform_at_the_start() {
+    let truth = Position::new_game(Rules::preset(Mode::Anqi), 21);
+    let info = SiguoInfoSet::new(&truth, army(0));
+    let mut rng = rng_from_seed(99);
+    let n = 3000;
+    let (mut flag_b1, mut mine_a1, mut bomb_a3, mut commander_a6) = ([0u32; 4], [0u32; 4], [0u32; 4], [0u32; 4]);
+    for _ in 0..n {
+        let w = info.sample_world(&mut rng).unwrap();
+        for a in 1..4 {
+            let at = |sq: &str| w.piece_at(Node::in_zone(army(a), sq.parse().unwrap()).unwrap()).unwrap().kind;
+            flag_b1[a] += (at("b1") == Kind::Flag) as u32;
+            mine_a1[a] += (at("a1") == Kind::Mine) as u32;
+            bomb_a3[a] += (at("a3") == Kind::Bomb) as u32;
+            commander_a6[a] += (at("a6") == Kind::Commander) as u32;
+        }
+    }
+    for a in 1..4 {
+        let laws =
+            [(flag_b1[a], 0.5), (mine_a1[a], 1.0 / 3.0), (bomb_a3[a], 2.0 / 16.0), (commander_a6[a], 1.0 / 19.0)];
+        for (count, p) in laws {
+            let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+            assert!((count as f64 - mean).abs() < 5.0 * sd, "army {a}: {count} of {n}, expected {mean:.0}");
+        }
+    }
+}
