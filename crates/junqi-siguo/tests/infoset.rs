@@ -612,3 +612,58 @@ fn section_10_13_draws_are_close_to_uniform_at_the_start() {
         }
     }
 }
+
+/// An announcement no referee could make leaves a set no world fits, and
+/// that is an error, not a panic: army 1 "stopped" at seat 0's engineer.
+/// Random nonsense announcements never panic either.
+#[test]
+fn section_10_13_impossible_announcements_are_errors() {
+    let rules = Rules::preset(Mode::Anqi);
+    let pos = small(&[("ea6", 1, 'D'), ("se6", 0, 'E')], rules);
+    let mut info = SiguoInfoSet::new(&pos, army(0));
+    assert!(info.inconsistency().is_none());
+    let mut a = Announcement::new(
+        &pos,
+        Move::new(node("ea6"), node("se6")),
+        &junqi_siguo::Effect::Move { piece: Piece::new(army(1), Kind::Division) },
+        &pos,
+    );
+    a.ruling = Ruling::Stopped;
+    a.mover = army(1);
+    info.update(&a);
+    let err = info.inconsistency().expect("no world fits");
+    assert!(err.to_string().contains("army 1"), "{err}");
+    assert!(info.sample_world(&mut rng_from_seed(1)).is_err());
+
+    let mut rng = rng_from_seed(3);
+    let rulings = [
+        Ruling::Move,
+        Ruling::AttackerWon,
+        Ruling::DefenderWon,
+        Ruling::BothRemoved,
+        Ruling::FlagCaptured { capturer_removed: true },
+        Ruling::FlagCaptured { capturer_removed: false },
+        Ruling::Stopped,
+    ];
+    let start = Position::new_game(rules, 2);
+    for _ in 0..200 {
+        let mut info = SiguoInfoSet::new(&start, army(rng.random_range(0..4)));
+        for _ in 0..10 {
+            let mut a = a;
+            a.mv =
+                Move::new(Node::new(rng.random_range(0..129)).unwrap(), Node::new(rng.random_range(0..129)).unwrap());
+            a.mover = army(rng.random_range(0..4));
+            a.ruling = rulings[rng.random_range(0..rulings.len())];
+            a.flag_shown[rng.random_range(0..4)] = Node::new(rng.random_range(0..129));
+            if rng.random_bool(0.1) {
+                a.ended[rng.random_range(0..4)] = Some(EndCause::NoLegalMove);
+            }
+            info.update(&a);
+            let _ = info.inconsistency();
+            let _ = info.sample_world(&mut rng);
+            let mut list = MoveList::new();
+            info.legal_moves(&mut list);
+            let _ = junqi_siguo::observation::encode(&info);
+        }
+    }
+}
