@@ -65,11 +65,16 @@ pub struct ExploitSettings {
     /// The learner's self-play search models the target at its turns
     /// (`opponent=TARGET`, docs/exploit.md); off: a plain search.
     pub model_target: bool,
+    /// The learner is rated as it plays: with `evaluate.sims > 0` its net's
+    /// search models the target (in every rating game, also against the
+    /// other anchors, where that model is wrong: so a score there is
+    /// general strength); off: the net's plain search.
+    pub eval_model: bool,
 }
 
 impl Default for ExploitSettings {
     fn default() -> Self {
-        ExploitSettings { target: BotSpec::new("heuristic"), init: String::new(), model_target: true }
+        ExploitSettings { target: BotSpec::new("heuristic"), init: String::new(), model_target: true, eval_model: true }
     }
 }
 
@@ -517,6 +522,16 @@ impl LoopConfig {
         };
         match &self.exploit {
             Some(x) if x.model_target && bot.name == "mcts" => bot.with("opponent", &x.target),
+            _ => bot,
+        }
+    }
+
+    /// The bot a generation's net is rated as: [`LoopConfig::eval_bot`], in an
+    /// exploit run with `eval_model` its search modelling the target.
+    pub fn rated_bot(&self, net: &Path) -> BotSpec {
+        let bot = self.eval_bot(net);
+        match &self.exploit {
+            Some(x) if x.eval_model && bot.name == "mcts" => bot.with("opponent", &x.target),
             _ => bot,
         }
     }

@@ -77,7 +77,7 @@ pub(crate) fn rate_against_anchors(
     record: &mut RecordRating,
 ) -> Result<bool> {
     let config = stages.config;
-    let candidate = config.eval_bot(net_path);
+    let candidate = config.rated_bot(net_path);
     for anchor in anchors {
         // Every anchor plays the same deals (paired comparisons).
         let (score, elo) = matchup(
