@@ -25,7 +25,9 @@ use crate::rules::{Mode, Rules};
 use junqi_core::board::HEADQUARTERS;
 use junqi_core::piece::{Colour, Kind, KindSet, ALL_KINDS, KINDS, MOVABLE};
 use junqi_core::position::{combat, CombatOutcome};
+use junqi_core::rules::MineRule;
 use junqi_core::setup::{back_ranks, front_rank};
+use std::sync::OnceLock;
 
 /// How the referee rules on a move (§10.7), as the whole table hears it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,7 +51,7 @@ pub enum Ruling {
 /// `defender` kind under `rules`: the combat function of §4 (one source for
 /// both games) with §10.7's stopped 司令.
 pub fn ruling(rules: &Rules, attacker: Kind, defender: Kind) -> Ruling {
-    ruling_with(&rules.combat_rules(), rules.commander_hits_mine, attacker, defender)
+    ruling_table(rules)[attacker.index()][defender.index()]
 }
 
 fn ruling_with(core: &junqi_core::Rules, commander_hits_mine: bool, attacker: Kind, defender: Kind) -> Ruling {
@@ -65,10 +67,16 @@ fn ruling_with(core: &junqi_core::Rules, commander_hits_mine: bool, attacker: Ki
     }
 }
 
-/// Every ruling under `rules`, by attacker and defender kind.
-fn ruling_table(rules: &Rules) -> [[Ruling; KINDS]; KINDS] {
-    let core = rules.combat_rules();
-    Kind::ALL.map(|x| Kind::ALL.map(|y| ruling_with(&core, rules.commander_hits_mine, x, y)))
+/// Every ruling under `rules`, by attacker and defender kind (only
+/// `mine_rule` and `commander_hits_mine` matter: four tables, built once).
+fn ruling_table(rules: &Rules) -> &'static [[Ruling; KINDS]; KINDS] {
+    type Table = [[Ruling; KINDS]; KINDS];
+    static TABLES: [OnceLock<Table>; 4] = [const { OnceLock::new() }; 4];
+    let i = 2 * (rules.mine_rule == MineRule::Trade) as usize + rules.commander_hits_mine as usize;
+    TABLES[i].get_or_init(|| {
+        let core = rules.combat_rules();
+        Kind::ALL.map(|x| Kind::ALL.map(|y| ruling_with(&core, rules.commander_hits_mine, x, y)))
+    })
 }
 
 /// What the referee announces to the table after one move: the same for

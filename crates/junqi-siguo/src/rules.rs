@@ -293,7 +293,9 @@ impl Rules {
     /// The two-player rule set whose §4 combat this game uses: the combat
     /// function is `junqi_core::position::combat`, one source for both games.
     pub(crate) fn combat_rules(&self) -> junqi_core::Rules {
-        let mut core = junqi_core::Rules::preset(junqi_core::Mode::Mingqi);
+        // The two-player preset is read from its TOML text: once.
+        static MINGQI: std::sync::OnceLock<junqi_core::Rules> = std::sync::OnceLock::new();
+        let mut core = *MINGQI.get_or_init(|| junqi_core::Rules::preset(junqi_core::Mode::Mingqi));
         core.mine_rule = self.mine_rule;
         core.bomb_captures_flag = true;
         core.flag_capturer = junqi_core::rules::FlagCapturer::Any;
