@@ -5,7 +5,10 @@
 //! arcs, a [`Position`] for four armies with legal-move generation into a
 //! [`MoveList`], combat, an army's end and its skipped turns, the team result
 //! and the draw counters, the variant options, deployments from a seed, the
-//! four-seat position notation and `perft`.
+//! four-seat position notation and `perft`; each seat's information set
+//! ([`SiguoInfoSet`], §10.13) updated from the referee's [`Announcement`]s,
+//! determinization ([`SiguoInfoSet::sample_world`]), and observation planes
+//! and legal-action masks seen from a seat ([`observation`]).
 //!
 //! Piece kinds, the combat function and the deployment checks are those of
 //! `junqi-core` (one source for both games); an army zone is the two-player
