@@ -63,6 +63,14 @@ fn perft_siguo_counts_the_table_of_section_10_12() {
         &junqi(&["perft", "--siguo", "--position", &start, "--depth", "1", "--rules", "quanming"]),
         "quanming",
     );
+    // --rules may be a file: its mode is what the position must match.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/rules/siguo/");
+    let anqi_file = format!("{dir}anqi.toml");
+    let args = ["perft", "--siguo", "--position", &start, "--depth", "2", "--rules", &anqi_file];
+    assert_eq!(stdout(&junqi(&args)).trim(), "1714");
+    let quanming_file = format!("{dir}quanming.toml");
+    let args = ["perft", "--siguo", "--position", &start, "--depth", "1", "--rules", &quanming_file];
+    assert_clean_error(&junqi(&args), "quanming");
 }
 
 /// §10.11: a four-player rules file with --siguo is its preset plus its

@@ -68,13 +68,17 @@ pub fn run(args: Args) -> Result<()> {
 /// The four-player rules for a position line: the mode of `--rules` (or of
 /// the line) with the `--set` options.
 pub fn siguo_rules(rules: &RulesArgs, mode: Option<&str>) -> Result<junqi_siguo::Rules> {
-    let mode = match (&rules.rules, mode) {
-        (Some(given), Some(found)) if given != found => bail!("--rules gives {given} but the position is {found}"),
-        (Some(given), _) => given.as_str(),
-        (None, Some(found)) => found,
-        (None, None) => "anqi",
+    // `--rules` may be a mode or a rules file: compare the mode it loads.
+    let Some(given) = &rules.rules else {
+        return Ok(junqi_siguo::Rules::preset_with(mode.unwrap_or("anqi"), &rules.set)?);
     };
-    Ok(junqi_siguo::Rules::preset_with(mode, &rules.set)?)
+    let loaded = junqi_siguo::Rules::preset_with(given, &rules.set)?;
+    match mode {
+        Some(found) if loaded.mode.name() != found => {
+            bail!("--rules gives {} but the position is {found}", loaded.mode.name())
+        }
+        _ => Ok(loaded),
+    }
 }
 
 fn run_siguo(args: &Args) -> Result<()> {
