@@ -50,7 +50,7 @@ pub use gumbel::{considered_visits, GumbelOptions, GumbelRoot};
 pub use search::{sample_at_temperature, DrawScore, RootOptions, Search};
 
 use crate::{deploy_with, Agent, CheatingAgent, Decision, DeploymentModel};
-use junqi_core::{Colour, Deployment, GameRng, InfoSet, KindBelief, Position, Rules};
+use junqi_core::{Colour, Deployment, GameRng, InfoSet, KindBelief, Mode, Position, Rules};
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -67,6 +67,31 @@ pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     deployer: Option<Arc<DeploymentModel>>,
     /// `,opponent=SPEC` when the search models the other seat by a bot.
     opponent_suffix: String,
+    /// 暗棋 with an opponent model: where the model deploys each kind (see
+    /// [`deployment_belief`]), the worlds' weights for the enemy's pieces;
+    /// made at the first move, for the enemy's colour.
+    model_belief: Option<(Colour, KindBelief)>,
+}
+
+/// Deployments the model's belief is made of.
+pub const MODEL_DEPLOYMENTS: u64 = 400;
+
+/// How often `model` deploys each kind on each square, over
+/// [`MODEL_DEPLOYMENTS`] deployments of `colour` (seeds 0, 1, …): a 暗棋
+/// search that models its opponent draws the enemy's kinds from it, so a
+/// bot that deploys in formations is searched in worlds it would deploy.
+/// Exact for the pieces still on the square they were deployed to; a piece
+/// that moved is weighted as if it had started where it stands.
+pub fn deployment_belief(model: &mut dyn Agent, colour: Colour, rules: &Rules) -> KindBelief {
+    let mut belief = KindBelief::empty();
+    let w = 1.0 / MODEL_DEPLOYMENTS as f32;
+    for seed in 0..MODEL_DEPLOYMENTS {
+        let d = model.deploy(colour, rules, &mut junqi_core::rng_from_seed(seed));
+        for (sq, kind) in d.pieces {
+            belief.probs[sq.index()][kind.index()] += w;
+        }
+    }
+    belief
 }
 
 impl Mcts {
@@ -88,6 +113,7 @@ impl<E: LeafEvaluator> Mcts<E> {
             belief: None,
             deployer: None,
             opponent_suffix: String::new(),
+            model_belief: None,
         }
     }
 
@@ -130,7 +156,16 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
                 self.belief = Some(belief);
             }
         }
-        let belief = self.belief.as_ref().and_then(Option::as_ref);
+        // 暗棋 with an opponent model and no belief of the evaluator's: the model's deployments.
+        let enemy = info.view().colour_of(info.seat().other());
+        let modelled = info.mode() == Mode::Anqi && self.belief.as_ref().is_some_and(Option::is_none);
+        if let (true, Some(enemy), Some(model)) = (modelled, enemy, self.search.opponent.as_mut()) {
+            if self.model_belief.as_ref().is_none_or(|(c, _)| *c != enemy) {
+                self.model_belief = Some((enemy, deployment_belief(model.as_mut(), enemy, info.view().rules())));
+            }
+        }
+        let model_belief = self.model_belief.as_ref().filter(|_| modelled).map(|(_, b)| b);
+        let belief = self.belief.as_ref().and_then(Option::as_ref).or(model_belief);
         let decision = self.search.poll_informed(
             self.config.sims,
             Some(info),
