@@ -8,7 +8,9 @@
 //! four-seat position notation and `perft`; each seat's information set
 //! ([`SiguoInfoSet`], §10.13) updated from the referee's [`Announcement`]s,
 //! determinization ([`SiguoInfoSet::sample_world`]), and observation planes
-//! and legal-action masks seen from a seat ([`observation`]).
+//! and legal-action masks seen from a seat ([`observation`]); bots that
+//! decide from a seat's information set only ([`bots`]: random, greedy,
+//! heuristic).
 //!
 //! Piece kinds, the combat function and the deployment checks are those of
 //! `junqi-core` (one source for both games); an army zone is the two-player
@@ -25,6 +27,7 @@
 //! ```
 
 pub mod board;
+pub mod bots;
 pub mod determinize;
 pub mod infoset;
 pub mod notation;
@@ -36,6 +39,7 @@ pub mod rules;
 pub mod setup;
 pub mod svg;
 
+pub use bots::{bot_from_spec, play_bots, BotGame, SiguoBot, BOT_NAMES};
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
 pub use determinize::DeterminizeError;
 pub use infoset::{ruling, Announcement, Ruling, SiguoInfoSet};

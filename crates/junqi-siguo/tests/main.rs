@@ -2,6 +2,7 @@
 //! reference move generator, and properties of random games.
 
 mod board;
+mod bots;
 mod common;
 mod game;
 mod infoset;
