@@ -1,4 +1,4 @@
-//! `junqi perft --siguo` and `junqi random-game --siguo`: the four-player
+//! `junqi perft --siguo`, `junqi random-game --siguo` and `junqi bench --siguo`: the four-player
 //! game (docs/rules.md §10) from the command line.
 
 use std::process::{Command, Output};
@@ -85,4 +85,26 @@ fn random_game_siguo_reads_a_rules_file() {
     assert_ne!(from_file, plain);
     let two_player = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/rules/anqi.toml");
     assert_clean_error(&junqi(&["random-game", "--siguo", "--rules", two_player]), "game = \"siguo\"");
+}
+
+/// `junqi bench --siguo`: one row for one thread and one for all, with
+/// plies counted (every random four-player game has plies); the mode comes
+/// from --rules, and the two-player flags are refused.
+#[test]
+fn bench_siguo_measures_four_player_playouts() {
+    let out = stdout(&junqi(&["bench", "--siguo", "--seconds", "0.2", "--threads", "2", "--rules", "shuangming"]));
+    let rows: Vec<Vec<&str>> =
+        out.lines().filter(|l| l.starts_with("siguo-")).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    for (row, threads) in rows.iter().zip(["1", "2"]) {
+        assert_eq!(row[0], "siguo-shuangming", "{out}");
+        assert_eq!(row[1], threads, "{out}");
+        let plies_per_s: f64 = row[3].parse().unwrap();
+        let plies_per_game: f64 = row[4].parse().unwrap();
+        assert!(plies_per_s > 0.0 && plies_per_game >= 1.0, "{out}");
+    }
+    assert!(out.contains("plies/s"), "{out}");
+    let err = junqi(&["bench", "--siguo", "--modes", "anqi"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert_clean_error(&junqi(&["bench", "--siguo", "--seconds", "0.1", "--rules", "fanqi"]), "fanqi");
 }
