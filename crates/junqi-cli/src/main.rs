@@ -87,9 +87,7 @@ enum Command {
     #[cfg(feature = "torch")]
     Loop(commands::training_loop::Args),
     /// How exploitable is a bot: train a best response to it (score against it with 95% intervals); resumable.
-    // Hidden from the list until README.md shows an example of it (tests/cli/contributing.rs asks for one).
     #[cfg(feature = "torch")]
-    #[command(hide = true)]
     Exploit(commands::exploit::Args),
 }
 
