@@ -108,3 +108,29 @@ fn bench_siguo_measures_four_player_playouts() {
     assert_eq!(err.status.code(), Some(2));
     assert_clean_error(&junqi(&["bench", "--siguo", "--seconds", "0.1", "--rules", "fanqi"]), "fanqi");
 }
+
+/// `junqi selfplay --siguo` writes a four-player run that `junqi replay`
+/// re-plays (all match), that the two-player commands refuse by its
+/// format's name, and refuses bad flags in one line.
+#[test]
+fn selfplay_siguo_writes_games_that_replay_checks() {
+    let dir = std::env::temp_dir().join(format!("junqi-cli-siguo-selfplay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let text = stdout(&junqi(&["selfplay", "--siguo", "--bots", "heuristic,random", "--games", "4", "--out", d]));
+    assert!(text.contains("played 4 four-player games"), "{text}");
+    assert!(text.contains("team heuristic"), "{text}");
+    let replayed = stdout(&junqi(&["replay", "--games", d]));
+    assert!(replayed.contains("replayed 4 game(s): all match"), "{replayed}");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["format"], "junqi-siguo-selfplay/1");
+    assert_clean_error(&junqi(&["export", "--format", "jgn", "--games", d]), "junqi-siguo-games/1");
+    assert_clean_error(&junqi(&["selfplay", "--games", "4", "--out", d]), "junqi-siguo-selfplay/1");
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "4", "--out", d]), "already holds a run");
+    let other = dir.join("other");
+    let o = other.to_str().unwrap();
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "3", "--out", o]), "even");
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--bots", "mcts", "--games", "2", "--out", o]), "mcts");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -49,6 +49,7 @@ mod resign;
 mod run;
 mod run_dir;
 mod run_lock;
+mod siguo;
 mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
@@ -64,6 +65,10 @@ pub use records::{
 pub use replay::{
     games_dir, read_forfeits, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport,
     StoredGame, StoredSample,
+};
+pub use siguo::{
+    play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema, write_siguo_games_shard,
+    SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{

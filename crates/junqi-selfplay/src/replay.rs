@@ -33,16 +33,12 @@ pub struct StoredSample {
     pub sample: Sample,
 }
 
-fn batches(path: &Path) -> Result<Vec<RecordBatch>, SelfplayError> {
-    Ok(batches_and_metadata(path)?.0)
-}
-
 /// The file's rows, and its key-value metadata. A shard with a checksum
 /// record is verified first ([`crate::verify_shard`]): a damaged one is an
 /// error naming it, and its bytes never reach the decoder. A panic inside
 /// the Parquet or Arrow code (damaged bytes can trigger one) is reported as
 /// a corrupt file; panics in our own code below are not caught.
-fn batches_and_metadata(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
+pub(crate) fn batches_and_metadata(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), SelfplayError> {
     crate::verify_shard(path)?;
     crate::catch_library_panic(|| decode(path)).unwrap_or_else(|message| {
         Err(SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("damaged Parquet data ({message})") })
@@ -108,9 +104,19 @@ pub fn read_forfeits(path: &Path) -> Result<std::collections::BTreeMap<u64, Stri
 
 /// Read every game of one `games/` shard (verified against its checksum
 /// record when it has one).
+///
+/// A shard of another schema (its footer names a `junqi.format`, as the
+/// four-player games do) is refused by that name.
 pub fn read_games_file(path: &Path) -> Result<Vec<StoredGame>, SelfplayError> {
+    let (all, metadata) = batches_and_metadata(path)?;
+    if let Some((_, format)) = metadata.iter().find(|(k, _)| k == crate::siguo::FORMAT_KEY) {
+        return Err(SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("games of format `{format}`, not two-player games (this reader reads those only)"),
+        });
+    }
     let mut out = Vec::new();
-    for batch in batches(path)? {
+    for batch in all {
         let c = Columns { batch: &batch, path };
         let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
         let rules = c.get("rules", |a| a.as_string_opt::<i32>())?;
@@ -407,6 +413,23 @@ pub fn shard_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, SelfplayError>
     Ok(files)
 }
 
+/// One shard's replay: games re-played, mismatches (id, file, why), ids seen.
+type PerFile = (u64, Vec<(u64, std::path::PathBuf, String)>, Vec<u64>);
+
+/// [`replay_dir`]'s work on one four-player games shard.
+fn replay_siguo_file(path: &Path, only: Option<u64>) -> Result<PerFile, SelfplayError> {
+    let stored = crate::siguo::read_siguo_games_file(path)?;
+    let (mut n, mut bad, mut ids) = (0, Vec::new(), Vec::new());
+    for g in stored.iter().filter(|g| only.is_none_or(|id| id == g.game_id)) {
+        n += 1;
+        ids.push(g.game_id);
+        if let Err(why) = crate::siguo::replay_siguo_game(g) {
+            bad.push((g.game_id, path.to_path_buf(), why));
+        }
+    }
+    Ok((n, bad, ids))
+}
+
 /// Re-play every stored game of a `games/` dataset (or only game `only`)
 /// through the rules engine, one shard per rayon task.
 pub fn replay_dir(dir: &Path, only: Option<u64>) -> Result<ReplayReport, SelfplayError> {
@@ -416,11 +439,13 @@ pub fn replay_dir(dir: &Path, only: Option<u64>) -> Result<ReplayReport, Selfpla
     if files.is_empty() {
         return Err(SelfplayError::NoGames { dir: games });
     }
-    type PerFile = (u64, Vec<(u64, std::path::PathBuf, String)>, Vec<u64>);
     let per_file: Vec<Result<PerFile, SelfplayError>> = files
         .par_iter()
         .with_max_len(1)
         .map(|path| {
+            if crate::siguo::is_siguo_shard(&batches_and_metadata(path)?.1) {
+                return replay_siguo_file(path, only);
+            }
             let stored = read_games_file(path)?;
             let mut bad = Vec::new();
             let mut ids = Vec::new();

@@ -51,7 +51,7 @@ fn move_names() -> &'static [String] {
     })
 }
 
-fn list_of(item: DataType) -> DataType {
+pub(crate) fn list_of(item: DataType) -> DataType {
     DataType::List(Arc::new(Field::new("item", item, false)))
 }
 
@@ -292,7 +292,7 @@ impl SamplesBuilder {
 /// and no statistics on `plain` columns (unique per row, or where a
 /// dictionary costs more time and bytes than it saves: the policy lists),
 /// no statistics where min/max say nothing useful (`no_stats`).
-fn properties(row_group: usize, plain: &[&str], no_stats: &[&str], metadata: &[(String, String)]) -> WriterProperties {
+pub(crate) fn properties(row_group: usize, plain: &[&str], no_stats: &[&str], metadata: &[(String, String)]) -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL).expect("valid zstd level")))
         .set_max_row_group_row_count(Some(row_group))
@@ -319,7 +319,7 @@ fn games_properties(metadata: &[(String, String)]) -> WriterProperties {
 
 /// Finish a shard file written under `tmp`: its footer, a sync, its
 /// checksum record (durably, see [`crate::checksum`]), then the rename to `done`.
-fn seal(writer: ArrowWriter<Hashing<File>>, tmp: &Path, done: &Path) -> Result<(), SelfplayError> {
+pub(crate) fn seal(writer: ArrowWriter<Hashing<File>>, tmp: &Path, done: &Path) -> Result<(), SelfplayError> {
     let (file, sum) = writer.into_inner().map_err(SelfplayError::parquet(tmp))?.into_parts();
     file.sync_all().map_err(SelfplayError::io(tmp))?;
     debug_assert_eq!(file.metadata().map(|m| m.len()).ok(), Some(sum.len), "every byte was hashed");

@@ -1,5 +1,7 @@
 //! `junqi selfplay`: games between two bots on worker threads, written to the
-//! `games/` and `samples/` Parquet datasets of `--out` (see docs/data.md).
+//! `games/` and `samples/` Parquet datasets of `--out` (see docs/data.md);
+//! with `--siguo`, four-player games between two teams, written as the
+//! four-seat `games/` schema.
 
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
@@ -71,6 +73,16 @@ pub struct Args {
     /// Play (and encode samples) but write nothing: to measure the cost of writing.
     #[arg(long, conflicts_with = "out")]
     no_write: bool,
+    /// Four-player games (四国军棋): --bots A,B names two teams' bots (A plays
+    /// armies 0 and 2, B armies 1 and 3; every deal is played twice, the
+    /// teams swapped), --rules the mode (anqi, shuangming, quanming) or a
+    /// four-player rules file. Bots: random, greedy, heuristic. Writes
+    /// run.json and games/ only (no samples; no resume).
+    #[arg(
+        long,
+        conflicts_with_all = ["config", "bot", "swap", "paired", "part", "no_write", "resign_threshold", "samples_per_game"]
+    )]
+    siguo: bool,
     #[command(flatten)]
     resign: ResignArgs,
     #[command(flatten)]
@@ -134,11 +146,56 @@ fn config_file(path: &std::path::Path) -> Result<Config> {
     serde_json::from_str(&text).with_context(|| format!("--config {}: not a self-play config", path.display()))
 }
 
+/// `--siguo`: a four-player run.
+fn run_siguo(args: &Args, threads: usize) -> Result<()> {
+    let rules = super::perft::siguo_rules(&args.rules, None)?;
+    let specs: Vec<String> = args.bots.split(',').map(|b| b.trim().to_string()).collect();
+    let bots: [String; 2] = match specs.as_slice() {
+        [one] => [one.clone(), one.clone()],
+        [a, b] => [a.clone(), b.clone()],
+        _ => bail!("--siguo --bots takes one or two bots (team A, team B), got {}", specs.len()),
+    };
+    let games = args.games.expect("clap requires --games without --config");
+    let mut config = junqi_selfplay::SiguoConfig::new(rules, games, bots, args.seed)?;
+    if let Some(n) = args.shard_games {
+        config = config.with_shard_games(n)?;
+    }
+    let out = args.out.as_deref().expect("clap requires --out without --no-write");
+    let start = std::time::Instant::now();
+    let s = junqi_selfplay::run_siguo(&config, out, threads)?;
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    let pct = |p: f64| 100.0 * p / s.games.max(1) as f64;
+    let mut w = std::io::stdout().lock();
+    writeln!(
+        w,
+        "played {} four-player games, {} plies in {secs:.2} s on {threads} thread(s): {:.0} plies/s",
+        s.games,
+        s.plies,
+        s.plies as f64 / secs
+    )?;
+    writeln!(
+        w,
+        "results: team {} {:.1} ({:.1}%), team {} {:.1} ({:.1}%); {} draws",
+        config.bots[0],
+        s.points[0],
+        pct(s.points[0]),
+        config.bots[1],
+        s.points[1],
+        pct(s.points[1]),
+        s.games - s.decided
+    )?;
+    writeln!(w, "{}: {} games in {} shards", out.display(), s.games, s.shards)?;
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<()> {
     if let Some(dir) = &args.out {
         junqi_engine::log_to(dir); // engines' stderr and traffic logs
     }
     let threads = crate::commands::arena::threads(args.threads)?;
+    if args.siguo {
+        return run_siguo(&args, threads);
+    }
     junqi_selfplay::limits::in_range("--in-flight", args.in_flight, 0, junqi_selfplay::limits::MAX_IN_FLIGHT)
         .map_err(anyhow::Error::msg)?;
     let config = match &args.config {

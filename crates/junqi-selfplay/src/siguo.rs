@@ -1,0 +1,515 @@
+//! Four-player (四国军棋) self-play: two bots as two teams, every deal played
+//! twice with the teams swapped, written as a `games/` dataset of the
+//! four-seat schema (docs/data.md, "Four-player games"), and re-played
+//! through the four-player rules.
+//!
+//! Every games shard of this schema carries `junqi.format =
+//! junqi-siguo-games/1` in its footer and its run file the format
+//! `junqi-siguo-selfplay/1`: the two-player readers refuse both by that name,
+//! and two-player datasets (which have no such key) read as before.
+
+use crate::checksum::Hashing;
+use crate::writer::{list_of, properties, seal, shard_name, tmp_name};
+use crate::{SelfplayError, GAMES_DIR, RUN_FILE};
+use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{UInt32Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use junqi_core::rng_from_seed;
+use junqi_siguo::bots::{bot_from_spec, play_bots, SiguoBot};
+use junqi_siguo::{Move, MoveList, Position, Rules};
+use parquet::arrow::ArrowWriter;
+use rayon::prelude::*;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// The footer key naming a games shard's schema (absent in two-player shards).
+pub const FORMAT_KEY: &str = "junqi.format";
+/// The four-seat games schema.
+pub const SIGUO_GAMES_FORMAT: &str = "junqi-siguo-games/1";
+/// The run file's format of a four-player run.
+pub const SIGUO_RUN_FORMAT: &str = "junqi-siguo-selfplay/1";
+/// The most games one run may hold.
+pub const MAX_SIGUO_GAMES: u64 = 10_000_000;
+
+/// Schema of a four-player `games/` shard: one row per game.
+pub fn siguo_games_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    S.get_or_init(|| {
+        Arc::new(Schema::new(vec![
+            Field::new("game_id", DataType::UInt64, false),
+            Field::new("rules", DataType::Utf8, false),
+            Field::new("seed", DataType::UInt64, false),
+            Field::new("start", DataType::Utf8, false),
+            Field::new("moves", list_of(DataType::Utf8), false),
+            Field::new("result", DataType::Utf8, false),
+            Field::new("termination", DataType::Utf8, false),
+            Field::new("plies", DataType::UInt32, false),
+            Field::new("bot_seat0", DataType::Utf8, false),
+            Field::new("bot_seat1", DataType::Utf8, false),
+            Field::new("bot_seat2", DataType::Utf8, false),
+            Field::new("bot_seat3", DataType::Utf8, false),
+            Field::new("code_version", DataType::Utf8, false),
+        ]))
+    })
+    .clone()
+}
+
+/// One row of a four-player `games/` shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiguoGame {
+    pub game_id: u64,
+    /// The rules as a four-player rules file (TOML text).
+    pub rules: String,
+    /// The deal's seed: `Position::new_game(rules, seed)` is the start.
+    pub seed: u64,
+    /// The start position in the four-seat notation (docs/rules.md §10.4).
+    pub start: String,
+    pub moves: Vec<String>,
+    /// `1-0` (team A: armies 0 and 2), `0-1` or `1/2-1/2`.
+    pub result: String,
+    pub termination: String,
+    pub plies: u32,
+    /// The bot of each seat (army 0–3).
+    pub bots: [String; 4],
+    pub code_version: String,
+}
+
+/// A four-player self-play run's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiguoConfig {
+    pub rules: Rules,
+    /// Games (an even number: deal `d` is games `2d` and `2d + 1`).
+    pub games: u64,
+    /// The two teams' bots: `bots[0]` plays armies 0 and 2 in even games.
+    pub bots: [String; 2],
+    pub seed: u64,
+    pub shard_games: u64,
+}
+
+impl SiguoConfig {
+    /// Checked settings: known bots, an even number of games from 2 to
+    /// [`MAX_SIGUO_GAMES`], a positive shard size.
+    pub fn new(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Result<SiguoConfig, SelfplayError> {
+        for b in &bots {
+            bot_from_spec(b).map_err(SelfplayError::Config)?;
+        }
+        if games < 2 || !games.is_multiple_of(2) || games > MAX_SIGUO_GAMES {
+            return Err(SelfplayError::Config(format!(
+                "--games {games}: four-player self-play plays every deal twice (teams swapped), so --games must be even, from 2 to {MAX_SIGUO_GAMES}"
+            )));
+        }
+        let shard_games = (games / 32).clamp(256, 10_000);
+        Ok(SiguoConfig { rules, games, bots, seed, shard_games })
+    }
+
+    /// Games per shard (at least 1).
+    pub fn with_shard_games(mut self, n: u64) -> Result<SiguoConfig, SelfplayError> {
+        if n == 0 {
+            return Err(SelfplayError::Config("--shard-games must be at least 1".into()));
+        }
+        self.shard_games = n;
+        Ok(self)
+    }
+
+    /// The deal seed of game `id`: games `2d` and `2d + 1` share deal `d`.
+    pub fn deal_seed(&self, id: u64) -> u64 {
+        self.seed.wrapping_add(id / 2)
+    }
+
+    /// The bot of each seat in game `id`: in even games `bots[0]` plays
+    /// armies 0 and 2, in odd games armies 1 and 3.
+    pub fn seats(&self, id: u64) -> [String; 4] {
+        let (a, b) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
+        [&self.bots[a], &self.bots[b], &self.bots[a], &self.bots[b]].map(String::clone)
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "game": "siguo",
+            "rules": self.rules.to_toml_string(),
+            "games": self.games,
+            "bots": self.bots,
+            "teams": "bots[0] plays armies 0 and 2 in even games, armies 1 and 3 in odd games",
+            "seed": self.seed,
+            "shard_games": self.shard_games,
+        })
+    }
+}
+
+/// Play game `id` of `config`. The bots draw from a stream seeded by the
+/// deal seed and the game's parity, so a game depends on nothing else.
+pub fn play_siguo_game(config: &SiguoConfig, id: u64, code_version: &str) -> Result<SiguoGame, SelfplayError> {
+    let seed = config.deal_seed(id);
+    let start = Position::new_game(config.rules, seed);
+    let specs = config.seats(id);
+    let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| bot_from_spec(&specs[i]).expect("checked specs"));
+    let mut rng = rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
+    let game = play_bots(start, &mut bots, &mut rng)
+        .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
+    Ok(SiguoGame {
+        game_id: id,
+        rules: config.rules.to_toml_string(),
+        seed,
+        start: game.start.to_string(),
+        moves: game.moves.iter().map(Move::to_string).collect(),
+        result: game.outcome.result_str().to_string(),
+        termination: game.outcome.termination.name().to_string(),
+        plies: game.moves.len() as u32,
+        bots: specs,
+        code_version: code_version.to_string(),
+    })
+}
+
+fn batch(games: &[SiguoGame]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let mut id = UInt64Builder::new();
+    let mut rules = StringBuilder::new();
+    let mut seed = UInt64Builder::new();
+    let mut start = StringBuilder::new();
+    let schema = siguo_games_schema();
+    let item = match schema.field_with_name("moves").expect("moves").data_type() {
+        DataType::List(f) => f.clone(),
+        _ => unreachable!("moves is a list"),
+    };
+    let mut moves = ListBuilder::new(StringBuilder::new()).with_field(item);
+    let mut result = StringBuilder::new();
+    let mut termination = StringBuilder::new();
+    let mut plies = UInt32Builder::new();
+    let mut bots: [StringBuilder; 4] = Default::default();
+    let mut code = StringBuilder::new();
+    for g in games {
+        id.append_value(g.game_id);
+        rules.append_value(&g.rules);
+        seed.append_value(g.seed);
+        start.append_value(&g.start);
+        for m in &g.moves {
+            moves.values().append_value(m);
+        }
+        moves.append(true);
+        result.append_value(&g.result);
+        termination.append_value(&g.termination);
+        plies.append_value(g.plies);
+        for (b, s) in bots.iter_mut().zip(&g.bots) {
+            b.append_value(s);
+        }
+        code.append_value(&g.code_version);
+    }
+    let [b0, b1, b2, b3] = bots.map(|mut b| Arc::new(b.finish()) as ArrayRef);
+    RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(id.finish()),
+            Arc::new(rules.finish()),
+            Arc::new(seed.finish()),
+            Arc::new(start.finish()),
+            Arc::new(moves.finish()),
+            Arc::new(result.finish()),
+            Arc::new(termination.finish()),
+            Arc::new(plies.finish()),
+            b0,
+            b1,
+            b2,
+            b3,
+            Arc::new(code.finish()),
+        ],
+    )
+}
+
+/// Write `games` as shard `shard` of the four-player `games/` dataset in
+/// `games_dir` (hidden temporary name, checksum record, rename, as every
+/// shard); `metadata` joins [`FORMAT_KEY`] in the footer.
+pub fn write_siguo_games_shard(
+    games_dir: &Path,
+    shard: u64,
+    games: &[SiguoGame],
+    metadata: &[(String, String)],
+) -> Result<PathBuf, SelfplayError> {
+    let tmp = games_dir.join(tmp_name(shard));
+    let done = games_dir.join(shard_name(shard));
+    let mut meta = vec![(FORMAT_KEY.to_string(), SIGUO_GAMES_FORMAT.to_string())];
+    meta.extend(metadata.iter().cloned());
+    let written = (|| {
+        let file = File::create(&tmp).map_err(SelfplayError::io(&tmp))?;
+        let props = properties(4096, &["start", "seed"], &["moves.list.item"], &meta);
+        let mut writer = ArrowWriter::try_new(Hashing::new(file), siguo_games_schema(), Some(props))
+            .map_err(SelfplayError::parquet(&tmp))?;
+        for chunk in games.chunks(1024) {
+            let b = batch(chunk).map_err(|e| SelfplayError::Corrupt { path: tmp.clone(), message: e.to_string() })?;
+            writer.write(&b).map_err(SelfplayError::parquet(&tmp))?;
+        }
+        seal(writer, &tmp, &done)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map(|()| done)
+}
+
+/// Is the games shard at `path` (its footer already read) of the four-seat schema?
+pub(crate) fn is_siguo_shard(metadata: &[(String, String)]) -> bool {
+    metadata.iter().any(|(k, v)| k == FORMAT_KEY && v == SIGUO_GAMES_FORMAT)
+}
+
+/// Read every game of one four-player games shard; a shard of another
+/// format is an error naming it.
+pub fn read_siguo_games_file(path: &Path) -> Result<Vec<SiguoGame>, SelfplayError> {
+    let (batches, metadata) = crate::replay::batches_and_metadata(path)?;
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    match metadata.iter().find(|(k, _)| k == FORMAT_KEY) {
+        Some((_, f)) if f == SIGUO_GAMES_FORMAT => {}
+        Some((_, f)) => return Err(corrupt(format!("games of format `{f}`, not `{SIGUO_GAMES_FORMAT}`"))),
+        None => return Err(corrupt(format!("a two-player games shard, not `{SIGUO_GAMES_FORMAT}`"))),
+    }
+    let mut out = Vec::new();
+    for b in &batches {
+        let col = |name: &str| {
+            b.column_by_name(name).ok_or_else(|| corrupt(format!("column `{name}` is missing or of the wrong type")))
+        };
+        let wrong = |name: &str| corrupt(format!("column `{name}` is missing or of the wrong type"));
+        let string = |name: &'static str| col(name).and_then(|c| c.as_string_opt::<i32>().ok_or_else(|| wrong(name)));
+        let u64s = |name: &'static str| {
+            col(name).and_then(|c| c.as_primitive_opt::<UInt64Type>().ok_or_else(|| wrong(name)))
+        };
+        let (id, rules, seed, start) = (u64s("game_id")?, string("rules")?, u64s("seed")?, string("start")?);
+        let moves = col("moves")?.as_list_opt::<i32>().ok_or_else(|| wrong("moves"))?;
+        let (result, termination) = (string("result")?, string("termination")?);
+        let plies = col("plies")?.as_primitive_opt::<UInt32Type>().ok_or_else(|| wrong("plies"))?;
+        let bots = [string("bot_seat0")?, string("bot_seat1")?, string("bot_seat2")?, string("bot_seat3")?];
+        let code = string("code_version")?;
+        for r in 0..b.num_rows() {
+            let list = moves.value(r);
+            let list = list.as_string_opt::<i32>().ok_or_else(|| wrong("moves"))?;
+            out.push(SiguoGame {
+                game_id: id.value(r),
+                rules: rules.value(r).to_string(),
+                seed: seed.value(r),
+                start: start.value(r).to_string(),
+                moves: (0..list.len()).map(|i| list.value(i).to_string()).collect(),
+                result: result.value(r).to_string(),
+                termination: termination.value(r).to_string(),
+                plies: plies.value(r),
+                bots: bots.map(|c| c.value(r).to_string()),
+                code_version: code.value(r).to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Re-play one stored four-player game through the rules: every move legal,
+/// the game ending exactly after the last, with the stored result,
+/// termination and plies. The reason for the first disagreement otherwise.
+pub fn replay_siguo_game(g: &SiguoGame) -> Result<(), String> {
+    let rules = Rules::from_toml_str(&g.rules).map_err(|e| format!("rules are not valid: {e}"))?;
+    let mut pos = junqi_siguo::parse(&g.start, rules).map_err(|e| format!("start position: {e}"))?;
+    let mut list = MoveList::new();
+    for (i, text) in g.moves.iter().enumerate() {
+        let mv: Move = text.parse().map_err(|e| format!("move {}: {e}", i + 1))?;
+        if let Some(o) = pos.outcome() {
+            return Err(format!(
+                "the game ends after {i} plies with {} ({}), but {} moves are stored",
+                o.result_str(),
+                o.termination.name(),
+                g.moves.len()
+            ));
+        }
+        pos.legal_moves(&mut list);
+        if !list.contains(mv) {
+            return Err(format!("move {} `{text}` is illegal in {pos}", i + 1));
+        }
+        pos.play_unchecked(mv);
+    }
+    let Some(o) = pos.outcome() else {
+        return Err(format!("the game is not over after the {} stored moves", g.moves.len()));
+    };
+    if o.result_str() != g.result || o.termination.name() != g.termination {
+        return Err(format!(
+            "the rules give {} ({}), the record says {} ({})",
+            o.result_str(),
+            o.termination.name(),
+            g.result,
+            g.termination
+        ));
+    }
+    if g.plies as usize != g.moves.len() {
+        return Err(format!("plies {} but {} moves", g.plies, g.moves.len()));
+    }
+    Ok(())
+}
+
+/// What a four-player run wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SiguoSummary {
+    pub games: u64,
+    pub shards: u64,
+    pub plies: u64,
+    /// Points of `bots[0]`'s team and `bots[1]`'s, over every game.
+    pub points: [f64; 2],
+    pub decided: u64,
+}
+
+/// Play every game of `config` on `threads` threads and write them under
+/// `out` (`run.json` and `games/`). A directory that already holds a run
+/// is refused (four-player runs do not resume).
+pub fn run_siguo(config: &SiguoConfig, out: &Path, threads: usize) -> Result<SiguoSummary, SelfplayError> {
+    let run_file = out.join(RUN_FILE);
+    let games_dir = out.join(GAMES_DIR);
+    if run_file.exists() || games_dir.exists() {
+        return Err(SelfplayError::NotARun(format!(
+            "{} already holds a run (four-player self-play does not resume): choose another --out",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(&games_dir).map_err(SelfplayError::io(&games_dir))?;
+    let code_version = crate::code_version();
+    let config_json = config.to_json();
+    let run = serde_json::json!({
+        "format": SIGUO_RUN_FORMAT,
+        "config": config_json,
+        "seed": config.seed,
+        "code_version": code_version,
+        "checksums": "crc32c",
+    });
+    let text = serde_json::to_string_pretty(&run).expect("json") + "\n";
+    junqi_core::write_atomic(&run_file, text.as_bytes()).map_err(SelfplayError::io(&run_file))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|cause| SelfplayError::Threads { threads, cause })?;
+    let mut summary = SiguoSummary::default();
+    let shards = config.games.div_ceil(config.shard_games);
+    for s in 0..shards {
+        let first = s * config.shard_games;
+        let last = (first + config.shard_games).min(config.games);
+        let games: Vec<SiguoGame> = pool.install(|| {
+            (first..last).into_par_iter().map(|id| play_siguo_game(config, id, &code_version)).collect::<Result<Vec<_>, _>>()
+        })?;
+        let metadata = vec![
+            ("junqi.config".to_string(), config_json.to_string()),
+            ("junqi.seed".to_string(), config.seed.to_string()),
+            ("junqi.code_version".to_string(), code_version.clone()),
+            ("junqi.shard".to_string(), s.to_string()),
+            ("junqi.first_game".to_string(), first.to_string()),
+            ("junqi.games".to_string(), (last - first).to_string()),
+        ];
+        write_siguo_games_shard(&games_dir, s, &games, &metadata)?;
+        for g in &games {
+            summary.games += 1;
+            summary.plies += g.plies as u64;
+            let team_a = if g.game_id.is_multiple_of(2) { 0 } else { 1 };
+            match g.result.as_str() {
+                "1-0" => summary.points[team_a] += 1.0,
+                "0-1" => summary.points[1 - team_a] += 1.0,
+                _ => {
+                    summary.points[0] += 0.5;
+                    summary.points[1] += 0.5;
+                }
+            }
+            summary.decided += (g.result != "1/2-1/2") as u64;
+        }
+        summary.shards += 1;
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use junqi_siguo::Mode;
+
+    fn fresh_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("junqi-siguo-selfplay-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn config(games: u64, seed: u64) -> SiguoConfig {
+        let bots = ["heuristic".to_string(), "greedy".to_string()];
+        SiguoConfig::new(Rules::preset(Mode::Anqi), games, bots, seed).unwrap().with_shard_games(3).unwrap()
+    }
+
+    fn stored(dir: &Path) -> Vec<SiguoGame> {
+        let files = crate::shard_files(&dir.join(GAMES_DIR)).unwrap();
+        files.iter().flat_map(|f| read_siguo_games_file(f).unwrap()).collect()
+    }
+
+    /// A run's rows read back as played; the teams sit in both seat pairs of
+    /// every deal; `replay_dir` re-plays them all; the two-player reader
+    /// refuses the shards by their format's name.
+    #[test]
+    fn four_player_games_round_trip_and_replay() {
+        let dir = fresh_dir("round-trip");
+        let c = config(6, 11);
+        let summary = run_siguo(&c, &dir, 2).unwrap();
+        assert_eq!((summary.games, summary.shards), (6, 2));
+        let games = stored(&dir);
+        assert_eq!(games.len(), 6);
+        for (id, g) in games.iter().enumerate() {
+            assert_eq!(*g, play_siguo_game(&c, id as u64, &crate::code_version()).unwrap());
+            assert_eq!(g.plies as usize, g.moves.len());
+        }
+        for pair in games.chunks(2) {
+            assert_eq!((pair[0].seed, &pair[0].start), (pair[1].seed, &pair[1].start), "one deal, played twice");
+            assert_eq!(pair[0].bots, ["heuristic", "greedy", "heuristic", "greedy"]);
+            assert_eq!(pair[1].bots, ["greedy", "heuristic", "greedy", "heuristic"]);
+        }
+        let report = crate::replay_dir(&dir, None).unwrap();
+        assert_eq!((report.games, report.mismatches.len(), report.duplicates.len()), (6, 0, 0));
+        let shard = dir.join(GAMES_DIR).join(shard_name(0));
+        let err = crate::read_games_file(&shard).unwrap_err().to_string();
+        assert!(err.contains(SIGUO_GAMES_FORMAT), "{err}");
+        assert!(run_siguo(&c, &dir, 1).unwrap_err().to_string().contains("already holds a run"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `replay_dir` names the game whose move, result or plies was changed.
+    #[test]
+    fn replay_catches_tampered_games() {
+        let dir = fresh_dir("tamper-source");
+        run_siguo(&config(4, 5), &dir, 1).unwrap();
+        let games = stored(&dir);
+        type Tamper = (&'static str, fn(&mut SiguoGame));
+        let tampers: [Tamper; 4] = [
+            ("a move", |g| {
+                let i = g.moves.len() / 2;
+                g.moves[i] = g.moves[i].split('-').rev().collect::<Vec<_>>().join("-");
+            }),
+            ("moves swapped", |g| g.moves.swap(0, 1)),
+            ("the result", |g| g.result = if g.result == "1-0" { "0-1".into() } else { "1-0".into() }),
+            ("a move dropped", |g| {
+                g.moves.pop();
+                g.plies -= 1;
+            }),
+        ];
+        for (what, tamper) in tampers {
+            let out = fresh_dir("tampered");
+            std::fs::create_dir_all(out.join(GAMES_DIR)).unwrap();
+            let mut rows = games.clone();
+            tamper(&mut rows[2]);
+            write_siguo_games_shard(&out.join(GAMES_DIR), 0, &rows, &[]).unwrap();
+            let report = crate::replay_dir(&out, None).unwrap();
+            let ids: Vec<u64> = report.mismatches.iter().map(|m| m.0).collect();
+            assert_eq!(ids, vec![2], "{what}: {:?}", report.mismatches);
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The same seed gives the same rows whatever the threads and shards;
+    /// another seed other games.
+    #[test]
+    fn four_player_runs_are_determined_by_the_seed() {
+        let (a, b, c) = (fresh_dir("seed-a"), fresh_dir("seed-b"), fresh_dir("seed-c"));
+        run_siguo(&config(4, 9), &a, 1).unwrap();
+        run_siguo(&config(4, 9).with_shard_games(4).unwrap(), &b, 2).unwrap();
+        run_siguo(&config(4, 10), &c, 2).unwrap();
+        assert_eq!(stored(&a), stored(&b));
+        let (ga, gc) = (stored(&a), stored(&c));
+        assert!(ga.iter().zip(&gc).all(|(x, y)| x.start != y.start && x.moves != y.moves));
+        for d in [a, b, c] {
+            let _ = std::fs::remove_dir_all(&d);
+        }
+    }
+}
