@@ -138,3 +138,63 @@ fn heuristic_beats_random_and_greedy_as_a_team() {
         assert!(s >= 0.75, "heuristic scored {s:.3} against {other}");
     }
 }
+
+/// Four flags and a 排长 of each army on rank 6, with `extra`, army 0 to move, 全明.
+fn table(extra: &[(&'static str, usize, char)]) -> Position {
+    let mut pieces = vec![
+        ("sb1", 0, 'F'),
+        ("eb1", 1, 'F'),
+        ("nb1", 2, 'F'),
+        ("wb1", 3, 'F'),
+        ("sa6", 0, 'L'),
+        ("ea6", 1, 'L'),
+        ("na6", 2, 'L'),
+        ("wa6", 3, 'L'),
+    ];
+    pieces.extend_from_slice(extra);
+    crate::common::build(Rules::preset(Mode::Quanming), &pieces, 0)
+}
+
+/// The heuristic's moves for seat 0 over many random streams.
+fn heuristic_choices(pos: &Position) -> Vec<String> {
+    let info = SiguoInfoSet::new(pos, Army::ALL[0]);
+    let mut bot = bots("heuristic");
+    (0..40).map(|s| bot.choose(&info, &mut rng_from_seed(s)).unwrap().to_string()).collect()
+}
+
+/// It never attacks where it knows it loses: a 连长 next to an enemy 军长 it sees.
+#[test]
+fn heuristic_does_not_attack_a_known_loss() {
+    let pos = table(&[("sc2", 0, 'C'), ("sc3", 1, 'G')]);
+    let choices = heuristic_choices(&pos);
+    assert!(!choices.iter().any(|m| m == "sc2-sc3"), "{choices:?}");
+    // The same 连长 does take an enemy 排长 it sees there.
+    let pos = table(&[("sc2", 0, 'C'), ("sc3", 1, 'L')]);
+    assert!(heuristic_choices(&pos).iter().all(|m| m == "sc2-sc3"));
+}
+
+/// It spends a bomb on an enemy 司令, not on a 排长.
+#[test]
+fn heuristic_does_not_waste_bombs() {
+    let on_platoon = heuristic_choices(&table(&[("sc2", 0, 'B'), ("sc3", 1, 'L')]));
+    assert!(!on_platoon.iter().any(|m| m == "sc2-sc3"), "{on_platoon:?}");
+    let on_commander = heuristic_choices(&table(&[("sc2", 0, 'B'), ("sc3", 1, 'K')]));
+    assert!(on_commander.iter().all(|m| m == "sc2-sc3"), "{on_commander:?}");
+}
+
+/// It defends its ally's flag first: of two equal captures, it takes the
+/// enemy beside its ally's headquarters (where the flag is), not the one far
+/// from every flag of its team.
+#[test]
+fn heuristic_protects_its_ally_flag() {
+    let pos = table(&[("nc2", 0, 'D'), ("nc1", 1, 'L'), ("ec4", 0, 'D'), ("ec5", 3, 'L')]);
+    let choices = heuristic_choices(&pos);
+    assert!(choices.iter().all(|m| m == "nc2-nc1"), "{choices:?}");
+    // The same enemy away from the ally's headquarters (on nc5) is no more
+    // urgent than the other one: the bot takes either.
+    let pos = table(&[("nc6", 0, 'D'), ("nc5", 1, 'L'), ("ec4", 0, 'D'), ("ec5", 3, 'L')]);
+    let choices = heuristic_choices(&pos);
+    assert!(choices.iter().all(|m| m == "nc6-nc5" || m == "ec4-ec5"), "{choices:?}");
+    assert!(choices.iter().any(|m| m == "nc6-nc5"), "{choices:?}");
+    assert!(choices.iter().any(|m| m == "ec4-ec5"), "{choices:?}");
+}
