@@ -35,6 +35,20 @@ pub trait SiguoBot: Send {
     /// The move of `info`'s seat, which is to move; `None` when it has no
     /// legal move (or it is not its turn).
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move>;
+    /// Does the bot decide from its seat's legal moves alone? Such a bot
+    /// ([`RandomBot`]) is asked through [`SiguoBot::choose_among`] by
+    /// [`play_bots`], which then keeps no information set for its seat (a
+    /// seat's legal moves are the referee's list, in the same order).
+    fn moves_only(&self) -> bool {
+        false
+    }
+    /// A `moves_only` bot's choice among the seat's legal moves (the same
+    /// choice [`SiguoBot::choose`] makes from the same random stream); `None`
+    /// for other bots or an empty list.
+    fn choose_among(&mut self, moves: &MoveList, rng: &mut dyn RngCore) -> Option<Move> {
+        let _ = (moves, rng);
+        None
+    }
 }
 
 /// The bot names [`bot_from_spec`] knows.
@@ -90,7 +104,12 @@ impl SiguoBot for RandomBot {
         "random".into()
     }
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
-        let moves = legal(info);
+        self.choose_among(&legal(info), rng)
+    }
+    fn moves_only(&self) -> bool {
+        true
+    }
+    fn choose_among(&mut self, moves: &MoveList, rng: &mut dyn RngCore) -> Option<Move> {
         (!moves.is_empty()).then(|| moves[rng.random_range(0..moves.len())])
     }
 }
@@ -351,26 +370,42 @@ pub struct BotGame {
 }
 
 /// Play one game from `start`, seat `i` by `bots[i]`, every seat's
-/// information set kept from the referee's announcements. A bot that
-/// returns an illegal move (or none while its army can move) is an error.
+/// information set kept from the referee's announcements (none for a seat
+/// whose bot decides from the legal moves alone, [`SiguoBot::moves_only`]).
+/// A bot that returns an illegal move (or none while its army can move) is
+/// an error.
 pub fn play_bots(start: Position, bots: &mut [Box<dyn SiguoBot>; 4], rng: &mut dyn RngCore) -> Result<BotGame, String> {
     let mut pos = start.clone();
-    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+    let mut infos: Vec<Option<SiguoInfoSet>> =
+        Army::ALL.iter().map(|&a| (!bots[a.index()].moves_only()).then(|| SiguoInfoSet::new(&pos, a))).collect();
     let mut moves = Vec::new();
+    let mut list = MoveList::new();
     loop {
         if let Some(outcome) = pos.outcome() {
             return Ok(BotGame { start, moves, outcome });
         }
         let seat = pos.turn();
         let bot = &mut bots[seat.index()];
-        let mv = bot
-            .choose(&infos[seat.index()], rng)
-            .ok_or_else(|| format!("bot {} found no move for {seat} at ply {}", bot.name(), pos.ply()))?;
-        let before = pos.clone();
-        let effect = pos.play(mv).map_err(|e| format!("bot {} played {mv} for {seat}: {e}", bot.name()))?;
-        let a = crate::infoset::Announcement::new(&before, mv, &effect, &pos);
-        for info in &mut infos {
-            info.update(&a);
+        let chosen = match &infos[seat.index()] {
+            Some(info) => bot.choose(info, rng),
+            None => {
+                pos.legal_moves(&mut list);
+                bot.choose_among(&list, rng)
+            }
+        };
+        let mv = chosen.ok_or_else(|| format!("bot {} found no move for {seat} at ply {}", bot.name(), pos.ply()))?;
+        if infos.iter().all(Option::is_none) {
+            if !list.contains(mv) {
+                return Err(format!("bot {} played {mv} for {seat}: not a legal move", bot.name()));
+            }
+            pos.play_unchecked(mv);
+        } else {
+            let before = pos.clone();
+            let effect = pos.play(mv).map_err(|e| format!("bot {} played {mv} for {seat}: {e}", bot.name()))?;
+            let a = crate::infoset::Announcement::new(&before, mv, &effect, &pos);
+            for info in infos.iter_mut().flatten() {
+                info.update(&a);
+            }
         }
         moves.push(mv);
     }

@@ -27,8 +27,12 @@ fn every_bot_moves_legally() {
                 pos.legal_moves(&mut legal);
                 let seat = pos.turn();
                 for bot in &mut all {
-                    let mv = bot.choose(&infos[seat.index()], &mut rng).expect("a move while the army can move");
+                    let s: u64 = rng.random();
+                    let mv = bot.choose(&infos[seat.index()], &mut rng_from_seed(s)).expect("a move while the army can move");
                     assert!(legal.contains(mv), "{} chose {mv}, not legal at ply {}", bot.name(), pos.ply());
+                    // A bot that decides from the legal moves alone chooses the same from the referee's list.
+                    let among = bot.choose_among(&legal, &mut rng_from_seed(s));
+                    assert_eq!(among, bot.moves_only().then_some(mv), "{}", bot.name());
                     checked += 1;
                 }
                 // Not to move: no move.
@@ -44,6 +48,34 @@ fn every_bot_moves_legally() {
         }
     }
     assert!(checked > 10_000, "{checked}");
+}
+
+/// `random`, but kept with an information set by `play_bots`.
+struct KeptRandom(Box<dyn SiguoBot>);
+
+impl SiguoBot for KeptRandom {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn rand::RngCore) -> Option<junqi_siguo::Move> {
+        self.0.choose(info, rng)
+    }
+}
+
+/// `play_bots` keeps no information set for a `random` seat; the games are
+/// the same as with one kept, alone or beside a heuristic.
+#[test]
+fn random_seats_play_the_same_without_information_sets() {
+    for seed in 0..6u64 {
+        let start = Position::new_game(Rules::preset(Mode::Anqi), seed);
+        let kept = || -> Box<dyn SiguoBot> { Box::new(KeptRandom(bots("random"))) };
+        let other = if seed % 2 == 0 { "random" } else { "heuristic" };
+        let mut fast = [bots("random"), bots(other), bots("random"), bots(other)];
+        let mut slow = [kept(), bots(other), kept(), bots(other)];
+        let a = play_bots(start.clone(), &mut fast, &mut rng_from_seed(seed)).unwrap();
+        let b = play_bots(start, &mut slow, &mut rng_from_seed(seed)).unwrap();
+        assert_eq!((a.moves, a.outcome), (b.moves, b.outcome), "seed {seed}");
+    }
 }
 
 /// World B is world A with two of army 1's movable pieces of different
