@@ -1,4 +1,5 @@
-//! Bots for the four-player board: `random`, `greedy` and `heuristic`.
+//! Bots for the four-player board: `random`, `greedy` and `heuristic`
+//! (the search, `mcts:N`, is in [`crate::search`]; [`bot_from_spec`] builds all).
 //!
 //! Every bot decides from one seat's information set ([`SiguoInfoSet`]) and
 //! nothing else: the kinds it sees (its own army, and its ally's in 双明),
@@ -51,7 +52,8 @@ pub trait SiguoBot: Send {
     }
 }
 
-/// The bot names [`bot_from_spec`] knows.
+/// The bot names [`bot_from_spec`] knows, besides the search `mcts:N`
+/// ([`crate::search`]).
 pub const BOT_NAMES: [&str; 3] = ["random", "greedy", "heuristic"];
 
 /// A bot from its name; an error naming the known bots otherwise.
@@ -60,10 +62,12 @@ pub fn bot_from_spec(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
         "random" => Ok(Box::new(RandomBot)),
         "greedy" => Ok(Box::new(GreedyBot)),
         "heuristic" => Ok(Box::new(HeuristicBot)),
-        other => Err(format!(
-            "unknown four-player bot `{other}`: expected one of {}",
-            BOT_NAMES.join(", ")
-        )),
+        other => match crate::search::parse_spec(other) {
+            Some(bot) => Ok(Box::new(bot?)),
+            None => {
+                Err(format!("unknown four-player bot `{other}`: expected one of {}, or mcts:N", BOT_NAMES.join(", ")))
+            }
+        },
     }
 }
 
@@ -137,10 +141,7 @@ pub fn provable_captures(info: &SiguoInfoSet, moves: &MoveList) -> Vec<ProvableC
                 return None;
             }
             let wins = Kind::in_set(kinds).all(|y| {
-                matches!(
-                    crate::infoset::ruling(rules, attacker, y),
-                    Ruling::AttackerWon | Ruling::FlagCaptured { .. }
-                )
+                matches!(crate::infoset::ruling(rules, attacker, y), Ruling::AttackerWon | Ruling::FlagCaptured { .. })
             });
             let value = Kind::in_set(kinds).map(piece_value).min()?;
             wins.then_some(ProvableCapture { mv, attacker, value })

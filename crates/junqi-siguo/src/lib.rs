@@ -10,7 +10,8 @@
 //! determinization ([`SiguoInfoSet::sample_world`]), and observation planes
 //! and legal-action masks seen from a seat ([`observation`]); bots that
 //! decide from a seat's information set only ([`bots`]: random, greedy,
-//! heuristic).
+//! heuristic), and an information-set search with a team value
+//! ([`search`]: `mcts:N`).
 //!
 //! Piece kinds, the combat function and the deployment checks are those of
 //! `junqi-core` (one source for both games); an army zone is the two-player
@@ -36,11 +37,12 @@ pub mod perft;
 pub mod playout;
 pub mod position;
 pub mod rules;
+pub mod search;
 pub mod setup;
 pub mod svg;
 
-pub use bots::{bot_from_spec, play_bots, BotGame, SiguoBot, BOT_NAMES};
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
+pub use bots::{bot_from_spec, play_bots, BotGame, SiguoBot, BOT_NAMES};
 pub use determinize::DeterminizeError;
 pub use infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 pub use notation::{parse, to_notation, NotationError};
@@ -50,4 +52,5 @@ pub use position::{
     Effect, EndCause, Move, MoveList, Outcome, ParseMoveError, Piece, PlayError, Position, Termination,
 };
 pub use rules::{Mode, RailTurns, Rules, RulesError, TurnOrder, OPTION_NAMES};
+pub use search::{SearchBot, SearchConfig};
 pub use setup::SetupError;

@@ -28,7 +28,9 @@ fn every_bot_moves_legally() {
                 let seat = pos.turn();
                 for bot in &mut all {
                     let s: u64 = rng.random();
-                    let mv = bot.choose(&infos[seat.index()], &mut rng_from_seed(s)).expect("a move while the army can move");
+                    let mv = bot
+                        .choose(&infos[seat.index()], &mut rng_from_seed(s))
+                        .expect("a move while the army can move");
                     assert!(legal.contains(mv), "{} chose {mv}, not legal at ply {}", bot.name(), pos.ply());
                     // A bot that decides from the legal moves alone chooses the same from the referee's list.
                     let among = bot.choose_among(&legal, &mut rng_from_seed(s));
@@ -84,10 +86,7 @@ fn swapped(a: &Position) -> Position {
     let mine: Vec<_> = a
         .pieces()
         .filter(|(n, p)| {
-            p.army.index() == 1
-                && p.kind.is_movable()
-                && p.kind != Kind::Bomb
-                && n.kind() != NodeKind::Headquarters
+            p.army.index() == 1 && p.kind.is_movable() && p.kind != Kind::Bomb && n.kind() != NodeKind::Headquarters
         })
         .collect();
     let (n1, p1) = mine[0];

@@ -13,3 +13,4 @@ mod props;
 mod reference;
 mod reference_check;
 mod rules_files;
+mod search;

@@ -1,0 +1,281 @@
+//! `mcts:N`: an information-set search for one seat with a team value.
+//!
+//! The bot decides from its seat's [`SiguoInfoSet`] only. Each of its `N`
+//! simulations draws a world with [`SiguoInfoSet::sample_world`] (from the
+//! bot's random stream, so the search is deterministic given it) and walks
+//! one tree shared by every world (single-observer information-set MCTS):
+//! the tree's edges are moves, a node's children are the moves tried there,
+//! and at each node only the moves legal in the simulation's world compete
+//! (UCB1 with availability counts). One new node is added per simulation;
+//! its world is then played on by a short rollout (each army takes a flag,
+//! else its most valuable winning capture, else moves at random: the kinds
+//! are the world's) and valued by material (or by the result where the game
+//! ended).
+//!
+//! The game is zero-sum between the teams (armies 0 and 2 against 1 and 3),
+//! so every edge keeps the value of team A (a win 1, a draw ½, a loss 0) and
+//! the army that moves in the simulation's world at that node chooses by its
+//! own team's value: an ally maximises the same value as the seat, an enemy
+//! minimises it. The army to move is read from the world ([`Position::turn`]
+//! skips ended armies), never derived from the depth, so skipped turns cost
+//! no simulation and the sign is always that of whoever actually moved.
+
+use crate::board::{Army, Team};
+use crate::bots::{piece_value, SiguoBot};
+use crate::infoset::{ruling, Ruling, SiguoInfoSet};
+use crate::position::{Move, MoveList, Position};
+use junqi_core::piece::Kind;
+use rand::{Rng, RngCore};
+
+/// The search's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Simulations (sampled worlds) per decision.
+    pub simulations: u32,
+    /// Rollout plies (captures first, else random) played past a new node
+    /// before it is valued.
+    pub rollout_plies: u32,
+    /// The UCB1 exploration constant.
+    pub exploration: f64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7 }
+    }
+}
+
+/// What an army that has not ended is worth in the material value, besides
+/// its pieces (its flag still stands: an army ends when it falls).
+const ARMY_WORTH: f64 = 60.0;
+/// The material difference at which the value is tanh(1) away from a draw.
+const SCALE: f64 = 40.0;
+
+fn material_worth(kind: Kind) -> f64 {
+    match kind {
+        Kind::Flag => 0.0,
+        k => piece_value(k) as f64,
+    }
+}
+
+/// Team A's value of a world: its result where the game is over, else
+/// ½ + ½·tanh((material of A − material of B) / SCALE), where an army that
+/// has not ended counts [`ARMY_WORTH`] and its pieces' values.
+pub fn team_a_value(pos: &Position) -> f64 {
+    if let Some(outcome) = pos.outcome() {
+        return outcome.score(Team::A);
+    }
+    let mut m = [0.0f64; 4];
+    for army in Army::ALL {
+        if pos.ended(army).is_none() {
+            m[army.index()] += ARMY_WORTH;
+        }
+    }
+    for (_, piece) in pos.pieces() {
+        if pos.ended(piece.army).is_none() {
+            m[piece.army.index()] += material_worth(piece.kind);
+        }
+    }
+    let diff: f64 = Army::ALL.iter().map(|a| if a.team() == Team::A { m[a.index()] } else { -m[a.index()] }).sum();
+    0.5 + 0.5 * (diff / SCALE).tanh()
+}
+
+/// A rollout's move in a world (whose kinds are all drawn): a capture of a
+/// flag if there is one, else the capture that wins the most valuable
+/// piece, else a uniformly random move.
+fn rollout_move(world: &Position, moves: &MoveList, rng: &mut dyn RngCore) -> Move {
+    let mover = world.turn().team();
+    let rules = world.rules();
+    let mut best: Option<(u32, Move)> = None;
+    for &mv in moves.iter() {
+        let (Some(a), Some(d)) = (world.piece_at(mv.from), world.piece_at(mv.to)) else { continue };
+        if d.army.team() == mover {
+            continue;
+        }
+        let gain = match ruling(rules, a.kind, d.kind) {
+            Ruling::FlagCaptured { .. } => 10_000,
+            Ruling::AttackerWon => piece_value(d.kind),
+            _ => continue,
+        };
+        if best.is_none_or(|(g, _)| gain > g) {
+            best = Some((gain, mv));
+        }
+    }
+    match best {
+        Some((_, mv)) => mv,
+        None => moves[rng.random_range(0..moves.len())],
+    }
+}
+
+/// The value of team A as seen by `team`.
+fn oriented(value_a: f64, team: Team) -> f64 {
+    if team == Team::A {
+        value_a
+    } else {
+        1.0 - value_a
+    }
+}
+
+/// One edge of the tree: a move, the node it leads to, its visits, team A's
+/// summed value and how often it was available (legal in a simulation's world
+/// when its node was selected from).
+#[derive(Clone, Debug)]
+struct Edge {
+    mv: Move,
+    child: usize,
+    visits: u32,
+    value_a: f64,
+    available: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Node {
+    edges: Vec<Edge>,
+}
+
+/// The root's statistics after a search: per move, visits and team A's mean value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootStats {
+    pub moves: Vec<(Move, u32, f64)>,
+}
+
+/// `mcts:N`.
+#[derive(Clone, Debug, Default)]
+pub struct SearchBot {
+    pub config: SearchConfig,
+}
+
+impl SearchBot {
+    pub fn new(config: SearchConfig) -> SearchBot {
+        SearchBot { config }
+    }
+
+    /// The search from `info`'s seat: the root's statistics, or `None` when
+    /// the seat is not to move or has no legal move.
+    pub fn search(&self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<RootStats> {
+        if info.outcome().is_some() || info.turn() != info.seat() {
+            return None;
+        }
+        let mut root_moves = MoveList::new();
+        info.legal_moves(&mut root_moves);
+        if root_moves.is_empty() {
+            return None;
+        }
+        let mut nodes = vec![Node::default()];
+        let mut list = MoveList::new();
+        let mut path: Vec<(usize, usize)> = Vec::new();
+        for _ in 0..self.config.simulations.max(1) {
+            let Ok(mut world) = info.sample_world(rng) else { continue };
+            path.clear();
+            let mut node = 0;
+            while world.outcome().is_none() {
+                let mover = world.turn().team();
+                if node == 0 {
+                    list.clear();
+                    root_moves.iter().for_each(|&m| list.push(m));
+                } else {
+                    world.legal_moves(&mut list);
+                }
+                if list.is_empty() {
+                    break;
+                }
+                // Availability: every edge legal in this world counts one more chance.
+                let mut untried = Vec::new();
+                for &mv in list.iter() {
+                    match nodes[node].edges.iter_mut().find(|e| e.mv == mv) {
+                        Some(e) => e.available += 1,
+                        None => untried.push(mv),
+                    }
+                }
+                let expand = !untried.is_empty();
+                let edge = if expand {
+                    // One new node per simulation, then the rollout.
+                    let mv = untried[rng.random_range(0..untried.len())];
+                    nodes.push(Node::default());
+                    let child = nodes.len() - 1;
+                    nodes[node].edges.push(Edge { mv, child, visits: 0, value_a: 0.0, available: 1 });
+                    nodes[node].edges.len() - 1
+                } else {
+                    let c = self.config.exploration;
+                    let mut best = (f64::NEG_INFINITY, usize::MAX);
+                    for (i, e) in nodes[node].edges.iter().enumerate() {
+                        if !list.contains(e.mv) {
+                            continue;
+                        }
+                        let mean = oriented(e.value_a / e.visits.max(1) as f64, mover);
+                        let ucb = mean + c * ((e.available.max(1) as f64).ln() / e.visits.max(1) as f64).sqrt();
+                        if ucb > best.0 {
+                            best = (ucb, i);
+                        }
+                    }
+                    best.1
+                };
+                let mv = nodes[node].edges[edge].mv;
+                world.play_unchecked(mv);
+                path.push((node, edge));
+                node = nodes[node].edges[edge].child;
+                if expand {
+                    break;
+                }
+            }
+            // Rollout, then the value of team A.
+            let mut plies = 0;
+            while world.outcome().is_none() && plies < self.config.rollout_plies {
+                world.legal_moves(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let mv = rollout_move(&world, &list, rng);
+                world.play_unchecked(mv);
+                plies += 1;
+            }
+            let value = team_a_value(&world);
+            for &(n, e) in &path {
+                let edge = &mut nodes[n].edges[e];
+                edge.visits += 1;
+                edge.value_a += value;
+            }
+        }
+        let moves = root_moves
+            .iter()
+            .map(|&mv| match nodes[0].edges.iter().find(|e| e.mv == mv) {
+                Some(e) => (mv, e.visits, e.value_a / e.visits.max(1) as f64),
+                None => (mv, 0, 0.5),
+            })
+            .collect();
+        Some(RootStats { moves })
+    }
+}
+
+impl SiguoBot for SearchBot {
+    fn name(&self) -> String {
+        format!("mcts:{}", self.config.simulations)
+    }
+    fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
+        let stats = self.search(info, rng)?;
+        let team = info.seat().team();
+        // The most visited move; ties by the seat's team value.
+        stats
+            .moves
+            .iter()
+            .max_by(|a, b| (a.1, oriented(a.2, team)).partial_cmp(&(b.1, oriented(b.2, team))).unwrap())
+            .map(|m| m.0)
+    }
+}
+
+/// `mcts` (200 simulations) or `mcts:N`; `None` for another spec.
+pub fn parse_spec(spec: &str) -> Option<Result<SearchBot, String>> {
+    let rest = spec.strip_prefix("mcts")?;
+    let simulations = match rest {
+        "" => SearchConfig::default().simulations,
+        r => match r.strip_prefix(':').and_then(|n| n.parse::<u32>().ok()) {
+            Some(n) if n > 0 => n,
+            _ => {
+                return Some(Err(format!(
+                    "bad four-player bot `{spec}`: expected mcts or mcts:N with N ≥ 1 simulations"
+                )))
+            }
+        },
+    };
+    Some(Ok(SearchBot::new(SearchConfig { simulations, ..SearchConfig::default() })))
+}
