@@ -6,7 +6,11 @@
 //! one tree shared by every world (single-observer information-set MCTS):
 //! the tree's edges are moves, a node's children are the moves tried there,
 //! and at each node only the moves legal in the simulation's world compete
-//! (UCB1 with availability counts). One new node is added per simulation;
+//! (UCB1 with availability counts). At the root the heuristic's scores of
+//! the seat's moves ([`HeuristicBot::scores`], from the same information
+//! set) give a softmax prior: untried root moves are tried best first, and
+//! a progressive bias (the prior over 1 + visits) is added to their UCB
+//! value. One new node is added per simulation;
 //! its world is then played on by a short rollout (each army takes a flag,
 //! else its most valuable winning capture, else moves at random: the kinds
 //! are the world's) and valued by material (or by the result where the game
@@ -21,7 +25,7 @@
 //! no simulation and the sign is always that of whoever actually moved.
 
 use crate::board::{Army, Team};
-use crate::bots::{piece_value, SiguoBot};
+use crate::bots::{piece_value, HeuristicBot, SiguoBot};
 use crate::infoset::{ruling, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
 use junqi_core::piece::Kind;
@@ -37,13 +41,19 @@ pub struct SearchConfig {
     pub rollout_plies: u32,
     /// The UCB1 exploration constant.
     pub exploration: f64,
+    /// Weight of the root's progressive bias: a root move's
+    /// [`HeuristicBot::scores`] prior (softmax) times this, over 1 + its
+    /// visits, is added to its UCB value; 0 searches without it.
+    pub prior: f64,
 }
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
-        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7 }
+        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7, prior: PRIOR }
     }
 }
+
+const PRIOR: f64 = 1.0;
 
 /// What an army that has not ended is worth in the material value, besides
 /// its pieces (its flag still stands: an army ends when it falls).
@@ -161,6 +171,15 @@ impl SearchBot {
         if root_moves.is_empty() {
             return None;
         }
+        let prior: Vec<f64> = if self.config.prior > 0.0 {
+            let scores = HeuristicBot::scores(info, &root_moves);
+            let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let exp: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
+            let sum: f64 = exp.iter().sum();
+            exp.iter().map(|e| self.config.prior * e / sum).collect()
+        } else {
+            vec![0.0; root_moves.len()]
+        };
         let mut nodes = vec![Node::default()];
         let mut list = MoveList::new();
         let mut path: Vec<(usize, usize)> = Vec::new();
@@ -190,7 +209,13 @@ impl SearchBot {
                 let expand = !untried.is_empty();
                 let edge = if expand {
                     // One new node per simulation, then the rollout.
-                    let mv = untried[rng.random_range(0..untried.len())];
+                    // At the root, the heuristic's best untried move first (with a prior).
+                    let mv = if node == 0 && self.config.prior > 0.0 {
+                        let p = |m: &Move| prior[root_moves.iter().position(|r| r == m).unwrap_or(0)];
+                        *untried.iter().max_by(|a, b| p(a).total_cmp(&p(b))).unwrap()
+                    } else {
+                        untried[rng.random_range(0..untried.len())]
+                    };
                     nodes.push(Node::default());
                     let child = nodes.len() - 1;
                     nodes[node].edges.push(Edge { mv, child, visits: 0, value_a: 0.0, available: 1 });
@@ -203,7 +228,11 @@ impl SearchBot {
                             continue;
                         }
                         let mean = oriented(e.value_a / e.visits.max(1) as f64, mover);
-                        let ucb = mean + c * ((e.available.max(1) as f64).ln() / e.visits.max(1) as f64).sqrt();
+                        let mut ucb = mean + c * ((e.available.max(1) as f64).ln() / e.visits.max(1) as f64).sqrt();
+                        if node == 0 {
+                            let i = root_moves.iter().position(|&m| m == e.mv).unwrap_or(0);
+                            ucb += prior[i] / (1 + e.visits) as f64;
+                        }
                         if ucb > best.0 {
                             best = (ucb, i);
                         }

@@ -35,10 +35,12 @@ fn legal(pos: &Position) -> Vec<String> {
 /// The search's choices for seat 0 over several random streams, and the
 /// root's mean team-A values of `good` and `bad`.
 /// With `rollout_plies` 0 every leaf is valued by material: the tree alone
-/// carries the decisive captures, so its signs are what is tested.
+/// carries the decisive captures, so its signs are what is tested (and
+/// without the heuristic's prior at the root).
 fn choices(pos: &Position, sims: u32, rollout_plies: u32, good: &str, bad: &str) -> (Vec<String>, Vec<(f64, f64)>) {
     let info = SiguoInfoSet::new(pos, Army::ALL[0]);
-    let mut bot = SearchBot::new(SearchConfig { simulations: sims, rollout_plies, ..SearchConfig::default() });
+    let mut bot =
+        SearchBot::new(SearchConfig { simulations: sims, rollout_plies, prior: 0.0, ..SearchConfig::default() });
     let mut chosen = Vec::new();
     let mut values = Vec::new();
     for s in 0..4 {
@@ -197,14 +199,13 @@ fn search_decides_from_the_seat_information_only() {
 
 /// Team A's mean score when `a` plays seats 0 and 2 and `b` seats 1 and 3,
 /// each deal played twice with the teams swapped.
-fn team_score(a: &str, b: &str, deals: u64) -> (f64, usize) {
+fn team_score(a: &dyn Fn() -> Box<dyn SiguoBot>, b: &str, deals: u64) -> (f64, usize) {
     let (mut score, mut decided) = (0.0, 0);
     for seed in 0..deals {
         let start = Position::new_game(Rules::preset(Mode::Anqi), 2000 + seed);
         for swap in [false, true] {
-            let (x, y) = if swap { (b, a) } else { (a, b) };
-            let bots = |s: &str| bot_from_spec(s).unwrap();
-            let mut seats = [bots(x), bots(y), bots(x), bots(y)];
+            let y = || bot_from_spec(b).unwrap();
+            let mut seats = if swap { [y(), a(), y(), a()] } else { [a(), y(), a(), y()] };
             let g = play_bots(start.clone(), &mut seats, &mut rng_from_seed(seed)).unwrap();
             let team = if swap { Team::B } else { Team::A };
             score += g.outcome.score(team);
@@ -214,23 +215,46 @@ fn team_score(a: &str, b: &str, deals: u64) -> (f64, usize) {
     (score / (2 * deals) as f64, decided)
 }
 
+fn mcts() -> Box<dyn SiguoBot> {
+    bot_from_spec(&format!("mcts:{STRENGTH_SIMS}")).unwrap()
+}
+
 /// The search beats `greedy` as a team (both team placements of each deal).
 #[test]
 fn search_beats_greedy_as_a_team() {
-    let (s, decided) = team_score(&format!("mcts:{STRENGTH_SIMS}"), "greedy", STRENGTH_DEALS);
+    let (s, decided) = team_score(&mcts, "greedy", STRENGTH_DEALS);
     eprintln!("mcts:{STRENGTH_SIMS} vs greedy: {s:.3} ({decided} of {} decided)", 2 * STRENGTH_DEALS);
     assert!(s >= 0.75, "mcts scored {s:.3} against greedy");
 }
 
-/// Measured, not asserted by default (see the report): against `heuristic`.
+/// The search beats `heuristic` as a team: at 100 simulations over 6 deals
+/// (12 games, both team placements of each deal), 0.667 over 15 deals was
+/// measured; the threshold leaves a margin above an even score.
+#[test]
+fn search_beats_the_heuristic_as_a_team() {
+    let make = || bot_from_spec("mcts:100").unwrap();
+    let (s, decided) = team_score(&make, "heuristic", 6);
+    eprintln!("mcts:100 vs heuristic: {s:.3} ({decided} of 12 decided)");
+    assert!(s >= 0.55, "mcts scored {s:.3} against heuristic");
+}
+
+/// A longer measurement against `heuristic` (DEALS, SIMS, PRIOR from the environment).
 #[test]
 #[ignore]
 fn search_against_the_heuristic() {
     let deals = std::env::var("DEALS").ok().and_then(|d| d.parse().ok()).unwrap_or(STRENGTH_DEALS);
     let sims = std::env::var("SIMS").ok().and_then(|d| d.parse().ok()).unwrap_or(STRENGTH_SIMS);
     let t = std::time::Instant::now();
-    let (s, decided) = team_score(&format!("mcts:{sims}"), "heuristic", deals);
-    eprintln!("mcts:{sims} vs heuristic: {s:.3} ({decided} of {} decided) in {:?}", 2 * deals, t.elapsed());
+    let prior = std::env::var("PRIOR").ok().and_then(|d| d.parse().ok()).unwrap_or(SearchConfig::default().prior);
+    let make = || -> Box<dyn SiguoBot> {
+        Box::new(SearchBot::new(SearchConfig { simulations: sims, prior, ..SearchConfig::default() }))
+    };
+    let (s, decided) = team_score(&make, "heuristic", deals);
+    eprintln!(
+        "mcts:{sims} prior {prior} vs heuristic: {s:.3} ({decided} of {} decided) in {:?}",
+        2 * deals,
+        t.elapsed()
+    );
 }
 
 const STRENGTH_SIMS: u32 = 50;
