@@ -73,6 +73,12 @@ pub struct Args {
     /// Play (and encode samples) but write nothing: to measure the cost of writing.
     #[arg(long, conflicts_with = "out")]
     no_write: bool,
+    /// Start the games from these openings in turn (one JFEN position or one
+    /// deal seed per line; `#` comments), as the arena's --openings: e.g. the
+    /// endings of earlier games, so a teacher's games reach them. Recorded in
+    /// run.json; each game's moves and samples still come from its own seed.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["config", "siguo"])]
+    openings: Option<PathBuf>,
     /// Four-player games (四国军棋): --bots A,B names two teams' bots (A plays
     /// armies 0 and 2, B armies 1 and 3; every deal is played twice, the
     /// teams swapped), --rules the mode (anqi, shuangming, quanming) or a
@@ -137,7 +143,8 @@ fn config_from_flags(args: &Args) -> Result<Config> {
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n);
     }
-    Ok(config.with_pairs(args.paired))
+    let openings = crate::commands::arena::read_openings(args.openings.as_deref(), &rules)?;
+    Ok(config.with_pairs(args.paired).with_openings(openings))
 }
 
 /// `--config FILE`: a run's config as JSON (checked when the run is prepared).

@@ -255,3 +255,62 @@ fn bots_resign_and_replay_accepts_the_resigned_games() {
     assert!(run.contains("\"resign\"") && run.contains("\"min_ply\": 6"), "{run}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `--openings`: games start from the file's entries in turn (a position as
+/// given, a seed's deal), keep their samples, replay clean, and a finished
+/// or unreadable opening is a one-line error.
+#[test]
+fn selfplay_starts_games_from_openings() {
+    use junqi_core::{Mode, MoveList, Position, Rules};
+    let dir = temp_dir("openings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = Rules::preset(Mode::Fanqi);
+    // A middle game: 40 plies of the first legal move from a deal.
+    let mut pos = Position::new_game(rules, 5);
+    let mut moves = MoveList::new();
+    for _ in 0..40 {
+        pos.legal_moves(&mut moves);
+        pos.play(moves[moves.len() / 2]).unwrap();
+    }
+    let middle = pos.to_jfen();
+    let file = dir.join("openings.txt");
+    std::fs::write(&file, format!("# an ending and a deal\n{middle}\n77\n")).unwrap();
+    let out = dir.join("run");
+    let o = junqi(&[
+        "selfplay",
+        "--games",
+        "4",
+        "--bots",
+        "greedy,random",
+        "--seed",
+        "3",
+        "--openings",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut games: Vec<_> = std::fs::read_dir(out.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "parquet") && !p.file_name().unwrap().to_string_lossy().starts_with('.')
+        })
+        .flat_map(|p| junqi_selfplay::read_games_file(&p).unwrap())
+        .collect();
+    games.sort_by_key(|g| g.game_id);
+    assert_eq!(games.len(), 4);
+    let from_seed = Position::new_game(rules, 77).to_jfen();
+    for g in &games {
+        let expected = if g.game_id % 2 == 0 { &middle } else { &from_seed };
+        assert_eq!(&g.start_jfen, expected, "game {}", g.game_id);
+    }
+    assert!(!files(&out.join("samples")).is_empty());
+    let o = junqi(&["replay", "--games", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    std::fs::write(&file, "not a position\n").unwrap();
+    let bad = dir.join("bad");
+    let args = ["selfplay", "--games", "2", "--openings", file.to_str().unwrap(), "--out", bad.to_str().unwrap()];
+    assert_clean_error(&junqi(&args), "--openings");
+}
