@@ -131,6 +131,7 @@ fn selfplay_siguo_writes_games_that_replay_checks() {
     let other = dir.join("other");
     let o = other.to_str().unwrap();
     assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "3", "--out", o]), "even");
-    assert_clean_error(&junqi(&["selfplay", "--siguo", "--bots", "mcts", "--games", "2", "--out", o]), "mcts");
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--bots", "nope", "--games", "2", "--out", o]), "nope");
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--bots", "mcts:0", "--games", "2", "--out", o]), "mcts");
     let _ = std::fs::remove_dir_all(&dir);
 }
