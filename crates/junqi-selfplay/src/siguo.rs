@@ -8,8 +8,7 @@
 //! `junqi-siguo-selfplay/1`: the two-player readers refuse both by that name,
 //! and two-player datasets (which have no such key) read as before.
 
-use crate::checksum::Hashing;
-use crate::writer::{list_of, properties, seal, shard_name, tmp_name};
+use crate::writer::{list_of, properties, write_shard_batches};
 use crate::{SelfplayError, GAMES_DIR, RUN_FILE};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::cast::AsArray;
@@ -19,9 +18,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use junqi_core::rng_from_seed;
 use junqi_siguo::bots::{bot_from_spec, play_bots, SiguoBot};
 use junqi_siguo::{Move, MoveList, Position, Rules};
-use parquet::arrow::ArrowWriter;
 use rayon::prelude::*;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -226,25 +223,10 @@ pub fn write_siguo_games_shard(
     games: &[SiguoGame],
     metadata: &[(String, String)],
 ) -> Result<PathBuf, SelfplayError> {
-    let tmp = games_dir.join(tmp_name(shard));
-    let done = games_dir.join(shard_name(shard));
     let mut meta = vec![(FORMAT_KEY.to_string(), SIGUO_GAMES_FORMAT.to_string())];
     meta.extend(metadata.iter().cloned());
-    let written = (|| {
-        let file = File::create(&tmp).map_err(SelfplayError::io(&tmp))?;
-        let props = properties(4096, &["start", "seed"], &["moves.list.item"], &meta);
-        let mut writer = ArrowWriter::try_new(Hashing::new(file), siguo_games_schema(), Some(props))
-            .map_err(SelfplayError::parquet(&tmp))?;
-        for chunk in games.chunks(1024) {
-            let b = batch(chunk).map_err(|e| SelfplayError::Corrupt { path: tmp.clone(), message: e.to_string() })?;
-            writer.write(&b).map_err(SelfplayError::parquet(&tmp))?;
-        }
-        seal(writer, &tmp, &done)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map(|()| done)
+    let props = properties(4096, &["start", "seed"], &["moves.list.item"], &meta);
+    write_shard_batches(games_dir, shard, siguo_games_schema(), props, games.chunks(1024).map(batch))
 }
 
 /// Is the games shard at `path` (its footer already read) of the four-seat schema?
@@ -457,7 +439,7 @@ mod tests {
         }
         let report = crate::replay_dir(&dir, None).unwrap();
         assert_eq!((report.games, report.mismatches.len(), report.duplicates.len()), (6, 0, 0));
-        let shard = dir.join(GAMES_DIR).join(shard_name(0));
+        let shard = dir.join(GAMES_DIR).join(crate::writer::shard_name(0));
         let err = crate::read_games_file(&shard).unwrap_err().to_string();
         assert!(err.contains(SIGUO_GAMES_FORMAT), "{err}");
         assert!(run_siguo(&c, &dir, 1).unwrap_err().to_string().contains("already holds a run"));

@@ -340,18 +340,36 @@ pub fn write_games_shard(
     games: &[StoredGame],
     metadata: &[(String, String)],
 ) -> Result<PathBuf, SelfplayError> {
-    let tmp = games_dir.join(tmp_name(shard));
-    let done = games_dir.join(shard_name(shard));
+    let batches = games.chunks(GAMES_BATCH).map(|chunk| {
+        let mut b = GamesBuilder::new();
+        for g in chunk {
+            b.push_stored(g);
+        }
+        Ok(b.finish())
+    });
+    write_shard_batches(games_dir, shard, games_schema(), games_properties(metadata), batches)
+}
+
+/// Write shard `shard` of `dir` from `batches`, one at a time as they are
+/// made: under a temporary name, sealed with its checksum record and
+/// renamed when complete, removed on any failure (a batch that could not be
+/// built included). Both games shard writers go through here.
+pub(crate) fn write_shard_batches(
+    dir: &Path,
+    shard: u64,
+    schema: SchemaRef,
+    props: WriterProperties,
+    batches: impl IntoIterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>,
+) -> Result<PathBuf, SelfplayError> {
+    let tmp = dir.join(tmp_name(shard));
+    let done = dir.join(shard_name(shard));
     let written = (|| {
         let file = File::create(&tmp).map_err(SelfplayError::io(&tmp))?;
-        let mut writer = ArrowWriter::try_new(Hashing::new(file), games_schema(), Some(games_properties(metadata)))
-            .map_err(SelfplayError::parquet(&tmp))?;
-        for chunk in games.chunks(GAMES_BATCH) {
-            let mut b = GamesBuilder::new();
-            for g in chunk {
-                b.push_stored(g);
-            }
-            writer.write(&b.finish()).map_err(SelfplayError::parquet(&tmp))?;
+        let mut writer =
+            ArrowWriter::try_new(Hashing::new(file), schema, Some(props)).map_err(SelfplayError::parquet(&tmp))?;
+        for b in batches {
+            let b = b.map_err(|e| SelfplayError::Corrupt { path: tmp.clone(), message: e.to_string() })?;
+            writer.write(&b).map_err(SelfplayError::parquet(&tmp))?;
         }
         seal(writer, &tmp, &done)
     })();
