@@ -209,17 +209,7 @@ fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
         let colour = CHART_COLOURS[k % CHART_COLOURS.len()];
         // Each anchor's bars a few pixels apart, so equal minutes do not hide one another.
         let dx = 4.0 * k as f64;
-        let legend_y = top + 14.0 * (k as f64 + 1.0);
-        s.push_str(&format!(
-            "<line x1=\"{0}\" y1=\"{1:.1}\" x2=\"{2}\" y2=\"{1:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/>\n\
-             <text x=\"{3}\" y=\"{4:.1}\">vs {5}</text>\n",
-            left + 10.0,
-            legend_y - 4.0,
-            left + 30.0,
-            left + 36.0,
-            legend_y,
-            junqi_arena::svg::escape(anchor)
-        ));
+        s.push_str(&legend_entry(k, left, top, colour, anchor));
         let path: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x(p.minutes) + dx, y(p.elo[0]))).collect();
         if !path.is_empty() {
             s.push_str(&format!("<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\"/>\n", path.join(" ")));
@@ -241,6 +231,22 @@ fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// The chart legend's line for series `k` (its colour and `vs ANCHOR`),
+/// stacked down the chart's top-left corner.
+pub(crate) fn legend_entry(k: usize, left: f64, top: f64, colour: &str, anchor: &str) -> String {
+    let legend_y = top + 14.0 * (k as f64 + 1.0);
+    format!(
+        "<line x1=\"{0}\" y1=\"{1:.1}\" x2=\"{2}\" y2=\"{1:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/>\n\
+         <text x=\"{3}\" y=\"{4:.1}\">vs {5}</text>\n",
+        left + 10.0,
+        legend_y - 4.0,
+        left + 30.0,
+        left + 36.0,
+        legend_y,
+        junqi_arena::svg::escape(anchor)
+    )
 }
 
 #[cfg(test)]
