@@ -169,6 +169,14 @@ pub struct DataConfig {
     /// or a flip (which resets the counter) is worth more to the side that
     /// is winning. 0 = off. Validation still scores the outcome.
     pub value_target_quiet: f64,
+    /// Progress in the policy target: a factor b ≥ 0 multiplies the target
+    /// share of every flip and every attack on a known enemy piece by
+    /// 1 + b · q (q as for `value_target_quiet`), then renormalises. The
+    /// search's own weights decide which of them are any good (a share of
+    /// 0 stays 0); the boost only tips near-ties towards progress as the
+    /// quiet-move counter runs, where an argmax policy otherwise prefers
+    /// the safe shuffle and the game ends drawn. 0 = off.
+    pub policy_target_progress: f64,
     /// Hold out one game in this many (game id ≡ −1 modulo it) for the
     /// validation loss: never trained on (0 = no validation).
     pub validation_every: u64,
@@ -184,6 +192,7 @@ impl Default for DataConfig {
             policy_target_temp: 1.0,
             value_target_search: 0.0,
             value_target_quiet: 0.0,
+            policy_target_progress: 0.0,
             validation_every: 50,
             validation_samples: 4096,
         }
@@ -303,6 +312,9 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&self.data.value_target_quiet) {
             return bad("data.value_target_quiet must be in [0, 1]");
+        }
+        if !(self.data.policy_target_progress.is_finite() && self.data.policy_target_progress >= 0.0) {
+            return bad("data.policy_target_progress must be a number ≥ 0");
         }
         if self.data.validation_every == 1 {
             return bad("data.validation_every = 1 would hold out every game (0 turns validation off)");

@@ -245,6 +245,29 @@ impl Example {
         self.value_target = Some([(1.0 - q) * win, draw + moved, (1.0 - q) * loss]);
     }
 
+    /// Multiply the policy target of every progress action (a flip, or an
+    /// attack on a known enemy piece: both reset the quiet-move counter
+    /// when they happen) by 1 + `boost` · q, q being the position's
+    /// `quiet_fraction`, and renormalise (see
+    /// [`crate::DataConfig::policy_target_progress`]). Actions the search
+    /// gave nothing keep nothing.
+    pub fn boost_progress(&mut self, boost: f64) {
+        let factor = 1.0 + boost as f32 * self.position.quiet_fraction().clamp(0.0, 1.0);
+        if factor <= 1.0 {
+            return;
+        }
+        let mut sum = 0.0f32;
+        for (p, &a) in self.policy.iter_mut().zip(&self.legal) {
+            if is_progress(&self.position, a as usize) {
+                *p *= factor;
+            }
+            sum += *p;
+        }
+        if sum > 0.0 {
+            self.policy.iter_mut().for_each(|p| *p /= sum);
+        }
+    }
+
     /// Re-weight the policy target to ∝ π^(1/temp), still summing to 1;
     /// `temp = 0` keeps the most probable actions only, sharing equally.
     pub fn sharpen_policy(&mut self, temp: f64) {
@@ -379,6 +402,13 @@ impl Batch {
     }
 }
 
+/// Whether action `a` (the seat's frame, `from · 60 + to`) flips a piece or
+/// attacks a known enemy piece in the position coded as `code`.
+fn is_progress(code: &ObsCode, a: usize) -> bool {
+    let (from, to) = (a / junqi_core::board::NODES, a % junqi_core::board::NODES);
+    from == to || code.node(to).0 == junqi_env::code::CLASS_ENEMY
+}
+
 /// An endless stream of the window's examples: shards are read in a random
 /// order (a new one each pass) into a shuffle buffer, and examples leave it
 /// from random places. The buffer holds `min(shuffle_buffer, window rows)`
@@ -401,6 +431,8 @@ pub struct Loader {
     value_target_search: f64,
     /// See [`crate::DataConfig::value_target_quiet`].
     value_target_quiet: f64,
+    /// See [`crate::DataConfig::policy_target_progress`].
+    policy_target_progress: f64,
     /// See [`crate::DataConfig::validation_every`]: these games are skipped.
     held_out: u64,
 }
@@ -425,6 +457,7 @@ impl Loader {
             policy_target_temp: 1.0,
             value_target_search: 0.0,
             value_target_quiet: 0.0,
+            policy_target_progress: 0.0,
             held_out: 0,
         }
     }
@@ -484,6 +517,13 @@ impl Loader {
         self
     }
 
+    /// Tip the policy target towards flips and attacks as the quiet-move
+    /// counter runs ([`Example::boost_progress`]).
+    pub fn with_policy_target_progress(mut self, boost: f64) -> Loader {
+        self.policy_target_progress = boost;
+        self
+    }
+
     pub fn window(&self) -> &DataWindow {
         &self.window
     }
@@ -521,6 +561,7 @@ impl Loader {
             let mut e = Example::from_stored(s, self.window.channels)
                 .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
             e.sharpen_policy(self.policy_target_temp);
+            e.boost_progress(self.policy_target_progress);
             e.mix_search_value(self.value_target_search);
             e.discount_quiet(self.value_target_quiet);
             self.buffer.push(e);
@@ -669,5 +710,51 @@ mod tests {
         let mut last = at(70, 1);
         last.discount_quiet(1.0);
         assert_eq!(last.value_target, Some([0.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn policy_targets_tip_towards_flips_and_attacks_as_the_quiet_counter_runs() {
+        let rules = junqi_core::Rules::preset(junqi_core::Mode::Mingqi);
+        let pos = junqi_core::Position::from_jfen("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 35 100", rules).unwrap();
+        let seat = pos.turn();
+        let code = ObsCode::from_infoset(&junqi_core::InfoSet::new(&pos, seat));
+        let mut moves = junqi_core::MoveList::new();
+        pos.legal_moves(&mut moves);
+        let mut legal: Vec<(u16, bool)> = moves
+            .iter()
+            .map(|m| (junqi_env::action_to_frame(*m, seat) as u16, pos.piece_at(m.to).is_some()))
+            .collect();
+        legal.sort();
+        // What the code says is an attack is what the position says, move by move.
+        for &(a, attack) in &legal {
+            assert_eq!(is_progress(&code, a as usize), attack, "action {a}");
+        }
+        assert!(legal.iter().any(|l| l.1) && legal.iter().any(|l| !l.1), "{legal:?}");
+        // Uniform target but one quiet move at 0; boost 2 at half the counter: attacks × 2.
+        let n = legal.len() as f32;
+        let mut e = Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let zero = legal.iter().position(|l| !l.1).unwrap();
+        e.policy[zero] = 0.0;
+        let before = e.policy.clone();
+        e.boost_progress(2.0);
+        assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(e.policy[zero], 0.0, "what the search gave nothing keeps nothing");
+        for (i, &(_, attack)) in legal.iter().enumerate().filter(|&(i, _)| i != zero) {
+            let ratio = e.policy[i] / before[i];
+            let other = legal.iter().enumerate().find(|&(j, l)| j != zero && l.1 != attack).unwrap().0;
+            let other_ratio = e.policy[other] / before[other];
+            if attack {
+                assert!((ratio / other_ratio - 2.0).abs() < 1e-4, "{ratio} {other_ratio}");
+            }
+        }
+        // A flip (from == to) counts; boost 0 or a fresh counter changes nothing.
+        assert!(is_progress(&code, 7 * junqi_core::board::NODES + 7));
+        let mut off = Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let kept = off.policy.clone();
+        off.boost_progress(0.0);
+        assert_eq!(off.policy, kept);
+        let mut fresh = Example { position: position_with_quiet(0), ..off.clone() };
+        fresh.boost_progress(2.0);
+        assert_eq!(fresh.policy, kept);
     }
 }
