@@ -9,6 +9,7 @@
 //! * [`sprt`]: a sequential probability ratio test of a candidate against a
 //!   baseline on pentanomial pair statistics (fishtest's normalized GSPRT).
 //! * [`study`]: the first-move study: per rule variant, how much moving first is worth.
+//! * [`ladder`]: the first-move study along a ladder of bots on one Elo scale.
 //! * [`regress`]: a fixed strength suite compared with a stored baseline.
 //! * [`tallies`]: a precision study's state, per round, without the games.
 //!
@@ -18,6 +19,7 @@
 
 pub mod arena;
 pub mod factorial;
+pub mod ladder;
 mod matchup;
 pub mod regress;
 pub mod report;

@@ -151,6 +151,159 @@ pub fn error_bar_chart(
     s
 }
 
+/// One point of a [`scatter_chart`] series: x with its interval, y with its interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub label: String,
+    pub x: junqi_stats::Estimate,
+    pub y: junqi_stats::Estimate,
+}
+
+/// A chart of points with both intervals as bars, one colour per series, a
+/// dashed line at y = `reference`. Each point is a `<circle>` with
+/// `data-series`, `data-label` and its value as `data-x` and `data-y`.
+pub fn scatter_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<Point>)],
+    reference: f64,
+) -> String {
+    const COLOURS: [&str; 6] = ["#c0392b", "#2471a3", "#1e8449", "#8e44ad", "#d35400", "#2c3e50"];
+    let points = || series.iter().flat_map(|(_, p)| p);
+    let range = |lo: f64, hi: f64| {
+        let pad = ((hi - lo) * 0.08).max(1.0);
+        let (lo, hi) = (lo - pad, hi + pad);
+        let step = tick_step(hi - lo);
+        ((lo / step).floor() * step, (hi / step).ceil() * step, step)
+    };
+    let finite = |v: f64, alt: f64| if v.is_finite() { v } else { alt };
+    let (xl, xh) = points().fold((f64::MAX, f64::MIN), |(l, h), p| {
+        (l.min(finite(p.x.low, p.x.value)), h.max(finite(p.x.high, p.x.value)))
+    });
+    let (yl, yh) = points().fold((reference, reference), |(l, h), p| {
+        (l.min(finite(p.y.low, p.y.value)), h.max(finite(p.y.high, p.y.value)))
+    });
+    let (xl, xh) = if xl > xh { (0.0, 1.0) } else { (xl, xh) };
+    let (x0, x1, xstep) = range(xl, xh);
+    let (y0, y1, ystep) = range(yl, yh);
+    let (left, top, plot_w, plot_h) = (80.0, 60.0, 560.0, 340.0);
+    let legend_w = 16.0 + 7.0 * series.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0) as f64 + 30.0;
+    let (width, height) = (left + plot_w + legend_w.max(120.0), top + plot_h + 60.0);
+    let px = |v: f64| left + (v.clamp(x0, x1) - x0) / (x1 - x0) * plot_w;
+    let py = |v: f64| top + plot_h - (v.clamp(y0, y1) - y0) / (y1 - y0) * plot_h;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ =
+        writeln!(s, r#"<text x="{}" y="24" font-size="15" text-anchor="middle">{}</text>"#, width / 2.0, escape(title));
+    let mut t = x0;
+    while t <= x1 + 1e-9 {
+        let x = px(t);
+        let _ = writeln!(s, r##"<line x1="{x:.2}" y1="{top}" x2="{x:.2}" y2="{}" stroke="#ddd"/>"##, top + plot_h);
+        let _ = writeln!(
+            s,
+            r#"<text class="x-tick" data-value="{}" x="{x:.2}" y="{}" text-anchor="middle">{:.0}</text>"#,
+            t + 0.0,
+            top + plot_h + 16.0,
+            t + 0.0
+        );
+        t += xstep;
+    }
+    let mut t = y0;
+    while t <= y1 + 1e-9 {
+        let y = py(t);
+        let _ = writeln!(s, r##"<line x1="{left}" y1="{y:.2}" x2="{}" y2="{y:.2}" stroke="#ddd"/>"##, left + plot_w);
+        let _ = writeln!(s, r#"<text x="{}" y="{:.2}" text-anchor="end">{:.0}</text>"#, left - 6.0, y + 4.0, t + 0.0);
+        t += ystep;
+    }
+    let ry = py(reference);
+    let _ = writeln!(
+        s,
+        r##"<line x1="{left}" y1="{ry:.2}" x2="{}" y2="{ry:.2}" stroke="#444" stroke-dasharray="4 3"/>"##,
+        left + plot_w
+    );
+    for (k, (name, pts)) in series.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        // The series joined in order of x, so a trend reads at a glance.
+        let mut sorted: Vec<&Point> = pts.iter().collect();
+        sorted.sort_by(|a, b| a.x.value.total_cmp(&b.x.value));
+        let path: Vec<String> = sorted.iter().map(|p| format!("{:.2},{:.2}", px(p.x.value), py(p.y.value))).collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-opacity="0.4"/>"#,
+            path.join(" ")
+        );
+        for p in pts {
+            let (x, y) = (px(p.x.value), py(p.y.value));
+            // The y interval (the first mover's advantage) bold, the x interval (the rung's Elo) thin.
+            let _ = writeln!(
+                s,
+                r#"<line x1="{x:.2}" y1="{:.2}" x2="{x:.2}" y2="{:.2}" stroke="{colour}" stroke-width="2"/>"#,
+                py(finite(p.y.low, p.y.value)),
+                py(finite(p.y.high, p.y.value))
+            );
+            let _ = writeln!(
+                s,
+                r#"<line x1="{:.2}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="{colour}" stroke-opacity="0.5"/>"#,
+                px(finite(p.x.low, p.x.value)),
+                px(finite(p.x.high, p.x.value))
+            );
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{x:.2}" cy="{y:.2}" r="4" fill="{colour}" data-series="{}" data-label="{}" data-x="{}" data-y="{}"><title>{}</title></circle>"#,
+                escape(name),
+                escape(&p.label),
+                p.x.value,
+                p.y.value,
+                escape(&format!("{name}: {} at {:+.0} Elo, first mover {:+.1}", p.label, p.x.value, p.y.value))
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.2}" y="{:.2}" font-size="10">{}</text>"#,
+                x + 6.0,
+                y - 6.0,
+                escape(&p.label)
+            );
+        }
+        let ly = top + 10.0 + 18.0 * k as f64;
+        let lx = left + plot_w + 16.0;
+        let _ = writeln!(s, r#"<circle cx="{lx}" cy="{ly}" r="4" fill="{colour}"/>"#);
+        let _ = writeln!(s, r#"<text x="{}" y="{}">{}</text>"#, lx + 10.0, ly + 4.0, escape(name));
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        left + plot_w / 2.0,
+        top + plot_h + 40.0,
+        escape(x_label)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="18" y="{0}" text-anchor="middle" transform="rotate(-90 18 {0})">{1}</text>"#,
+        top + plot_h / 2.0,
+        escape(y_label)
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A round tick step (1, 2, 2.5 or 5 times a power of ten) giving at most 10 ticks over `span`.
+fn tick_step(span: f64) -> f64 {
+    let mut base = 1.0;
+    loop {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            if span / (m * base) <= 10.0 {
+                return m * base;
+            }
+        }
+        base *= 10.0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

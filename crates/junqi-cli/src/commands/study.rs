@@ -16,6 +16,8 @@ use junqi_core::Rules;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod ladder;
+
 #[derive(clap::Subcommand)]
 pub enum Study {
     /// Per rule variant: paired games between equal bots; the first mover's
@@ -66,6 +68,26 @@ pub struct FirstMove {
     /// a bot × variant table (first-move-bots.md, .csv).
     #[arg(long = "bot", value_name = "BOT", default_value = "greedy")]
     bots: Vec<BotSpec>,
+    /// A strength ladder, `BOT1,BOT2,...` (at least two bots, e.g.
+    /// `random,greedy,heuristic,mcts:100`): for each preset (翻棋, 暗棋, 明棋,
+    /// or the --variant/--variants given), a round-robin arena puts the rungs
+    /// on one Elo scale (`random` at 0 if a rung, else the first), each rung
+    /// plays the first-move study against itself (--hours, --precision or
+    /// --games per rung), and ladder.md/.csv/.svg chart the first mover's
+    /// advantage against the rung's Elo.
+    #[arg(long, value_name = "BOT,BOT,...", conflicts_with_all = ["bots", "factors", "part", "resume_from"])]
+    ladder: Option<String>,
+    /// With --ladder: the whole study (arenas and rungs) to fit about H hours
+    /// on this machine: each rung is timed on --timing-games games first,
+    /// and every rung plays to one common precision that the budget allows.
+    #[arg(long, value_name = "H", requires = "ladder", conflicts_with = "precision")]
+    hours: Option<f64>,
+    /// With --ladder: games per pair of rungs in each preset's arena.
+    #[arg(long, value_name = "N", default_value_t = 200, requires = "ladder")]
+    arena_games: u64,
+    /// With --hours: games of each rung's timing.
+    #[arg(long, value_name = "N", default_value_t = 32, requires = "hours")]
+    timing_games: u64,
     /// Games per variant (even: each seed twice, seats swapped); with
     /// --precision, the games of each round.
     #[arg(long, default_value_t = 2000)]
@@ -154,6 +176,9 @@ pub fn run(study: Study) -> Result<()> {
         Study::Report(r) => return rewrite_report(&r.dir),
         Study::Merge(m) => return merge_round(&m),
     };
+    if let Some(list) = args.ladder.clone() {
+        return ladder::run(&args, &list);
+    }
     let mut variants = Vec::new();
     for path in &args.variants {
         variants.push(Variant::from_file(path)?);

@@ -25,5 +25,6 @@ mod selfplay;
 mod serve;
 mod shard_checksums;
 mod sprt_verdicts;
+mod study_ladder;
 mod study_rules;
 mod study_tallies;
