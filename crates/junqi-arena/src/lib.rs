@@ -12,6 +12,8 @@
 //! * [`ladder`]: the first-move study along a ladder of bots on one Elo scale.
 //! * [`regress`]: a fixed strength suite compared with a stored baseline.
 //! * [`tallies`]: a precision study's state, per round, without the games.
+//! * [`siguo`]: the four-player arena and test: two bots as two teams, every
+//!   deal played with the teams' seats swapped.
 //!
 //! Every matchup is a `junqi-selfplay` run of paired games without samples,
 //! so its games land in the `games/` Parquet dataset, a killed run resumes,
@@ -23,6 +25,7 @@ pub mod ladder;
 mod matchup;
 pub mod regress;
 pub mod report;
+pub mod siguo;
 pub mod sprt;
 pub mod study;
 pub mod svg;

@@ -3,6 +3,10 @@
 
 use std::process::{Command, Output};
 
+// `junqi arena --siguo` and `junqi sprt --siguo`.
+#[path = "siguo/arena.rs"]
+mod arena;
+
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")
 }

@@ -53,8 +53,44 @@ pub struct Args {
     /// (one JFEN position or one deal seed per line; `#` comments).
     #[arg(long, value_name = "FILE")]
     openings: Option<PathBuf>,
+    /// Four-player games (四国军棋, docs/rules.md §10): --bots A,B names two
+    /// teams' bots (random, greedy, heuristic, mcts:N); A plays armies 0 and
+    /// 2, B armies 1 and 3, and every deal is played again with the teams'
+    /// seats swapped (--games-per-pair counts both). --rules is the mode
+    /// (anqi, shuangming, quanming) or a four-player rules file. Writes
+    /// arena.json, run.json, games/ (the four-seat schema), results.json and
+    /// results.md; a finished run is read back, a killed one not resumed.
+    #[arg(long, conflicts_with_all = ["bot", "schedule", "pgnout", "part", "openings"])]
+    siguo: bool,
     #[command(flatten)]
     rules: RulesArgs,
+}
+
+/// `--siguo`: two team bots from `--bots A,B` (four-player specs hold no commas).
+pub fn siguo_team_bots(list: &str) -> Result<[String; 2]> {
+    let specs: Vec<String> = list.split(',').map(|b| b.trim().to_string()).collect();
+    match <[String; 2]>::try_from(specs) {
+        Ok(bots) => Ok(bots),
+        Err(specs) => anyhow::bail!(
+            "--siguo --bots takes two bots, team A's and team B's (e.g. heuristic,greedy), got {}: `{list}`",
+            specs.len()
+        ),
+    }
+}
+
+/// `junqi arena --siguo`: the four-player arena of two team bots.
+fn run_siguo(args: &Args) -> Result<()> {
+    use junqi_arena::siguo::{run_siguo_arena, SiguoArenaConfig};
+    let rules = super::perft::siguo_rules(&args.rules, None)?;
+    let Some(list) = args.bots.as_deref() else { anyhow::bail!("--siguo needs --bots A,B (team A, team B)") };
+    let [a, b] = siguo_team_bots(list)?;
+    let config = SiguoArenaConfig::new(rules, [&a, &b], args.games_per_pair, args.seed)?;
+    let threads = threads(args.threads)?;
+    let report = run_siguo_arena(&config, &args.out, threads)?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", report.to_markdown())?;
+    writeln!(stdout, "written: {} and results.md", args.out.join("results.json").display())?;
+    Ok(())
 }
 
 /// Worker threads: the flag, or one per core.
@@ -137,6 +173,9 @@ pub fn bot_list(list: Option<&str>, whole: &[BotSpec]) -> Result<Vec<BotSpec>> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.siguo {
+        return run_siguo(&args);
+    }
     junqi_engine::log_to(&args.out); // engines' stderr and traffic logs
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;

@@ -75,6 +75,13 @@ pub struct Args {
     /// merged directory gives the decision a single run reaches.
     #[arg(long, value_name = "I/N", conflicts_with = "penta")]
     part: Option<junqi_selfplay::Part>,
+    /// Four-player games (四国军棋, docs/rules.md §10): the candidate and the
+    /// baseline are two teams' bots (random, greedy, heuristic, mcts:N), the
+    /// candidate on armies 0 and 2, then on armies 1 and 3 of the same deal
+    /// (one pair). --rules is the mode or a four-player rules file. A
+    /// finished batch is read back, a killed one not resumed.
+    #[arg(long, conflicts_with_all = ["penta", "openings", "part"])]
+    siguo: bool,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -104,6 +111,9 @@ pub fn run(args: Args) -> Result<()> {
     let (Some(candidate), Some(baseline), Some(dir)) = (&args.candidate, &args.baseline, &args.out) else {
         bail!("--candidate, --baseline and --out are needed to play (or give --penta)")
     };
+    if args.siguo {
+        return run_siguo(&args, candidate, baseline, dir);
+    }
     let mode = if args.rules.rules.is_none() { Some(Mode::Fanqi) } else { None };
     let rules = args.rules.resolve(mode)?;
     let config = SprtConfig {
@@ -149,6 +159,57 @@ pub fn run(args: Args) -> Result<()> {
     live.finish();
     let outcome = outcome.map_err(|e| interrupted(e, dir))?;
     write_outcome(&config, &outcome, dir)?;
+    exit_for(outcome.summary.decision)
+}
+
+/// `junqi sprt --siguo`: the four-player test of two team bots.
+fn run_siguo(args: &Args, candidate: &BotSpec, baseline: &BotSpec, dir: &std::path::Path) -> Result<()> {
+    use junqi_arena::siguo::{describe_rules, run_siguo_sprt, SiguoSprtConfig};
+    let config = SiguoSprtConfig {
+        rules: super::perft::siguo_rules(&args.rules, None)?,
+        candidate: candidate.to_string(),
+        baseline: baseline.to_string(),
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        batch_games: args.batch_games,
+        max_games: args.max_games,
+        seed: args.seed,
+    };
+    if config.candidate == config.baseline && !args.allow_same {
+        bail!(
+            "the candidate and the baseline are the same bot `{}`; for an A/A test add --allow-same",
+            config.candidate
+        )
+    }
+    config.check(args.allow_same)?;
+    let threads = threads(args.threads)?;
+    let outcome = run_siguo_sprt(&config, dir, threads, args.allow_same, |s, games| {
+        eprintln!(
+            "{games} games: LLR {:.3} [{:.3}, {:.3}], Elo {:+.1} [{:+.1}, {:+.1}]",
+            s.llr, s.bounds.lower, s.bounds.upper, s.elo.value, s.elo.low, s.elo.high
+        );
+    })?;
+    let t = &outcome.tally;
+    let text = format!(
+        "four-player (四国) {}: team {} vs team {}, {} games (W-D-L {}-{}-{}; draws: {})\n{}",
+        describe_rules(&config.rules),
+        config.candidate,
+        config.baseline,
+        outcome.games,
+        t.wins,
+        t.draws,
+        t.losses,
+        if t.draws_by_termination.is_empty() {
+            "none".to_string()
+        } else {
+            t.draws_by_termination.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        },
+        describe(&outcome.summary, config.elo0, config.elo1, outcome.limit_reached)
+    );
+    junqi_arena::write_atomic(&dir.join("result.json"), &serde_json::to_string_pretty(&outcome)?)?;
+    writeln!(std::io::stdout(), "{text}")?;
     exit_for(outcome.summary.decision)
 }
 
