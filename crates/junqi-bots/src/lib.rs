@@ -19,6 +19,7 @@
 //! | `heuristic` | scores every action by hand-written rules (expected combat value over the defender's possible kinds, one-ply threats, flag guard, approach, 翻棋 flips) and samples a softmax over the scores at temperature 0.1; deploys in named formations |
 //! | `heuristic:temp=0` | as `heuristic`, always a best-scored action (ties uniformly); `temp` is any number ≥ 0 |
 //! | `mcts:sims=400,c=0.7,depth=4,rollout=capture` | information-set MCTS over worlds drawn from its information set ([`mcts`]); `mcts:800` = `mcts:sims=800` |
+//! | `mcts:movetime=100`, `mcts:tc=60+0.5` | the same search by time: 100 ms a move, or a clock of 60 s plus 0.5 s a move kept through each game ([`mcts::clock`]); with `sims` too, whichever ends first |
 //! | `cheat-mcts:sims=400` | the same search in the true position: a cheating reference ([`Player::Cheating`]) |
 //! | `net:default`, `net:path=FILE,temp=0` | a policy/value network (crate `junqi-train`, registered by the `junqi` binary built with `torch`) |
 //! | `mcts:sims=200,eval=net:FILE` | the search with the network's priors (PUCT) and values at the leaves |

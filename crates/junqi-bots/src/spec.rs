@@ -618,7 +618,7 @@ mod tests {
         assert!(err("mcts:c=-1").contains("from 0 to 100"));
         assert!(err("mcts:depth=5000").contains("from 0 to 1000"));
         assert!(err("mcts:rollout=smart").contains("expected random or capture"));
-        assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, c, depth, rollout, noise"));
+        assert!(err("cheat-mcts:epsilon=1").contains("parameters are: sims, movetime, tc, c, depth, rollout, noise"));
         assert!(err("net:default").contains("built without the `torch` feature"), "{}", err("net:default"));
         assert!(err("mcts:eval=net:default").contains("built without the `torch` feature"));
         assert!(err("mcts:eval=minimax").contains("unknown bot `minimax`"));

@@ -1,5 +1,6 @@
 //! MCTS parameters and their spec form.
 
+use super::clock::{parse_clock, TimeControl, TIMED_SIMS};
 use super::eval::{LeafEvaluator, RolloutEvaluator, RolloutPolicy};
 use super::gumbel::GumbelOptions;
 use super::search::{DrawScore, RootOptions, Search};
@@ -9,7 +10,9 @@ use crate::spec::{BotSpec, BotSpecError};
 ///
 /// | key | meaning | default |
 /// |---|---|---|
-/// | `sims` | simulations per move (1 to 1 000 000); `mcts:800` = `mcts:sims=800` | 400 |
+/// | `sims` | simulations per move (1 to 1 000 000); `mcts:800` = `mcts:sims=800`; with `movetime` or `tc` a cap besides the time (the search stops at whichever comes first) | 400; 1 000 000 with `movetime` or `tc` |
+/// | `movetime` | milliseconds per move (1 to 3 600 000): the search stops at the deadline, after at least one simulation ([`super::clock`]) | none |
+/// | `tc` | a clock per game, `BASE+INC` in seconds (`60+0.5`, or `60`), as the `engine:` bot's `tc`: each move spends 1/30 of what is left plus ¾ of the increment, at most half of what is left; not with `movetime` | none |
 /// | `c` | exploration constant (values are in [-1, 1]) | 0.7 |
 /// | `depth` | playout plies before the material score (0 to 1000) | 4 |
 /// | `rollout` | playout policy: `random`, or `capture` (best winning capture, else random) | capture |
@@ -45,6 +48,8 @@ pub struct MctsConfig {
     pub recall: bool,
     /// What a draw is worth to the searching seat.
     pub draw: DrawScore,
+    /// Play by time (besides `sims`): `movetime` or `tc`.
+    pub time: Option<TimeControl>,
 }
 
 impl Default for MctsConfig {
@@ -60,13 +65,16 @@ impl Default for MctsConfig {
             belief: true,
             recall: true,
             draw: DrawScore::default(),
+            time: None,
         }
     }
 }
 
 /// The spec keys, in the order [`MctsConfig::spec`] writes them.
-pub const MCTS_KEYS: [&str; 19] = [
+pub const MCTS_KEYS: [&str; 21] = [
     "sims",
+    "movetime",
+    "tc",
     "c",
     "depth",
     "rollout",
@@ -119,9 +127,25 @@ impl MctsConfig {
             }),
             Some(_) => return Err(spec.bad("search", "expected puct or gumbel")),
         };
+        let time = match (spec.get("movetime"), spec.get("tc")) {
+            (Some(_), Some(_)) => {
+                return Err(spec.bad("tc", "give movetime (each move) or tc (a clock per game), not both"))
+            }
+            (Some(_), None) => Some(TimeControl::MoveTime(std::time::Duration::from_millis(
+                spec.integer("movetime", 1, 1, 3_600_000)?.into(),
+            ))),
+            (None, Some(tc)) => {
+                let (base, inc) = parse_clock(tc)
+                    .ok_or_else(|| spec.bad("tc", "expected <seconds>+<increment seconds>, e.g. 60+0.5"))?;
+                Some(TimeControl::Clock { base, inc })
+            }
+            (None, None) => None,
+        };
+        let default_sims = if time.is_some() { TIMED_SIMS } else { d.sims };
         Ok(MctsConfig {
             gumbel,
-            sims: spec.integer("sims", d.sims, 1, 1_000_000)?,
+            time,
+            sims: spec.integer("sims", default_sims, 1, 1_000_000)?,
             c: spec.number("c", d.c, 0.0, 100.0)?,
             depth: spec.integer("depth", d.depth, 0, 1000)?,
             rollout,
@@ -140,7 +164,12 @@ impl MctsConfig {
     /// `sims` always, the other parameters where they differ from the defaults.
     pub fn spec(&self, name: &str) -> String {
         let d = MctsConfig::default();
-        let mut out = format!("{name}:sims={}", self.sims);
+        let mut out = match self.time {
+            // By time alone: no simulations cap to write.
+            Some(time) if self.sims == TIMED_SIMS => format!("{name}:{}", time.spec()),
+            Some(time) => format!("{name}:sims={},{}", self.sims, time.spec()),
+            None => format!("{name}:sims={}", self.sims),
+        };
         if self.c != d.c {
             out.push_str(&format!(",c={}", self.c));
         }

@@ -36,6 +36,7 @@
 //! 42.0 % / 40.0 %, 50 scored 37.0 % / 43.0 %. Hence the defaults: 4 plies of
 //! capture-first playout, then material at scale 20, `c=0.7`.
 
+pub mod clock;
 mod config;
 mod deploy;
 mod eval;
@@ -43,6 +44,7 @@ mod gumbel;
 mod search;
 mod tree;
 
+pub use clock::{MoveClock, TimeControl};
 pub use config::{MctsConfig, MCTS_KEYS};
 pub use deploy::mcts_deployment;
 pub use eval::{material_value, outcome_value, LeafEvaluator, LeafValue, RolloutEvaluator, RolloutPolicy};
@@ -71,6 +73,8 @@ pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     /// [`deployment_belief`]), the worlds' weights for the enemy's pieces;
     /// made at the first move, for the enemy's colour.
     model_belief: Option<(Colour, KindBelief)>,
+    /// With `movetime` or `tc`: the move's deadline and the game's clock.
+    clock: Option<MoveClock>,
 }
 
 /// Deployments the model's belief is made of.
@@ -114,6 +118,7 @@ impl<E: LeafEvaluator> Mcts<E> {
             deployer: None,
             opponent_suffix: String::new(),
             model_belief: None,
+            clock: config.time.map(MoveClock::new),
         }
     }
 
@@ -121,6 +126,11 @@ impl<E: LeafEvaluator> Mcts<E> {
     pub fn with_deployer(mut self, deployer: Option<Arc<DeploymentModel>>) -> Mcts<E> {
         self.deployer = deployer;
         self
+    }
+
+    /// The bot's clock, when it plays by time (`movetime` or `tc`).
+    pub fn clock(&self) -> Option<&MoveClock> {
+        self.clock.as_ref()
     }
 
     /// Add `suffix` to the bot's name (its spec), e.g. `,eval=net:default`.
@@ -148,6 +158,10 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         }
     }
     fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
+        if let Some(clock) = self.clock.as_mut() {
+            // The first poll of a move starts its time; later polls keep it.
+            self.search.deadline = Some(clock.start_move(info.seat(), info.view().ply()));
+        }
         if self.belief.is_none() {
             if !self.config.belief {
                 self.belief = Some(None);
@@ -174,8 +188,16 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         );
         if decision.is_ready() {
             self.belief = None;
+            if let Some(clock) = self.clock.as_mut() {
+                clock.end_move();
+            }
         }
         decision
+    }
+    fn game_over(&mut self, _seat: junqi_core::Seat, _outcome: &junqi_core::Outcome) {
+        if let Some(clock) = self.clock.as_mut() {
+            clock.new_game();
+        }
     }
     fn wait(&mut self) {
         self.search.evaluator.wait()
@@ -193,11 +215,12 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
 pub struct CheatMcts<E: LeafEvaluator = RolloutEvaluator> {
     config: MctsConfig,
     search: Search<E>,
+    clock: Option<MoveClock>,
 }
 
 impl CheatMcts {
     pub fn new(config: MctsConfig) -> CheatMcts {
-        CheatMcts { config, search: config.search(config.evaluator()) }
+        CheatMcts { config, search: config.search(config.evaluator()), clock: config.time.map(MoveClock::new) }
     }
 }
 
@@ -206,7 +229,14 @@ impl<E: LeafEvaluator> CheatingAgent for CheatMcts<E> {
         self.config.spec("cheat-mcts")
     }
     fn act(&mut self, truth: &Position, rng: &mut GameRng) -> Decision {
-        self.search.run(self.config.sims, |_| truth.clone(), rng)
+        if let Some(clock) = self.clock.as_mut() {
+            self.search.deadline = Some(clock.start_move(truth.turn(), truth.ply()));
+        }
+        let decision = self.search.run(self.config.sims, |_| truth.clone(), rng);
+        if let Some(clock) = self.clock.as_mut() {
+            clock.end_move();
+        }
+        decision
     }
     fn deploy(&mut self, colour: Colour, rules: &Rules, rng: &mut GameRng) -> Deployment {
         mcts_deployment(colour, rules, rng)

@@ -57,6 +57,10 @@ pub struct Search<E> {
     /// search's own choice. The tree's statistics then average over what the
     /// model does, and the searching seat's choices maximise against it.
     pub opponent: Option<Box<dyn Agent>>,
+    /// Stop simulating at this instant (after at least one simulation),
+    /// whatever `sims` says: a bot that plays by time sets it before each
+    /// move ([`super::clock`]). `None`: `sims` alone.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What a draw is worth to the searching seat, on the value's scale
@@ -156,6 +160,7 @@ impl<E: LeafEvaluator> Search<E> {
             root_seat: Seat::First,
             root_draw: 0.0,
             opponent: None,
+            deadline: None,
         }
     }
 
@@ -253,7 +258,9 @@ impl<E: LeafEvaluator> Search<E> {
                     self.phase = Phase::Running { done: 0, next: Some(first), sample };
                 }
                 Phase::Running { done, next, sample } => {
-                    if done >= sims.max(1) {
+                    // The clock is read after every simulation: tens of ns against µs of work.
+                    let timed_out = done > 0 && self.deadline.is_some_and(|d| std::time::Instant::now() >= d);
+                    if done >= sims.max(1) || timed_out {
                         let mut decision = if self.gumbel.is_some() { self.decide_gumbel() } else { self.decide() };
                         if sample {
                             decision.action = sample_at_temperature(&decision.policy, self.root.temp, rng);

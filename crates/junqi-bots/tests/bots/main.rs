@@ -2,6 +2,7 @@
 //! one per file); each module is one former test file.
 
 mod bots;
+mod clock;
 mod common;
 mod exploit;
 mod heuristic;
