@@ -355,13 +355,14 @@ pub fn plan_text(config: &LadderConfig) -> String {
     let pairs = config.bots.len() * (config.bots.len() - 1) / 2;
     let _ = writeln!(
         s,
-        "Ladder plan: {} rungs ({}), {} preset{} ({}); each preset's arena a round robin of {} pairs × {} games ({} at 0).",
+        "Ladder plan: {} rungs ({}), {} preset{} ({}); each preset's arena a round robin of {} pair{} × {} games ({} at 0).",
         config.bots.len(),
         config.bots.iter().map(BotSpec::to_string).collect::<Vec<_>>().join(", "),
         config.presets.len(),
         if config.presets.len() == 1 { "" } else { "s" },
         config.presets.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", "),
         pairs,
+        if pairs == 1 { "" } else { "s" },
         config.arena_games,
         anchor_of(&config.bots)
     );
