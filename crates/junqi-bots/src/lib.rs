@@ -115,6 +115,14 @@ pub trait Agent: Send {
     /// The game this agent played as `seat` ended with `outcome` (an
     /// external engine is told its result).
     fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
+    /// Search the next move (only) for `time` instead of the agent's own
+    /// budget: `junqi engine` passes on a host's `go movetime` or clock.
+    /// `keep_sims`: the agent's simulation count still caps the search
+    /// (the host gave one too); else time alone decides. Returns whether
+    /// the agent plays by time (a search does; others ignore it).
+    fn time_next_move(&mut self, _time: std::time::Duration, _keep_sims: bool) -> bool {
+        false
+    }
     /// Model the other seat by `target` (a best response's search: spec key
     /// `opponent=SPEC` of `mcts`): where that seat moves, the agent's search
     /// plays `target`'s own decision, made from that seat's information set
@@ -155,6 +163,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn model_opponent(&mut self, target: Box<dyn Agent>) -> Result<(), String> {
         (**self).model_opponent(target)
+    }
+    fn time_next_move(&mut self, time: std::time::Duration, keep_sims: bool) -> bool {
+        (**self).time_next_move(time, keep_sims)
     }
 }
 

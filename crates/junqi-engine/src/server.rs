@@ -10,9 +10,11 @@
 use crate::grammar::{Command, Limits};
 use crate::knowledge::{decode_position, encode_deployment};
 use crate::PROTOCOL_VERSION;
+use junqi_bots::mcts::TimeControl;
 use junqi_bots::{BotSpec, Player};
 use junqi_core::{rng_from_seed, GameRng, InfoSet, MoveList, Rules, Seat};
 use std::io::{BufRead, Read, Write};
+use std::time::Duration;
 
 /// The engine's state between commands.
 struct Engine {
@@ -150,8 +152,9 @@ impl Engine {
         Ok(())
     }
 
-    /// `go`: a move within the simulation budget (the time limits are noted
-    /// and ignored: the bot's budget is its simulation count).
+    /// `go`: a move within the budget: `sims`/`nodes` set a search bot's
+    /// simulation count; `movetime` or `time`/`inc` give a search bot this
+    /// move's time ([`move_time`]; other bots note them and ignore them).
     fn go(&mut self, limits: Limits) -> Result<Vec<String>, String> {
         let mut notes = Vec::new();
         let mut sims = None;
@@ -163,11 +166,7 @@ impl Engine {
                 sims = Some(n);
             }
         }
-        for (key, given) in [("movetime", limits.movetime.is_some()), ("time", limits.clock.is_some())] {
-            if given {
-                notes.push(format!("info string {key} ignored: the bot's budget is its simulation count"));
-            }
-        }
+        let time = move_time(&limits);
         let game = self.game.as_ref().ok_or("go before newgame")?;
         let info = game.info.as_ref().ok_or("go before position")?;
         let mut legal = MoveList::new();
@@ -185,8 +184,18 @@ impl Engine {
         }
         let mut rng = std::mem::replace(&mut self.game.as_mut().expect("checked").rng, rng_from_seed(0));
         let started = std::time::Instant::now();
+        let name = self.spec.name.clone();
         let (decision, failed) = match self.player()? {
-            Player::Fair(agent) => (agent.act(&info, &mut rng), agent.take_forfeit()),
+            Player::Fair(agent) => {
+                // The host's time for this move replaces the bot's own budget (a
+                // simulation count given with it still caps the search).
+                if let Some(time) = time {
+                    if !agent.time_next_move(time, sims.is_some()) {
+                        notes.push(format!("info string time ignored: bot `{name}` has no time budget"));
+                    }
+                }
+                (agent.act(&info, &mut rng), agent.take_forfeit())
+            }
             Player::Cheating(_) => return Err("go: a cheating bot cannot play behind the protocol".into()),
         };
         self.game.as_mut().expect("checked").rng = rng;
@@ -224,6 +233,28 @@ impl Engine {
         d.validate().map_err(|e| format!("deploy: the bot's deployment is illegal: {e}"))?;
         Ok(vec![format!("deployment {}", encode_deployment(&d))])
     }
+}
+
+/// The share of the host's `timeout` a move may spend: the rest is for the
+/// pipes and the scheduler.
+const TIMEOUT_SHARE: f64 = 0.9;
+
+/// The time the move of a `go` may take: `movetime`, or from the clock
+/// (`time`/`inc`) what a `tc` search bot spends ([`TimeControl::budget`]:
+/// 1/30 of what is left plus ¾ of the increment, at most half of what is
+/// left), the smaller when both come; at most 90 % of `timeout`. `None`
+/// when the `go` gives no time (the bot's own budget).
+pub fn move_time(limits: &Limits) -> Option<Duration> {
+    let from_clock = limits.clock.map(|(time, inc)| {
+        let control = TimeControl::Clock { base: Duration::from_millis(time), inc: Duration::from_millis(inc) };
+        control.budget(Duration::from_millis(time))
+    });
+    let time = match (limits.movetime.map(Duration::from_millis), from_clock) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    let cap = limits.timeout.map(|t| Duration::from_millis(t).mul_f64(TIMEOUT_SHARE));
+    Some(cap.map_or(time, |cap| time.min(cap)))
 }
 
 /// Serve the protocol for bot `spec` on `input`/`output` until `quit` or the

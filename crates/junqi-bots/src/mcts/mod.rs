@@ -75,6 +75,9 @@ pub struct Mcts<E: LeafEvaluator = RolloutEvaluator> {
     model_belief: Option<(Colour, KindBelief)>,
     /// With `movetime` or `tc`: the move's deadline and the game's clock.
     clock: Option<MoveClock>,
+    /// [`Agent::time_next_move`]: the next move's time, whether `sims`
+    /// still caps it, and (once the move started) when it started.
+    next_move: Option<(std::time::Duration, bool, Option<std::time::Instant>)>,
 }
 
 /// Deployments the model's belief is made of.
@@ -119,6 +122,7 @@ impl<E: LeafEvaluator> Mcts<E> {
             opponent_suffix: String::new(),
             model_belief: None,
             clock: config.time.map(MoveClock::new),
+            next_move: None,
         }
     }
 
@@ -158,7 +162,13 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         }
     }
     fn poll_act(&mut self, info: &InfoSet, rng: &mut GameRng) -> Poll<Decision> {
-        if let Some(clock) = self.clock.as_mut() {
+        let mut sims = self.config.sims;
+        if let Some((time, keep_sims, started)) = self.next_move.as_mut() {
+            self.search.deadline = Some(*started.get_or_insert_with(std::time::Instant::now) + *time);
+            if !*keep_sims {
+                sims = clock::TIMED_SIMS;
+            }
+        } else if let Some(clock) = self.clock.as_mut() {
             // The first poll of a move starts its time; later polls keep it.
             self.search.deadline = Some(clock.start_move(info.seat(), info.view().ply()));
         }
@@ -180,19 +190,20 @@ impl<E: LeafEvaluator> Agent for Mcts<E> {
         }
         let model_belief = self.model_belief.as_ref().filter(|_| modelled).map(|(_, b)| b);
         let belief = self.belief.as_ref().and_then(Option::as_ref).or(model_belief);
-        let decision = self.search.poll_informed(
-            self.config.sims,
-            Some(info),
-            |rng| info.sample_world_believing(rng, belief),
-            rng,
-        );
+        let decision = self.search.poll_informed(sims, Some(info), |rng| info.sample_world_believing(rng, belief), rng);
         if decision.is_ready() {
             self.belief = None;
-            if let Some(clock) = self.clock.as_mut() {
+            if self.next_move.take().is_some() {
+                self.search.deadline = None;
+            } else if let Some(clock) = self.clock.as_mut() {
                 clock.end_move();
             }
         }
         decision
+    }
+    fn time_next_move(&mut self, time: std::time::Duration, keep_sims: bool) -> bool {
+        self.next_move = Some((time, keep_sims, None));
+        true
     }
     fn game_over(&mut self, _seat: junqi_core::Seat, _outcome: &junqi_core::Outcome) {
         if let Some(clock) = self.clock.as_mut() {

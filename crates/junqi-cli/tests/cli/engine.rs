@@ -183,9 +183,68 @@ fn both_engines_pass_the_conformance_suite() {
     }
 }
 
+/// `junqi engine --bot mcts`: `go movetime` and `go time … inc …` drive the
+/// search by time (not by its 400 simulations), and the move comes back
+/// within the time plus a margin (debug build, shared machine: 100 ms).
+#[test]
+fn junqi_engine_searches_by_the_hosts_time() {
+    let margin = Duration::from_millis(100);
+    let command = [JUNQI.into(), "engine".into(), "--bot".into(), "mcts".into()];
+    let mut e = Dialogue::start("junqi engine", &command);
+    let fanqi = Rules::preset(Mode::Fanqi);
+    let game = Game::new(Position::new_game(fanqi, 11));
+    e.send(&format!("newgame {} seat 1 seed 11", encode_rules(&fanqi)));
+    let info = game.infoset(Seat::First);
+    e.send(&format!("position {}", encode_position(info)));
+    let (_, moves) = legal_line(info);
+    // The engine has started and read the position before the clock starts.
+    e.send("isready");
+    assert_eq!(e.line(), "readyok");
+    // (go line, the time the move may take)
+    for (go, ms) in [
+        ("go movetime 50", 50),
+        ("go movetime 50 timeout 1050", 50),
+        ("go movetime 400", 400),
+        ("go time 3000 inc 0", 100),
+        ("go movetime 300 timeout 100", 90),
+    ] {
+        let started = std::time::Instant::now();
+        e.send(go);
+        let answer = e.until("bestmove");
+        let took = started.elapsed();
+        let best: Move = answer.last().unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(moves.contains(&best), "{go}: {best} is not legal");
+        assert!(!answer.iter().any(|l| l.contains("info string")), "{go}: {answer:?}");
+        let reported: u64 = answer
+            .iter()
+            .find_map(|l| l.strip_prefix("info time "))
+            .and_then(|t| t.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{go}: no info time in {answer:?}"));
+        assert!(took <= Duration::from_millis(ms) + margin, "{go}: answered after {took:?}");
+        // Time, not the 400 simulations, ended the search.
+        assert!(reported + 5 >= ms, "{go}: searched {reported} ms of {ms}");
+    }
+    // `sims` with the time: the simulations still cap the search.
+    e.send("go sims 1 movetime 5000");
+    let answer = e.until("bestmove");
+    let reported: u64 =
+        answer.iter().find_map(|l| l.strip_prefix("info time ")?.split_whitespace().next()?.parse().ok()).unwrap();
+    assert!(reported < 1000, "sims 1 caps a 5 s move: {reported} ms");
+    e.quit();
+    // A bot without a time budget says it ignores the time.
+    let command = [JUNQI.into(), "engine".into(), "--bot".into(), "greedy".into()];
+    let mut e = Dialogue::start("junqi engine greedy", &command);
+    e.send(&format!("newgame {} seat 1 seed 11", encode_rules(&fanqi)));
+    e.send(&format!("position {}", encode_position(info)));
+    e.send("go movetime 50");
+    let answer = e.until("bestmove");
+    assert!(answer.iter().any(|l| l == "info string time ignored: bot `greedy` has no time budget"), "{answer:?}");
+    e.quit();
+}
+
 #[test]
 fn junqi_engine_refuses_cheating_bots_and_bad_specs() {
-    for spec in ["cheat-mcts:10", "nonsense", "mcts:sims=0"] {
+    for spec in ["cheat-mcts:10", "nonsense", "mcts:sims=0", "mcts:movetime=0", "mcts:tc=abc"] {
         let out = Command::new(JUNQI).args(["engine", "--bot", spec]).stdin(Stdio::null()).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{spec}");
         let err = String::from_utf8_lossy(&out.stderr);
