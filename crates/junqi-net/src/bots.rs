@@ -9,6 +9,12 @@
 //!   暗棋, with a net that has a belief head, its worlds are drawn from the
 //!   head's belief about the enemy's kinds.
 //!
+//! Either net spec takes `precision=fp32|bf16|int8` (default `fp32`): the
+//! arithmetic of the CPU engine's trunk ([`Precision`]), where the CPU has
+//! the instructions (else FP32; `JUNQI_CPU_FEATURES=none` forces it). Each
+//! precision of a file has its own service and cache. A backend other than
+//! the CPU engine (libtorch on a GPU) ignores it.
+//!
 //! Both deploy (暗棋/明棋) with the learned deployment model stored in the
 //! net file when it has one ([`NetExtras`]), else as `heuristic`.
 //!
@@ -19,7 +25,7 @@
 //! positions of all games in flight share its batches and its cache.
 
 use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
-use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, BELIEF_KINDS};
+use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, Precision, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
     deploy_with, register_bot, spec_value, Agent, BotSpec, BotSpecError, Decision, DeploymentModel, LeafEvaluator,
@@ -109,8 +115,9 @@ pub struct InferenceSettings {
 }
 
 static SETTINGS: Mutex<Option<InferenceSettings>> = Mutex::new(None);
-/// Each net file's service and extras, by canonical path.
-static NETS: Mutex<Option<HashMap<PathBuf, (InferenceService, NetExtras)>>> = Mutex::new(None);
+/// Each net file's service and extras, by canonical path and precision.
+type Nets = HashMap<(PathBuf, Precision), (InferenceService, NetExtras)>;
+static NETS: Mutex<Option<Nets>> = Mutex::new(None);
 
 /// Set how nets loaded from now on are served (the CLI's `--device` and
 /// inference options).
@@ -135,18 +142,25 @@ pub struct NetExtras {
 /// The shared service of the net at `path`, started on first use, and
 /// what else the file holds (the file is read once per process).
 pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError> {
-    let key = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    shared_net_in(path, Precision::Fp32)
+}
+
+/// [`shared_net`] with the CPU engine in `precision` (one service per
+/// file and precision).
+pub fn shared_net_in(path: &Path, precision: Precision) -> Result<(InferenceService, NetExtras), NetError> {
+    let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    let key = (canonical.clone(), precision);
     let mut nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
     let nets = nets.get_or_insert_with(HashMap::new);
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());
     }
-    let file = NetFile::read(&key)?;
+    let file = NetFile::read(&canonical)?;
     let extras = NetExtras { deployer: file.deployment_model()?.map(Arc::new), belief: file.model.belief };
     let settings = inference_settings();
     let factory = match &settings.backend {
-        None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?)),
-        Some(make) => make(&key)?,
+        None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?.with_precision(precision))),
+        Some(make) => make(&canonical)?,
     };
     let mut service = InferenceService::start(factory, &settings.options)?;
     if !file.model.reads_history() {
@@ -205,9 +219,9 @@ impl Served {
 /// [`shared_net`] of net `file` (a name or a path), errors as the spec's.
 /// `default` loads both shipped nets; its extras are the 暗棋 net's (only
 /// 暗棋 and 明棋 deploy or ask for a belief, and there it plays that net).
-fn service_for(spec: &BotSpec, file: &str) -> Result<(Served, NetExtras), BotSpecError> {
+fn service_for(spec: &BotSpec, file: &str, precision: Precision) -> Result<(Served, NetExtras), BotSpecError> {
     let load = |name: &str| {
-        shared_net(&resolve_net_path(name)).map_err(|e| BotSpecError::BadValue {
+        shared_net_in(&resolve_net_path(name), precision).map_err(|e| BotSpecError::BadValue {
             bot: spec.name.clone(),
             key: "path".into(),
             value: file.into(),
@@ -225,25 +239,36 @@ fn service_for(spec: &BotSpec, file: &str) -> Result<(Served, NetExtras), BotSpe
 
 /// The spec of the net bot playing `file` at temperature 0, as its name:
 /// `net:FILE`, or `net:path="…"` for a path that would not read back bare
-/// (one with `=`, a comma or a quote).
-fn net_name(file: &str) -> String {
-    if file.contains(['=', ',', '"']) || file.trim() != file {
+/// (one with `=`, a comma or a quote); `,precision=P` unless FP32.
+fn net_name(file: &str, precision: Precision) -> String {
+    let name = if file.contains(['=', ',', '"']) || file.trim() != file {
         format!("net:path={}", spec_value(file))
     } else {
         format!("net:{file}")
+    };
+    match precision {
+        Precision::Fp32 => name,
+        p => format!("{name},precision={p}"),
     }
+}
+
+/// A net spec's `precision` key (default FP32).
+fn precision_of(spec: &BotSpec) -> Result<Precision, BotSpecError> {
+    spec.get("precision").map_or(Ok(Precision::Fp32), |v| v.parse().map_err(|e: String| spec.bad("precision", &e)))
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
     match spec.name.as_str() {
         "net" => {
-            spec.check_keys(&["path", "temp"])?;
+            spec.check_keys(&["path", "temp", "precision"])?;
             let file = spec.get("path").unwrap_or("default").to_string();
             let temp = spec.non_negative("temp", 0.0)?;
-            let (service, extras) = service_for(spec, &file)?;
+            let precision = precision_of(spec)?;
+            let (service, extras) = service_for(spec, &file, precision)?;
             Ok(Player::Fair(Box::new(NetAgent {
                 request: Request::new(service),
                 file,
+                precision,
                 temp,
                 moves: MoveList::new(),
                 deployer: extras.deployer,
@@ -255,14 +280,15 @@ fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
             if net.name != "net" {
                 return Err(spec.bad("eval", "expected net:FILE"));
             }
-            net.check_keys(&["path"])?;
+            net.check_keys(&["path", "precision"])?;
             let file = net.get("path").unwrap_or("default").to_string();
+            let precision = precision_of(&net)?;
             let config = MctsConfig::from_spec(spec)?;
-            let (service, extras) = service_for(spec, &file)?;
+            let (service, extras) = service_for(spec, &file, precision)?;
             let evaluator =
                 NetEvaluator::serving(service).with_playout(config.mix, config.evaluator()).with_belief(extras.belief);
             let mcts = Mcts::with_evaluator(config, evaluator)
-                .with_name_suffix(format!(",eval={}", spec_value(&net_name(&file))))
+                .with_name_suffix(format!(",eval={}", spec_value(&net_name(&file, precision))))
                 .with_deployer(extras.deployer);
             Ok(Player::Fair(Box::new(mcts)))
         }
@@ -316,6 +342,7 @@ impl Request {
 pub struct NetAgent {
     request: Request,
     file: String,
+    precision: Precision,
     temp: f32,
     moves: MoveList,
     /// The net file's learned deployment model, if it has one.
@@ -325,9 +352,13 @@ pub struct NetAgent {
 impl Agent for NetAgent {
     fn name(&self) -> String {
         if self.temp == 0.0 {
-            net_name(&self.file)
+            net_name(&self.file, self.precision)
         } else {
-            format!("net:path={},temp={}", spec_value(&self.file), self.temp)
+            let name = format!("net:path={},temp={}", spec_value(&self.file), self.temp);
+            match self.precision {
+                Precision::Fp32 => name,
+                p => format!("{name},precision={p}"),
+            }
         }
     }
 

@@ -22,11 +22,11 @@ pub mod service;
 
 pub use bots::{
     default_net_for, inference_settings, register_net_bots, release_shared_services, resolve_net_path,
-    set_inference_settings, shared_net, shared_service, shared_stats, BackendMaker, InferenceSettings, NetAgent,
-    NetEvaluator, NetExtras, ANQI_NET, FANQI_NET, SHIPPED_NETS,
+    set_inference_settings, shared_net, shared_net_in, shared_service, shared_stats, BackendMaker, InferenceSettings,
+    NetAgent, NetEvaluator, NetExtras, ANQI_NET, FANQI_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;
-pub use cpu::{CpuNet, Scratch};
+pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch};
 pub use file::{fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT};
 pub use model::{ModelConfig, PolicyHead, BELIEF_KINDS};
 pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};

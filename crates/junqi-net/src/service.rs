@@ -75,7 +75,7 @@ impl Backend for CpuBackend {
         }));
     }
     fn describe(&self) -> String {
-        format!("cpu ({})", if self.net.uses_simd() { "avx2+fma" } else { "portable" })
+        format!("cpu ({})", self.net.describe())
     }
 }
 

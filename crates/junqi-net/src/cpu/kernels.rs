@@ -19,8 +19,8 @@ pub const PAD_COLS: usize = 7;
 pub const PAD_NODES: usize = PAD_ROWS * PAD_COLS;
 /// Board nodes, rows and columns.
 pub const NODES: usize = 60;
-const ROWS: usize = 12;
-const COLS: usize = 5;
+pub(crate) const ROWS: usize = 12;
+pub(crate) const COLS: usize = 5;
 
 /// The padded index of board node `n` (`row * 5 + col`).
 #[inline]

@@ -20,16 +20,24 @@
 //!   3,600 − n logits are masked to probability exactly 0).
 //!
 //! The trunk's 3×3 convolutions, nearly all of the work, run in
-//! [`kernels::Conv3`].
+//! [`kernels::Conv3`] (FP32), or in bf16 ([`bf16::Conv3Bf16`]) or int8
+//! ([`int8::Conv3Int8`]) where asked for ([`CpuNet::with_precision`]) and
+//! the CPU has the instructions ([`precision`]).
 
+pub mod bf16;
+pub mod int8;
 pub mod kernels;
+pub mod precision;
 
 use crate::file::NetFile;
 use crate::model::{ModelConfig, PolicyHead, BELIEF_KINDS};
 use crate::{Evaluation, NetError};
+use bf16::Conv3Bf16;
+use int8::Conv3Int8;
 use junqi_env::observation::{CAMP, HISTORY, OBS_CHANNELS, PLANE, POOL_OWN, SEEN_BEFORE, V1_CHANNELS};
 use junqi_env::ObsCode;
-use kernels::{axpy, dot, padded, simd_available, Conv3, Dense, NODES, PAD_NODES};
+use kernels::{axpy, dot, padded, Conv3, Dense, NODES, PAD_NODES};
+pub use precision::{CpuFeatures, Precision};
 use std::path::Path;
 
 /// Batch norm's epsilon in `junqi-train` (libtorch's default).
@@ -60,12 +68,23 @@ pub struct CpuNet {
     /// For each node, the (output node, tap) pairs it feeds through the 3×3 stem.
     node_taps: Vec<Vec<(usize, usize)>>,
     blocks: Vec<(Conv3, Conv3)>,
+    /// The residual blocks in the reduced precision in use, if any.
+    reduced: Reduced,
     policy: Policy,
     value_conv: Dense,
     value_fc: Dense,
     value_out: Dense,
     /// The belief head's 1×1 convolution to 12 kind logits per node, if any.
     belief: Option<Dense>,
+}
+
+/// The trunk's convolutions in a reduced precision (the FP32 ones are kept
+/// for [`Reduced::None`]).
+#[derive(Clone, Debug)]
+enum Reduced {
+    None,
+    Bf16(Vec<(Conv3Bf16, Conv3Bf16)>),
+    Int8(Vec<(Conv3Int8, Conv3Int8)>),
 }
 
 #[derive(Clone, Debug)]
@@ -90,6 +109,9 @@ pub struct Scratch {
     hidden: Vec<f32>,
     logits: Vec<f32>,
     patterns: Vec<f32>,
+    /// The input board of a convolution in bf16 or 8 bits.
+    xb: Vec<u16>,
+    xq: Vec<u8>,
 }
 
 /// The per-output-channel scale and shift of a batch norm.
@@ -249,13 +271,14 @@ impl CpuNet {
         };
         Ok(CpuNet {
             model: m,
-            simd: simd_available(),
+            simd: CpuFeatures::detect().avx2_fma,
             planes,
             stem_taps,
             stem_constant,
             stem_base,
             node_taps,
             blocks,
+            reduced: Reduced::None,
             policy,
             value_conv,
             value_fc,
@@ -273,10 +296,50 @@ impl CpuNet {
         self.simd
     }
 
-    /// Use the portable kernels even where AVX2 is available (tests compare the two).
+    /// Use the portable kernels even where AVX2 is available (tests compare
+    /// the two); FP32 only.
     pub fn portable(mut self) -> CpuNet {
         self.simd = false;
+        self.reduced = Reduced::None;
         self
+    }
+
+    /// Run the trunk's convolutions in `wanted` where this CPU can
+    /// ([`CpuFeatures::detect`], so `JUNQI_CPU_FEATURES` applies), else in
+    /// FP32; [`CpuNet::precision`] says which.
+    pub fn with_precision(mut self, wanted: Precision) -> CpuNet {
+        let features = CpuFeatures::detect();
+        let p = if self.simd { features.resolve(wanted) } else { Precision::Fp32 };
+        fn all<T>(blocks: &[(Conv3, Conv3)], f: impl Fn(&Conv3) -> Option<T>) -> Option<Vec<(T, T)>> {
+            blocks.iter().map(|(a, b)| Some((f(a)?, f(b)?))).collect()
+        }
+        self.reduced = match p {
+            Precision::Fp32 => None,
+            Precision::Bf16 => all(&self.blocks, Conv3Bf16::new).map(Reduced::Bf16),
+            Precision::Int8 => all(&self.blocks, Conv3Int8::new).map(Reduced::Int8),
+        }
+        .unwrap_or(Reduced::None);
+        self
+    }
+
+    /// The arithmetic of the trunk's convolutions.
+    pub fn precision(&self) -> Precision {
+        match self.reduced {
+            Reduced::None => Precision::Fp32,
+            Reduced::Bf16(_) => Precision::Bf16,
+            Reduced::Int8(_) => Precision::Int8,
+        }
+    }
+
+    /// What computes the forward pass: `avx2+fma`, `portable`, `bf16
+    /// (avx512-bf16)` or `int8 (avx512-vnni)`.
+    pub fn describe(&self) -> &'static str {
+        match (self.precision(), self.simd) {
+            (Precision::Bf16, _) => "bf16 (avx512-bf16)",
+            (Precision::Int8, _) => "int8 (avx512-vnni)",
+            (Precision::Fp32, true) => "avx2+fma",
+            (Precision::Fp32, false) => "portable",
+        }
     }
 
     /// Buffers for [`CpuNet::evaluate`].
@@ -294,6 +357,14 @@ impl CpuNet {
             hidden: vec![0.0; self.model.value_hidden],
             logits: Vec::new(),
             patterns: vec![0.0; 9 * ch],
+            xb: match self.reduced {
+                Reduced::Bf16(_) => vec![0; PAD_NODES * ch],
+                _ => Vec::new(),
+            },
+            xq: match self.reduced {
+                Reduced::Int8(_) => vec![0; PAD_NODES * ch],
+                _ => Vec::new(),
+            },
         }
     }
 
@@ -322,10 +393,32 @@ impl CpuNet {
         let ch = self.model.channels;
         self.stem(code, s);
         // Residual blocks: a → (b = relu(conv_a(a))) → (c = relu(conv_b(b) + a)), then c is the next a.
-        for (ca, cb) in &self.blocks {
-            ca.forward(&s.a, None, &mut s.b, self.simd);
-            cb.forward(&s.b, Some(&s.a), &mut s.c, self.simd);
-            std::mem::swap(&mut s.a, &mut s.c);
+        match &self.reduced {
+            Reduced::None => {
+                for (ca, cb) in &self.blocks {
+                    ca.forward(&s.a, None, &mut s.b, self.simd);
+                    cb.forward(&s.b, Some(&s.a), &mut s.c, self.simd);
+                    std::mem::swap(&mut s.a, &mut s.c);
+                }
+            }
+            Reduced::Bf16(blocks) => {
+                for (ca, cb) in blocks {
+                    bf16::to_bf16(&s.a, &mut s.xb);
+                    ca.forward(&s.xb, None, &mut s.b);
+                    bf16::to_bf16(&s.b, &mut s.xb);
+                    cb.forward(&s.xb, Some(&s.a), &mut s.c);
+                    std::mem::swap(&mut s.a, &mut s.c);
+                }
+            }
+            Reduced::Int8(blocks) => {
+                for (ca, cb) in blocks {
+                    let scale = int8::quantize(&s.a, &mut s.xq);
+                    ca.forward(&s.xq, scale, None, &mut s.b);
+                    let scale = int8::quantize(&s.b, &mut s.xq);
+                    cb.forward(&s.xq, scale, Some(&s.a), &mut s.c);
+                    std::mem::swap(&mut s.a, &mut s.c);
+                }
+            }
         }
         for n in 0..NODES {
             s.flat[n * ch..(n + 1) * ch].copy_from_slice(&s.a[padded(n) * ch..(padded(n) + 1) * ch]);

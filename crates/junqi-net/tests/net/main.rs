@@ -3,6 +3,7 @@
 
 mod determinism;
 mod net_file;
+mod precision;
 mod service;
 mod shipped;
 
