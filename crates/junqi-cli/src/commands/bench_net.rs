@@ -2,14 +2,19 @@
 //! a reference rate measured in the same run.
 //!
 //! * The reference: the peak FP32 rate of the cores (fused multiply-adds in
-//!   registers, every thread) and, with libtorch, a large matrix product.
-//! * Raw forward passes through the inference service (junqi's CPU engine)
-//!   at batch 1 … 1024, and libtorch's forward pass at the same sizes.
+//!   registers, every thread), where the CPU has them the bf16 and int8
+//!   peaks (`vdpbf16ps`, `vpdpbusd` in registers), and, with libtorch, a
+//!   large matrix product.
+//! * Raw forward passes through the inference service (junqi's CPU engine
+//!   in each precision this CPU runs: FP32, bf16, int8) at batch 1 … 1024,
+//!   each against its own precision's peak, and libtorch's forward pass at
+//!   the same sizes.
 //! * Training (libtorch): forward + backward at the training batch, the
 //!   loader alone, and the two together.
-//! * Self-play with the net (`mcts:sims=48,…,eval=net:FILE` by default):
-//!   positions/s, net requests and forward passes per position, mean batch,
-//!   cache hits, in a steady window after a warm-up.
+//! * Self-play with the net (`mcts:sims=48,…,eval=net:FILE` by default,
+//!   once per precision, `eval="net:path=FILE,precision=P"`): positions/s,
+//!   net requests and forward passes per position, mean batch, cache hits,
+//!   in a steady window after a warm-up.
 //! * Writing samples: random 翻棋 self-play with every sample written or
 //!   not, and what that costs per sample.
 //!
@@ -23,7 +28,7 @@ use anyhow::{bail, Context, Result};
 use junqi_bots::BotSpec;
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules};
 use junqi_env::ObsCode;
-use junqi_net::{CpuNet, InferenceService, NetFile, NetInput, ServiceOptions};
+use junqi_net::{CpuFeatures, CpuNet, InferenceService, NetFile, NetInput, Precision, ServiceOptions};
 use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
 use rand::Rng;
 use std::path::{Path, PathBuf};
@@ -99,12 +104,19 @@ fn inputs(n: usize) -> Vec<NetInput> {
 /// Positions/s through a service with `executors` executors and batches of
 /// `batch`: `threads` clients each submit `batch` positions and wait. The
 /// backend is the one `--device` chose (the CPU engine, or libtorch on a GPU).
-fn service_rate(path: &Path, inputs: &[NetInput], threads: usize, batch: usize, time: Duration) -> Result<(f64, f64)> {
+fn service_rate(
+    path: &Path,
+    precision: Precision,
+    inputs: &[NetInput],
+    threads: usize,
+    batch: usize,
+    time: Duration,
+) -> Result<(f64, f64)> {
     let settings = junqi_net::inference_settings();
     let executors = if settings.backend.is_some() { 1 } else { threads };
     let options = ServiceOptions { executors, max_batch: batch, cache_entries: 0 };
     let factory = match &settings.backend {
-        None => junqi_net::CpuBackend::factory(std::sync::Arc::new(CpuNet::load(path)?)),
+        None => junqi_net::CpuBackend::factory(std::sync::Arc::new(CpuNet::load(path)?.with_precision(precision))),
         Some(make) => make(path)?,
     };
     let service = InferenceService::start(factory, &options)?;
@@ -162,19 +174,43 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
         flops / 1e6,
         trunk / 1e6
     );
+    let gpu = junqi_net::inference_settings().backend.is_some();
+    // The precisions this CPU runs (FP32 alone on a GPU: the precision is the CPU engine's).
+    let precisions: Vec<Precision> = if gpu {
+        vec![Precision::Fp32]
+    } else {
+        Precision::ALL.into_iter().filter(|&p| CpuFeatures::detect().supports(p)).collect()
+    };
     println!(
-        "machine: {threads} thread(s); CPU engine: {}",
-        if net.uses_simd() { "AVX2+FMA kernels" } else { "portable kernels" }
+        "machine: {threads} thread(s); CPU engine: {}; precisions: {}",
+        if net.uses_simd() { "AVX2+FMA kernels" } else { "portable kernels" },
+        precisions.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
     );
 
     // ---- the reference ----
-    let peak: f64 = std::thread::scope(|s| {
-        let h: Vec<_> = (0..threads)
-            .map(|_| s.spawn(|| junqi_net::cpu::kernels::peak_gflops(Duration::from_secs_f64(1.5))))
-            .collect();
-        h.into_iter().map(|h| h.join().expect("peak thread")).sum()
-    });
+    let on_all_threads = |rate: fn(Duration) -> Option<f64>| -> Option<f64> {
+        std::thread::scope(|s| {
+            let h: Vec<_> = (0..threads).map(|_| s.spawn(move || rate(Duration::from_secs_f64(1.5)))).collect();
+            h.into_iter().map(|h| h.join().expect("peak thread")).sum()
+        })
+    };
+    let peak = on_all_threads(|t| Some(junqi_net::cpu::kernels::peak_gflops(t))).unwrap_or(0.0);
     println!("\nreference: peak FP32 rate {peak:.1} GFLOP/s (fused multiply-adds in registers, {threads} threads)");
+    let mut peaks = vec![(Precision::Fp32, peak)];
+    for (p, rate, what) in [
+        (Precision::Bf16, junqi_net::cpu::bf16::peak_gflops as fn(Duration) -> Option<f64>, "vdpbf16ps"),
+        (Precision::Int8, junqi_net::cpu::int8::peak_gops, "vpdpbusd"),
+    ] {
+        if precisions.contains(&p) {
+            let r = on_all_threads(rate).unwrap_or(0.0);
+            println!(
+                "           peak {p} rate {r:.1} G{}/s ({what} in registers, {threads} threads; {:.2}× FP32)",
+                if p == Precision::Int8 { "OP" } else { "FLOP" },
+                r / peak
+            );
+            peaks.push((p, r));
+        }
+    }
     #[cfg(feature = "torch")]
     {
         let sgemm = torch::sgemm_gflops(threads as i32, 2048);
@@ -183,22 +219,45 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
 
     // ---- raw forward passes ----
     let pool = inputs(2048);
-    let gpu = junqi_net::inference_settings().backend.is_some();
-    if gpu {
-        println!("\nraw forward passes through the inference service (libtorch on the GPU, 1 executor):");
-    } else {
-        println!("\nraw forward passes, junqi's CPU engine through the inference service ({threads} executors):");
-    }
-    println!("{:>6} {:>12} {:>10} {:>16} {:>10}", "batch", "positions/s", "mean batch", "GFLOP/s (model)", "of peak");
-    let mut raw = Vec::new();
-    for &batch in &BATCHES {
-        let (rate, mean) = service_rate(&path, &pool, threads, batch, Duration::from_secs(2))?;
-        raw.push((batch, rate));
+    // Per precision: (batch, positions/s).
+    let mut raw: Vec<(Precision, Vec<(usize, f64)>)> = Vec::new();
+    for &(p, own_peak) in &peaks {
+        if gpu {
+            println!("\nraw forward passes through the inference service (libtorch on the GPU, 1 executor):");
+        } else {
+            println!(
+                "\nraw forward passes, junqi's CPU engine in {p} through the inference service ({threads} executors):"
+            );
+        }
         println!(
-            "{batch:>6} {rate:>12.0} {mean:>10.1} {:>16.1} {:>10}",
-            rate * flops / 1e9,
-            pct(rate * flops / 1e9, peak)
+            "{:>6} {:>12} {:>10} {:>16} {:>12} {:>16} {:>12}",
+            "batch",
+            "positions/s",
+            "mean batch",
+            "GFLOP/s (model)",
+            format!("of {p} peak"),
+            "GFLOP/s (trunk)",
+            "trunk of peak"
         );
+        let mut rates = Vec::new();
+        for &batch in &BATCHES {
+            let (rate, mean) = service_rate(&path, p, &pool, threads, batch, Duration::from_secs(2))?;
+            rates.push((batch, rate));
+            println!(
+                "{batch:>6} {rate:>12.0} {mean:>10.1} {:>16.1} {:>12} {:>16.1} {:>12}",
+                rate * flops / 1e9,
+                pct(rate * flops / 1e9, own_peak),
+                rate * trunk / 1e9,
+                pct(rate * trunk / 1e9, own_peak)
+            );
+        }
+        if p != Precision::Fp32 {
+            let fp32 = &raw[0].1;
+            let speedups: Vec<String> =
+                rates.iter().zip(fp32).map(|((b, r), (_, f))| format!("{b}: {:.2}×", r / f)).collect();
+            println!("  {p} ÷ fp32 by batch: {}", speedups.join(", "));
+        }
+        raw.push((p, rates));
     }
     #[cfg(feature = "torch")]
     {
@@ -209,19 +268,49 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
     }
 
     // ---- self-play ----
-    let bot = match &b.bot {
-        Some(spec) => spec.clone(),
-        None => BotSpec::new("mcts")
-            .with("sims", b.sims)
-            .with("c", 4)
-            .with("noise", 0.25)
-            .with("alpha", 0.3)
-            .with("temp", 1)
-            .with("temp_plies", 30)
-            .with("mix", 0.5)
-            .with("eval", BotSpec::new("net").with("path", path.display())),
+    // The default bot once per precision (the net spec's `precision` key); a given bot as it is.
+    let runs: Vec<(Precision, BotSpec)> = match &b.bot {
+        Some(spec) => vec![(Precision::Fp32, spec.clone())],
+        None => peaks
+            .iter()
+            .map(|&(p, _)| {
+                let mut net = BotSpec::new("net").with("path", path.display());
+                if p != Precision::Fp32 {
+                    net = net.with("precision", p);
+                }
+                let bot = BotSpec::new("mcts")
+                    .with("sims", b.sims)
+                    .with("c", 4)
+                    .with("noise", 0.25)
+                    .with("alpha", 0.3)
+                    .with("temp", 1)
+                    .with("temp_plies", 30)
+                    .with("mix", 0.5)
+                    .with("eval", net);
+                (p, bot)
+            })
+            .collect(),
     };
-    selfplay(b, &bot, flops, trunk, peak, raw.iter().find(|r| r.0 == 256).map_or(0.0, |r| r.1))?;
+    let mut rates = Vec::new();
+    for (p, bot) in &runs {
+        let own_peak = peaks.iter().find(|q| q.0 == *p).map_or(peak, |q| q.1);
+        let rates_of = raw.iter().find(|r| r.0 == *p).map_or(&raw[0].1, |r| &r.1);
+        let raw256 = rates_of.iter().find(|r| r.0 == 256).map_or(0.0, |r| r.1);
+        rates.push((*p, selfplay(b, bot, flops, trunk, own_peak, raw256)?));
+    }
+    if rates.len() > 1 {
+        let (fp32, fp32_forward) = rates[0].1;
+        println!(
+            "\nself-play by precision: positions/s {}; forward passes/s {} (the windows' games are of different \
+             ages where the rates differ, and the net requests per position change with the age)",
+            rates.iter().map(|(p, r)| format!("{p} {:.1} ({:.2}×)", r.0, r.0 / fp32)).collect::<Vec<_>>().join(", "),
+            rates
+                .iter()
+                .map(|(p, r)| format!("{p} {:.0} ({:.2}×)", r.1, r.1 / fp32_forward))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
 
     // ---- writing ----
     writing(threads, b.seed, tmp)?;
@@ -230,7 +319,8 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
 
 /// Steady-state self-play: games started without end, measured between
 /// `warmup` and `warmup + seconds`.
-fn selfplay(b: &NetBench, bot: &BotSpec, flops: f64, trunk: f64, peak: f64, raw256: f64) -> Result<()> {
+/// Returns the positions/s and forward passes/s; `peak` is the rate of the net's precision.
+fn selfplay(b: &NetBench, bot: &BotSpec, flops: f64, trunk: f64, peak: f64, raw256: f64) -> Result<(f64, f64)> {
     junqi_net::release_shared_services();
     let threads = b.threads;
     let games = 1_000_000u64;
@@ -307,7 +397,7 @@ fn selfplay(b: &NetBench, bot: &BotSpec, flops: f64, trunk: f64, peak: f64, raw2
             100.0 * forward / raw256
         );
     }
-    Ok(())
+    Ok((positions, forward))
 }
 
 /// Random 翻棋 self-play with every sample, written and not: the cost of writing.
