@@ -80,7 +80,7 @@ pub struct FirstMove {
     /// With --ladder: the whole study (arenas and rungs) to fit about H hours
     /// on this machine: each rung is timed on --timing-games games first,
     /// and every rung plays to one common precision that the budget allows.
-    #[arg(long, value_name = "H", requires = "ladder", conflicts_with = "precision")]
+    #[arg(long, value_name = "H", requires = "ladder", conflicts_with_all = ["precision", "games"])]
     hours: Option<f64>,
     /// With --ladder: games per pair of rungs in each preset's arena.
     #[arg(long, value_name = "N", default_value_t = 200, requires = "ladder")]

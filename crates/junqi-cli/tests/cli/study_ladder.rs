@@ -201,6 +201,12 @@ fn bad_ladders_are_refused_by_name() {
     let o = junqi(&["study", "first-move", "--ladder", "random,greedy", "--bot", "random", "--out", s(&out)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--bot"), "{}", stderr(&o));
+    // --hours sizes the rungs itself: --games beside it is refused.
+    let o =
+        junqi(&["study", "first-move", "--ladder", "random,greedy", "--hours", "1", "--games", "10", "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--games"), "{}", stderr(&o));
+    assert!(!out.exists(), "a refused ladder left a directory");
     // A directory holding another ladder.
     ok(junqi(&[
         "study",
