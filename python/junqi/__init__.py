@@ -4,6 +4,8 @@ environment, the bots and the network of the `junqi` Rust harness.
 * ``junqi.Game``: one game with its referee; legal actions, observations and
   masks of either seat, JFEN in and out.
 * ``junqi.VecEnv``: many games stepped together into NumPy arrays, in place.
+* ``junqi.SiguoGame``: the same for the four-player game (四国军棋, 2
+  against 2; seats 0-3, armies 0 and 2 one team).
 * ``junqi.Bot``: any bot spec of the command line (``heuristic``,
   ``mcts:800``, ``net:default``, ...).
 * ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs).
@@ -20,14 +22,19 @@ from ._core import (
     CODE_BYTES,
     MODES,
     OBS_SHAPE,
+    SIGUO_ACTIONS,
+    SIGUO_MODES,
+    SIGUO_OBS_SHAPE,
     Bot,
     Game,
     Net,
+    SiguoGame,
     VecEnv,
     __version__,
     decode_codes,
     rule_options,
     rules_dict,
+    siguo_rule_options,
 )
 
 from ._gym_hook import install as _install_gym_hook
@@ -39,12 +46,17 @@ __all__ = [
     "CODE_BYTES",
     "MODES",
     "OBS_SHAPE",
+    "SIGUO_ACTIONS",
+    "SIGUO_MODES",
+    "SIGUO_OBS_SHAPE",
     "Bot",
     "Game",
     "Net",
+    "SiguoGame",
     "VecEnv",
     "__version__",
     "decode_codes",
     "rule_options",
     "rules_dict",
+    "siguo_rule_options",
 ]

@@ -11,6 +11,7 @@
 mod bot;
 mod game;
 mod net;
+mod siguo;
 mod vecenv;
 
 use junqi_core::rules::OPTION_NAMES;
@@ -66,6 +67,12 @@ pub(crate) fn rules_from(mode: &str, overrides: Option<&Bound<'_, PyDict>>) -> P
 #[pyfunction]
 fn rule_options() -> Vec<&'static str> {
     OPTION_NAMES.to_vec()
+}
+
+/// The four-player rules options' names (`docs/rules.md` §10.11), in the table's order.
+#[pyfunction]
+fn siguo_rule_options() -> Vec<&'static str> {
+    junqi_siguo::OPTION_NAMES.to_vec()
 }
 
 /// The full rules of `mode` with `rules` overrides, as a dict (TOML values).
@@ -134,5 +141,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vecenv::VecEnv>()?;
     m.add_class::<bot::Bot>()?;
     m.add_class::<net::Net>()?;
+    // The four-player game (四国军棋): its own classes, action space and shapes.
+    m.add("SIGUO_ACTIONS", junqi_siguo::observation::ACTIONS)?;
+    m.add("SIGUO_OBS_SHAPE", (junqi_siguo::observation::PLANES, 17usize, 17usize))?;
+    m.add("SIGUO_MODES", PyTuple::new(m.py(), junqi_siguo::Mode::ALL.map(junqi_siguo::Mode::name))?)?;
+    m.add_function(wrap_pyfunction!(siguo_rule_options, m)?)?;
+    m.add_class::<siguo::SiguoGame>()?;
     Ok(())
 }

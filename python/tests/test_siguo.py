@@ -1,0 +1,237 @@
+"""junqi.SiguoGame and junqi.SiguoVecEnv: the four-player game (四国军棋) from Python."""
+
+import copy
+import random
+import re
+
+import numpy as np
+import pytest
+
+import junqi
+
+SIGUO_MODES = ["anqi", "shuangming", "quanming"]
+N_ACTIONS = 129 * 129
+
+
+def test_constants():
+    assert junqi.SIGUO_ACTIONS == N_ACTIONS
+    assert tuple(junqi.SIGUO_OBS_SHAPE) == (74, 17, 17)
+    assert tuple(junqi.SIGUO_MODES) == tuple(SIGUO_MODES)
+    assert "turn_order" in junqi.siguo_rule_options()
+
+
+def test_new_game_defaults_and_errors():
+    g = junqi.SiguoGame(seed=5)
+    assert g.mode == "anqi"
+    assert g.current_player() == 0 and g.ply == 0 and g.quiet == 0
+    assert not g.is_terminal() and g.termination is None and g.winner is None and g.result == "*"
+    assert g.returns() == [0.0] * 4 and g.team_returns() == [0.0, 0.0]
+    assert g.live_seats() == [0, 1, 2, 3]
+    assert [junqi.SiguoGame.team_of(s) for s in range(4)] == [0, 1, 0, 1]
+    with pytest.raises(ValueError, match="four-player mode"):
+        junqi.SiguoGame("fanqi")
+    with pytest.raises(ValueError, match="rule option"):
+        junqi.SiguoGame(rules={"no_such_option": True})
+    with pytest.raises(ValueError, match="seat"):
+        g.observation(4)
+    with pytest.raises(ValueError):
+        g.apply(0)  # not legal
+    with pytest.raises(ValueError, match="out of range"):
+        g.apply(N_ACTIONS)
+
+
+def test_rules_overrides_turn_order():
+    ccw = junqi.SiguoGame(seed=1)
+    cw = junqi.SiguoGame(seed=1, rules={"turn_order": "clockwise", "bomb_flies": True, "max_plies": 300})
+    assert "turn_order=clockwise" in cw.rules() and "max_plies=300" in cw.rules()
+    ccw.apply(ccw.legal_actions()[0])
+    cw.apply(cw.legal_actions()[0])
+    assert ccw.current_player() == 1 and cw.current_player() == 3
+
+
+def test_same_seed_same_game_and_notation_round_trip():
+    a, b = junqi.SiguoGame(seed=9), junqi.SiguoGame(seed=9)
+    assert a.to_notation() == b.to_notation()
+    assert a.to_notation() != junqi.SiguoGame(seed=10).to_notation()
+    rng = random.Random(1)
+    for _ in range(30):
+        action = rng.choice(a.legal_actions())
+        a.apply(action)
+        b.apply(action)
+    assert a.to_notation() == b.to_notation() and a.moves == b.moves
+    again = junqi.SiguoGame(position=a.to_notation())
+    assert again.to_notation() == a.to_notation()
+    assert again.current_player() == a.current_player()
+    assert again.legal_actions() == a.legal_actions()
+
+
+@pytest.mark.parametrize("mode", SIGUO_MODES)
+def test_actions_moves_and_masks_agree(mode):
+    g = junqi.SiguoGame(mode, seed=2)
+    rng = random.Random(2)
+    for _ in range(40):
+        if g.is_terminal():
+            break
+        seat = g.current_player()
+        ids, texts = g.legal_actions(), g.legal_moves()
+        assert ids == sorted(ids) and len(ids) == len(texts) > 0
+        assert [g.action_to_move(a) for a in ids] == texts
+        assert [g.move_to_action(t) for t in texts] == ids
+        for s in range(4):
+            mask = g.action_mask(s)
+            assert mask.dtype == np.uint8 and mask.shape == (N_ACTIONS,)
+            if s == seat:
+                assert np.flatnonzero(mask).tolist() == ids
+            else:
+                assert not mask.any()
+        k = rng.randrange(len(ids))
+        if k % 2:
+            g.apply(texts[k])  # text works as well as ids
+        else:
+            g.apply(ids[k])
+
+
+@pytest.mark.parametrize("mode", SIGUO_MODES)
+def test_random_games_end_with_a_team_result(mode):
+    rng = random.Random(3)
+    for seed in range(3):
+        g = junqi.SiguoGame(mode, seed=seed, rules={"max_plies": 1500})
+        while not g.is_terminal():
+            before = g.current_player()
+            g.apply(rng.choice(g.legal_actions()))
+            # an ended army is skipped: the seat to move is always a live army
+            if not g.is_terminal():
+                assert g.ended(g.current_player()) is None and g.current_player() != before
+        assert g.ply == len(g.moves) and g.legal_actions() == []
+        assert g.termination in {"team_eliminated", "quiet_plies", "max_plies", "no_legal_move_anywhere"}
+        r = g.returns()
+        if g.winner is None:
+            assert r == [0.0] * 4 and g.result == "1/2-1/2"
+        else:
+            w = g.winner
+            assert g.termination == "team_eliminated"
+            assert g.team_returns() == ([1.0, -1.0] if w == 0 else [-1.0, 1.0])
+            assert r == [g.team_returns()[s % 2] for s in range(4)]
+            assert g.result == ("1-0" if w == 0 else "0-1")
+            # both armies of the losing team ended, and their pieces left the board
+            for s in (1 - w, 3 - w):
+                assert g.ended(s) in {"flag_captured", "no_legal_move"}
+                assert all(army != s for _, army, _ in g.view(w))
+        for s in range(4):
+            assert not g.action_mask(s).any()
+        with pytest.raises(ValueError, match="over"):
+            g.apply(0)
+
+
+def test_observation_planes():
+    g = junqi.SiguoGame(seed=4)
+    for s in range(4):
+        obs = g.observation(s)
+        assert obs.shape == (74, 17, 17) and obs.dtype == np.float32
+        assert obs[0].sum() == 129  # the real nodes
+        assert obs[4:8].sum(axis=(1, 2)).tolist() == [25.0] * 4  # each army's pieces
+        assert obs[56 + (0 - s) % 4].min() == 1.0  # army 0 to move, relative to s
+        # own pieces: one kind each; the others' pieces: several kinds possible (暗棋)
+        own = obs[8:20].sum(axis=0)
+        assert own[obs[4] == 1].tolist() == [1.0] * 25
+        for r in (1, 2, 3):
+            kinds = obs[8 + 12 * r: 20 + 12 * r].sum(axis=0)
+            assert (kinds[obs[4 + r] == 1] > 1).all()
+    # each seat sees its own army at the bottom: the four views differ
+    assert not np.array_equal(g.observation(0), g.observation(1))
+
+
+def _swap_hidden_pieces(notation, army_letter, seed):
+    """The same position with two pieces of one army (middle ranks, officers or
+    engineers) swapped: a pair that differs only in that army's hidden kinds."""
+    board, rest = notation.split(" ", 1)
+    zones = board.split("/")
+    index = "senw".index(army_letter)
+    ranks = zones[index].split(",")
+    cells = []  # (rank group, position in group) of each node, expanded
+    expanded = []
+    for i, rank in enumerate(ranks):
+        row = re.findall(r"[A-Z][senw]|\d", rank)
+        flat = []
+        for tok in row:
+            flat.extend([None] * int(tok) if tok.isdigit() else [tok])
+        expanded.append(flat)
+        for j, tok in enumerate(flat):
+            if tok and 1 <= i <= 3 and tok[0] in "GDROJCLE":
+                cells.append((i, j))
+    rng = random.Random(seed)
+    while True:
+        (i1, j1), (i2, j2) = rng.sample(cells, 2)
+        if expanded[i1][j1][0] != expanded[i2][j2][0]:
+            break
+    expanded[i1][j1], expanded[i2][j2] = expanded[i2][j2], expanded[i1][j1]
+
+    def pack(flat):
+        out, empty = "", 0
+        for tok in flat:
+            if tok is None:
+                empty += 1
+            else:
+                out += (str(empty) if empty else "") + tok
+                empty = 0
+        return out + (str(empty) if empty else "")
+
+    zones[index] = ",".join(pack(f) for f in expanded)
+    return "/".join(zones) + " " + rest
+
+
+@pytest.mark.parametrize("mode,blind", [("anqi", [0, 2, 3]), ("shuangming", [0, 2])])
+def test_observation_never_shows_others_hidden_kinds(mode, blind):
+    """Two games that differ only in army 1's hidden kinds: every seat that may
+    not see army 1 gets identical observations, while army 1 itself (and its
+    ally in 双明) sees the difference."""
+    for seed in range(3):
+        base = junqi.SiguoGame(mode, seed=seed)
+        text = base.to_notation()
+        swapped = _swap_hidden_pieces(text, "e", seed)
+        assert swapped != text
+        a = junqi.SiguoGame(mode, position=text)
+        b = junqi.SiguoGame(mode, position=swapped)
+        rng = random.Random(seed)
+        for _ in range(12):
+            for s in blind:
+                assert np.array_equal(a.observation(s), b.observation(s))
+                assert a.view(s) == b.view(s)
+                assert np.array_equal(a.action_mask(s), b.action_mask(s))
+            seeing = [1] if mode == "anqi" else [1, 3]
+            for s in seeing:
+                assert not np.array_equal(a.observation(s), b.observation(s))
+            # play on with moves onto empty nodes (no combat: nothing revealed)
+            occupied = {node for node, _, _ in a.view(a.current_player())}
+            quiet = [m for m in a.legal_moves() if m.split("-")[1] not in occupied]
+            if not quiet:
+                break
+            move = rng.choice(quiet)
+            a.apply(move)
+            b.apply(move)
+
+
+def test_view_agrees_with_the_observation():
+    g = junqi.SiguoGame("shuangming", seed=6)
+    rng = random.Random(6)
+    for _ in range(60):
+        g.apply(rng.choice(g.legal_actions()))
+    letters = "KGDROJCLEBMF"
+    for s in range(4):
+        obs = g.observation(s)
+        pieces = g.view(s)
+        assert sum(obs[4:8].sum(axis=(1, 2))) == len(pieces)
+        kind_planes = obs[8:56].reshape(4, 12, 17, 17)
+        total = sum(len(kinds) for _, _, kinds in pieces)
+        assert kind_planes.sum() == total
+        for node, army, kinds in pieces:
+            if army in (s, (s + 2) % 4):  # 双明: own and ally's kinds are known
+                assert len(kinds) == 1 and kinds in letters
+
+
+def test_clone_is_independent():
+    g = junqi.SiguoGame(seed=7)
+    for h in (g.clone(), copy.copy(g), copy.deepcopy(g)):
+        h.apply(h.legal_actions()[0])
+        assert g.ply == 0 and h.ply == 1
+    assert repr(g).startswith("junqi.SiguoGame(")
