@@ -4,8 +4,9 @@ environment, the bots and the network of the `junqi` Rust harness.
 * ``junqi.Game``: one game with its referee; legal actions, observations and
   masks of either seat, JFEN in and out.
 * ``junqi.VecEnv``: many games stepped together into NumPy arrays, in place.
-* ``junqi.SiguoGame``: the same for the four-player game (四国军棋, 2
-  against 2; seats 0-3, armies 0 and 2 one team).
+* ``junqi.SiguoGame`` / ``junqi.SiguoVecEnv``: the same for the four-player
+  game (四国军棋, 2 against 2; seats 0-3, armies 0 and 2 one team), and
+  ``junqi.pettingzoo.siguo_env`` its four-agent PettingZoo environment.
 * ``junqi.Bot``: any bot spec of the command line (``heuristic``,
   ``mcts:800``, ``net:default``, ...).
 * ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs).
@@ -29,6 +30,7 @@ from ._core import (
     Game,
     Net,
     SiguoGame,
+    SiguoVecEnv,
     VecEnv,
     __version__,
     decode_codes,
@@ -53,6 +55,7 @@ __all__ = [
     "Game",
     "Net",
     "SiguoGame",
+    "SiguoVecEnv",
     "VecEnv",
     "__version__",
     "decode_codes",

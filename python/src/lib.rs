@@ -12,6 +12,7 @@ mod bot;
 mod game;
 mod net;
 mod siguo;
+mod siguo_vecenv;
 mod vecenv;
 
 use junqi_core::rules::OPTION_NAMES;
@@ -147,5 +148,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SIGUO_MODES", PyTuple::new(m.py(), junqi_siguo::Mode::ALL.map(junqi_siguo::Mode::name))?)?;
     m.add_function(wrap_pyfunction!(siguo_rule_options, m)?)?;
     m.add_class::<siguo::SiguoGame>()?;
+    m.add_class::<siguo_vecenv::SiguoVecEnv>()?;
     Ok(())
 }

@@ -235,3 +235,80 @@ def test_clone_is_independent():
         h.apply(h.legal_actions()[0])
         assert g.ply == 0 and h.ply == 1
     assert repr(g).startswith("junqi.SiguoGame(")
+
+
+# --- junqi.SiguoVecEnv ---
+
+
+def test_vecenv_shapes_and_reset():
+    env = junqi.SiguoVecEnv(3, seed=11)
+    assert len(env) == 3
+    with pytest.raises(ValueError, match="reset"):
+        env.step(np.zeros(3, dtype=np.int64))
+    obs, mask = env.reset()
+    assert obs.shape == (3, 74, 17, 17) and obs.dtype == np.float32
+    assert mask.shape == (3, N_ACTIONS) and mask.dtype == np.uint8
+    assert env.reward.shape == (3,) and env.returns.shape == (3, 4)
+    assert env.done.shape == (3,) and env.seat.tolist() == [0, 0, 0]
+    assert not obs.flags.writeable and not mask.flags.writeable
+    for i in range(3):
+        g = junqi.SiguoGame(seed=11 + i)
+        assert env.game(i).to_notation() == g.to_notation()
+        assert np.array_equal(obs[i], g.observation(0))
+        assert np.array_equal(mask[i], g.action_mask(0))
+    with pytest.raises(ValueError, match="n must be"):
+        junqi.SiguoVecEnv(0)
+    with pytest.raises(ValueError, match="four-player mode"):
+        junqi.SiguoVecEnv(1, mode="fanqi")
+
+
+def test_vecenv_steps_like_games_and_auto_resets():
+    n = 4
+    env = junqi.SiguoVecEnv(n, mode="shuangming", rules={"max_plies": 120}, seed=20)
+    obs, mask = env.reset()
+    games = [env.game(i) for i in range(n)]
+    episodes = 0
+    for _ in range(300):
+        actions = env.sample_actions()
+        for i in range(n):
+            assert mask[i, actions[i]] == 1
+        movers = env.seat.copy()
+        obs, mask, reward, done = env.step(actions)
+        for i in range(n):
+            games[i].apply(int(actions[i]))
+            if done[i]:
+                episodes += 1
+                finished = env.finished_game(i)
+                assert finished.to_notation() == games[i].to_notation() and games[i].is_terminal()
+                assert env.terminations()[i] == games[i].termination
+                assert env.returns[i].tolist() == games[i].returns()
+                assert reward[i] == games[i].returns()[movers[i]]
+                games[i] = env.game(i)
+                assert games[i].ply == 0
+            else:
+                assert env.finished_game(i) is None and env.terminations()[i] is None
+                assert reward[i] == 0 and not env.returns[i].any()
+            seat = games[i].current_player()
+            assert env.seat[i] == seat
+            assert np.array_equal(obs[i], games[i].observation(seat))
+            assert np.array_equal(mask[i], games[i].action_mask(seat))
+    assert episodes >= n  # max_plies = 120 ends every game
+
+
+def test_vecenv_illegal_action_plays_nothing_and_seeds_repeat():
+    env = junqi.SiguoVecEnv(2, seed=3)
+    env.reset()
+    before = [env.game(i).to_notation() for i in range(2)]
+    actions = env.sample_actions()
+    with pytest.raises(ValueError, match="slot 1"):
+        env.step(np.array([actions[0], 0]))
+    assert [env.game(i).to_notation() for i in range(2)] == before
+    a, b = junqi.SiguoVecEnv(2, seed=5), junqi.SiguoVecEnv(2, seed=5)
+    a.reset()
+    b.reset()
+    for _ in range(20):
+        a.step(a.sample_actions())
+        b.step(b.sample_actions())
+    assert np.array_equal(a.obs, b.obs) and a.game(1).moves == b.game(1).moves
+    a.reset(seed=7)
+    assert a.game(0).to_notation() == junqi.SiguoGame(seed=7).to_notation()
