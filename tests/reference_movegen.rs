@@ -173,6 +173,52 @@ fn fanqi_agrees_with_reference() {
     assert!(cov.mine_attacks > 0 && cov.flag_attacks > 0 && cov.hidden_attacks > 0, "{cov:?}");
 }
 
+/// `flag_carry` (docs/rules.md §5.3 Carrying the flag): random 翻棋 games,
+/// thinned once colours are out so that mines run out and flags get picked
+/// up, carried, put down, captured with their carrier and brought home,
+/// checked against the reference at every ply.
+#[test]
+fn fanqi_flag_carry_agrees_with_reference() {
+    let mut rng = rng_from_seed(0xF1A6_0001);
+    let mut list = MoveList::new();
+    let (mut checked, mut carrying, mut put_downs, mut lying, mut carried_home) = (0, 0, 0, 0, 0);
+    for _ in 0..600 {
+        let mut rules = random_rules(Mode::Fanqi, &mut rng);
+        rules.apply_override("flag_carry=true").unwrap();
+        rules.apply_override("no_progress_plies=200").unwrap();
+        rules.apply_override("max_plies=600").unwrap();
+        let mut pos = Position::new_game_with(rules, &mut rng);
+        let mut thinned_once = false;
+        loop {
+            if !thinned_once && pos.colour_of(pos.turn()).is_some() && pos.ply() > 10 {
+                thinned_once = true;
+                let p = rng.random_range(0.5..0.95);
+                pos = thinned(&pos, p, &mut rng);
+            }
+            let moves = compare(&pos, &mut list);
+            checked += 1;
+            for c in junqi_core::Colour::ALL {
+                match pos.loose_flag(c) {
+                    Some(l) if l.carried => carrying += 1,
+                    Some(_) => lying += 1,
+                    None => {}
+                }
+            }
+            put_downs += moves.iter().filter(|m| m.is_flip() && !pos.is_face_down(m.from)).count();
+            if moves.is_empty() {
+                if pos.outcome().is_some_and(|o| o.termination == Termination::FlagCaptured) {
+                    carried_home += 1;
+                }
+                break;
+            }
+            let mv = moves[rng.random_range(0..moves.len())];
+            pos.play(mv).unwrap();
+        }
+    }
+    eprintln!("flag_carry: {checked} positions, {carrying} carrying, {lying} lying, {put_downs} put-downs, {carried_home} won home");
+    assert!(carrying > 100 && lying > 100 && put_downs > 100 && carried_home > 5);
+}
+
 #[test]
 fn anqi_agrees_with_reference() {
     let cov = check_mode(Mode::Anqi, 0xA0_0001);

@@ -2229,3 +2229,208 @@ fn s8_results_from_seat_1_side() {
     play(&mut p, "b2b1");
     assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")));
 }
+
+// ======================================================================
+// §5.3 Carrying the flag (扛军旗, `flag_carry`)
+// ======================================================================
+
+/// A 翻棋 position under `flag_carry=true`, seat 1 playing Red, from
+/// (node, token) pairs; `turn` is 1 or 2.
+fn carry_pos(pieces: &[(&str, &str)], turn: u8, extra: &[&str]) -> Position {
+    let mut overrides = vec!["flag_carry=true"];
+    overrides.extend_from_slice(extra);
+    pos(&format!("{} fanqi {turn} r 0 10", board_of(pieces)), &overrides)
+}
+
+#[test]
+fn s5_3_flag_carry_is_a_fanqi_option_off_by_default() {
+    assert!(!Rules::preset(Mode::Fanqi).flag_carry);
+    assert!(option_applies("flag_carry", Mode::Fanqi));
+    for mode in [Mode::Anqi, Mode::Mingqi] {
+        assert!(matches!(rules_result(mode, "flag_carry=true"), Err(RulesError::NotApplicable { .. })));
+    }
+    let file = include_str!("../configs/variants/fanqi-flag_carry-true.toml");
+    assert!(Rules::from_toml_str(file).unwrap().flag_carry);
+}
+
+/// Clause 1: only once every enemy mine is gone, only the lowest rank left
+/// (face-down pieces count), never a bomb; the flag then rides on the piece.
+#[test]
+fn s5_3_flag_carry_clause_1_pickup_by_the_lowest_rank_only() {
+    // Red: engineer a6 (lowest), general c6; Black flag c7, a Black 排长 e12.
+    let base = [("a6", "E"), ("c6", "G"), ("c7", "f"), ("e12", "l"), ("b1", "F")];
+    let p = carry_pos(&base, 1, &[]);
+    assert!(!is_legal(&p, "c6c7"), "the general is not Red's lowest rank");
+    assert!(is_legal(&p, "a6c7"), "the engineer flies to the flag");
+    // With flag_capturer = any the general still may not: flag_carry decides.
+    assert!(!is_legal(&carry_pos(&base, 1, &["flag_capturer=any"]), "c6c7"));
+    // A Black mine left anywhere guards the flag.
+    let mut guarded = base.to_vec();
+    guarded.push(("a12", "m"));
+    assert!(!is_legal(&carry_pos(&guarded, 1, &[]), "a6c7"));
+    // A face-down Red engineer elsewhere keeps a 排长 from carrying.
+    let p = carry_pos(&[("c6", "J"), ("a1", "~E"), ("c7", "f"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    assert!(!is_legal(&p, "c6c7"));
+    let p = carry_pos(&[("c6", "J"), ("c7", "f"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    assert!(is_legal(&p, "c6c7"), "the 排长 is Red's lowest rank now");
+    // A bomb has no rank: never a carrier, even as the last movable piece.
+    let p = carry_pos(&[("c6", "B"), ("c7", "f"), ("e12", "l"), ("b1", "F")], 1, &["bomb_captures_flag=true"]);
+    assert!(!is_legal(&p, "c6c7"));
+    // The pick-up: the flag leaves its node and rides on the engineer.
+    let mut p = carry_pos(&base, 1, &[]);
+    let e = play(&mut p, "a6c7");
+    assert_eq!(attack_outcome(&e), CombatOutcome::FlagCaptured);
+    assert_eq!(p.loose_flag(Colour::Black), Some(junqi_core::LooseFlag { at: sq("c7"), carried: true }));
+    assert_eq!(at(&p, "c7"), "E");
+    assert_eq!(p.count(Colour::Black, Kind::Flag), 1, "a carried flag is still on the board");
+    assert_eq!(result(&p), None, "picking the flag up wins nothing yet");
+    assert_eq!(p.quiet(), 0, "a pick-up resets quiet like a capture");
+    assert!(p.to_jfen().starts_with("4l/5/5/5/5/2E+f2/2G2/"), "{p}");
+}
+
+/// Clause 2 and 6: the flag goes with the carrier; the game is won on a
+/// headquarters of the carrier's own half, not the enemy's.
+#[test]
+fn s5_3_flag_carry_clauses_2_and_6_carried_home_wins() {
+    let mut p = carry_pos(&[("b2", "E+f"), ("e12", "l"), ("d1", "F")], 1, &[]);
+    play(&mut p, "b2b1");
+    assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")));
+    assert!(legal(&p).is_empty());
+    // Walking with it: the flag moves along (a quiet ply).
+    let mut p = carry_pos(&[("b2", "E+f"), ("e12", "l"), ("d1", "F")], 1, &[]);
+    play(&mut p, "b2e2");
+    assert_eq!(p.loose_flag(Colour::Black).map(|l| (l.at, l.carried)), Some((sq("e2"), true)));
+    assert_eq!((p.quiet(), result(&p)), (1, None));
+    // Black's headquarters are not Red's home.
+    let mut p = carry_pos(&[("b11", "E+f"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    play(&mut p, "b11b12");
+    assert_eq!(result(&p), None);
+    // Black carries Red's flag to b12 / d12.
+    let mut p = carry_pos(&[("d11", "e+F"), ("e1", "L"), ("b12", "f")], 2, &[]);
+    play(&mut p, "d11d12");
+    assert_eq!(result(&p), Some((Some(Seat::Second), Termination::FlagCaptured, "0-1")));
+    // A flag merely lying in a home headquarters wins nothing.
+    let p = carry_pos(&[("b1", "E-f"), ("e12", "l"), ("d1", "F")], 1, &[]);
+    assert_eq!(result(&p), None);
+}
+
+/// Clause 3: the carrier's own node twice puts the flag down under it; the
+/// flag stays when the piece moves on, and may be picked up again.
+#[test]
+fn s5_3_flag_carry_clause_3_putting_the_flag_down() {
+    let mut p = carry_pos(&[("c6", "E+f"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    assert!(is_legal(&p, "c6c6"));
+    let e = play(&mut p, "c6c6");
+    assert!(matches!(e, Effect::Move { .. }), "{e:?}");
+    assert_eq!(p.loose_flag(Colour::Black).map(|l| (l.at, l.carried)), Some((sq("c6"), false)));
+    assert!(p.to_jfen().contains("2E-f2"), "{p}");
+    play(&mut p, "e12e11");
+    assert!(!is_legal(&p, "c6c6"), "a flag lying under a piece is not put down twice");
+    play(&mut p, "c6c5");
+    assert_eq!(at(&p, "c6"), "f", "the flag stays on its node, face-up and alone");
+    assert_eq!(p.loose_flag(Colour::Black), None);
+    play(&mut p, "e11e12");
+    assert!(is_legal(&p, "c5c6"), "and may be picked up again");
+    // A non-carrier has no such action.
+    let p = carry_pos(&[("c6", "E"), ("e12", "l"), ("b1", "F"), ("c8", "f")], 1, &[]);
+    assert!(!is_legal(&p, "c6c6"));
+}
+
+/// Clause 4: a carrier that attacks puts the flag down on the node it attacks from.
+#[test]
+fn s5_3_flag_carry_clause_4_attacking_puts_the_flag_down() {
+    // The 排长 (Red's lowest) takes a Black engineer: it moves, the flag stays.
+    let mut p = carry_pos(&[("c6", "J+f"), ("c7", "e"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    let e = play(&mut p, "c6c7");
+    assert_eq!(attack_outcome(&e), CombatOutcome::AttackerWon);
+    assert_eq!((at(&p, "c6"), at(&p, "c7")), ("f".to_string(), "J".to_string()));
+    assert_eq!(p.loose_flag(Colour::Black), None);
+    // Both removed: the flag lies alone where the carrier stood.
+    let mut p = carry_pos(&[("c6", "J+f"), ("c7", "j"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    play(&mut p, "c6c7");
+    assert_eq!((at(&p, "c6"), at(&p, "c7")), ("f".to_string(), String::new()));
+    // The carrier loses: same.
+    let mut p = carry_pos(&[("c6", "J+f"), ("c7", "g"), ("e12", "l"), ("b1", "F")], 1, &[]);
+    play(&mut p, "c6c7");
+    assert_eq!((at(&p, "c6"), at(&p, "c7")), ("f".to_string(), "g".to_string()));
+    // attack_hidden bouncing off its own face-down piece: the flag is down, under it.
+    let mut p = carry_pos(&[("c6", "E+f"), ("c7", "~E"), ("e12", "l"), ("b1", "F")], 1, &["attack_hidden=true"]);
+    let e = play(&mut p, "c6c7");
+    assert_eq!(attack_outcome(&e), CombatOutcome::Bounced);
+    assert_eq!(p.loose_flag(Colour::Black).map(|l| (l.at, l.carried)), Some((sq("c6"), false)));
+}
+
+/// Clause 5: a carrier may be captured; the flag stays under the captor,
+/// which cannot move it, and lies alone when the captor leaves.
+#[test]
+fn s5_3_flag_carry_clause_5_carrier_captured_flag_not_moved() {
+    let mut p = carry_pos(&[("c6", "E+f"), ("c7", "g"), ("e12", "l"), ("b1", "F"), ("e1", "J")], 2, &[]);
+    assert!(is_legal(&p, "c7c6"));
+    play(&mut p, "c7c6");
+    assert_eq!(at(&p, "c6"), "g");
+    assert_eq!(p.loose_flag(Colour::Black).map(|l| (l.at, l.carried)), Some((sq("c6"), false)));
+    assert!(p.to_jfen().contains("2g-f2"), "{p}");
+    play(&mut p, "e1e2");
+    assert!(!is_legal(&p, "c6c6"), "the captor has no put-down: it does not carry");
+    play(&mut p, "c6c5");
+    assert_eq!((at(&p, "c6"), at(&p, "c5")), ("f".to_string(), "g".to_string()), "the flag stayed");
+    // A Red captor of a Black carrier stands on its own flag and cannot move it either.
+    let mut p = carry_pos(&[("c6", "e+F"), ("c5", "G"), ("e12", "l"), ("b12", "f")], 1, &[]);
+    play(&mut p, "c5c6");
+    assert_eq!(p.loose_flag(Colour::Red).map(|l| (l.at, l.carried)), Some((sq("c6"), false)));
+    play(&mut p, "e12e11");
+    play(&mut p, "c6c7");
+    assert_eq!(at(&p, "c6"), "F");
+    // The defender holds: the carrier keeps carrying.
+    let mut p = carry_pos(&[("c6", "G+f"), ("c7", "e"), ("e12", "l"), ("b1", "F")], 2, &[]);
+    play(&mut p, "c7c6");
+    assert_eq!(p.loose_flag(Colour::Black).map(|l| (l.at, l.carried)), Some((sq("c6"), true)));
+}
+
+/// §7: the `+`/`-` marks round-trip, need `flag_carry`, and old strings read as before.
+#[test]
+fn s7_jfen_flag_carry_marks() {
+    for board in
+        [board_of(&[("c6", "E+f"), ("e12", "l"), ("b1", "F")]), board_of(&[("c6", "g-f"), ("e1", "L"), ("b1", "F")])]
+    {
+        let text = format!("{board} fanqi 1 r 0 10");
+        let p = pos(&text, &["flag_carry=true"]);
+        assert_eq!(p.to_jfen(), text);
+        assert!(matches!(Position::from_jfen(&text, Rules::preset(Mode::Fanqi)), Err(JfenError::Board(_))));
+    }
+    let bad = |b: &[(&str, &str)]| {
+        Position::from_jfen(&format!("{} fanqi 1 r 0 10", board_of(b)), rules(Mode::Fanqi, &["flag_carry=true"]))
+    };
+    assert!(bad(&[("c6", "E+F"), ("e12", "l"), ("b1", "f")]).is_err(), "own flag carried");
+    assert!(bad(&[("c6", "M-f"), ("e12", "l"), ("b1", "F")]).is_err(), "a mine holds no flag");
+    assert!(bad(&[("c6", "~E+f"), ("e12", "l"), ("b1", "F")]).is_err(), "face-down");
+    assert!(bad(&[("c6", "E+f"), ("c7", "f"), ("e12", "l"), ("b1", "F")]).is_err(), "two Black flags");
+    assert!(bad(&[("c6", "E+x"), ("e12", "l"), ("b1", "F")]).is_err());
+    let old = "1f2l/5/5/5/5/5/5/5/5/5/5/1F2L fanqi 1 r 0 0";
+    assert_eq!(pos(old, &["flag_carry=true"]).to_jfen(), old);
+    assert_eq!(pos(old, &[]).to_jfen(), old);
+}
+
+/// Seeded random games under `flag_carry` are the same game every time.
+#[test]
+fn s5_3_flag_carry_games_are_deterministic_from_a_seed() {
+    let run = || {
+        let r = rules(Mode::Fanqi, &["flag_carry=true"]);
+        let mut rng = rng_from_seed(48);
+        let mut p = Position::new_game_with(r, &mut rng);
+        let mut list = MoveList::new();
+        let mut trace = Vec::new();
+        use rand::Rng;
+        loop {
+            p.legal_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            let m = list[rng.random_range(0..list.len())];
+            p.play_unchecked(m);
+            trace.push(p.to_jfen());
+        }
+        trace
+    };
+    assert_eq!(run(), run());
+}

@@ -216,6 +216,11 @@ fn may_enter(pos: &Position, colour: Colour, kind: Kind, to: usize) -> bool {
         Kind::Mine => matches!(kind, Kind::Engineer | Kind::Bomb),
         // §5.3 Flag: only once all 3 of its side's mines are gone, and only
         // by a piece the flag rules allow.
+        // With `flag_carry` (§5.3 Carrying the flag) the flag is picked up
+        // instead, and only by a piece of the side's lowest rank left.
+        Kind::Flag if pos.rules().flag_carry => {
+            pos.count(defender.colour, Kind::Mine) == 0 && lowest_rank_left(pos, colour) == Some(kind)
+        }
         Kind::Flag => pos.count(defender.colour, Kind::Mine) == 0 && may_capture_flag(pos, colour, kind),
         _ => true,
     }
@@ -283,6 +288,19 @@ pub fn game_over_without_moves(pos: &Position) -> bool {
     if Colour::ALL.iter().any(|&c| pos.count(c, Kind::Flag) == 0) {
         return true;
     }
+    // ... or (`flag_carry`, §5.3) carried into a headquarters of the carrier's
+    // own half: Red's half is ranks 1–6 (§1).
+    if pos.rules().flag_carry {
+        for flag in Colour::ALL {
+            if let Some(l) = pos.loose_flag(flag).filter(|l| l.carried) {
+                let n = l.at.index();
+                let reds_half = n < 30; // ranks 1–6: indices 0–29
+                if board().headquarters[n] && reds_half == (flag == Colour::Black) {
+                    return true;
+                }
+            }
+        }
+    }
     // 2. Once colours are assigned, a colour with no movable piece left
     //    (face-up or face-down) ends the game.
     if pos.colour_of(pos.turn()).is_some() {
@@ -340,6 +358,11 @@ pub fn reference_moves(pos: &Position) -> Vec<Move> {
                 moves.insert(Move::new(s, sq(to)));
             }
         }
+        // §5.3 Carrying the flag: a carrier may put the enemy flag down,
+        // written as its own node twice.
+        if pos.loose_flag(colour.other()).is_some_and(|l| l.carried && l.at == s) {
+            moves.insert(Move::flip(s));
+        }
     }
     moves.into_iter().collect()
 }
@@ -360,7 +383,7 @@ pub mod sampling {
     pub fn random_rules<R: Rng + ?Sized>(mode: Mode, rng: &mut R) -> Rules {
         let bool_values = ["true", "false"];
         let mut rules = Rules::preset(mode);
-        let choices: [(&str, &[&str]); 10] = [
+        let choices: [(&str, &[&str]); 11] = [
             ("rail_turns", &["engineer", "none", "all"]),
             ("bomb_flies", &bool_values),
             ("mine_rule", &["spring", "trade"]),
@@ -371,6 +394,7 @@ pub mod sampling {
             ("bomb_captures_flag", &bool_values),
             ("color_rule", &["first_flip", "two_in_a_row"]),
             ("attack_hidden", &bool_values),
+            ("flag_carry", &bool_values),
         ];
         for (name, values) in choices {
             if option_applies(name, mode) {
@@ -406,6 +430,10 @@ pub mod sampling {
             };
             rules.apply_override(&format!("color_rule={rule}")).unwrap();
         }
+        if pos.mode() == Mode::Fanqi && Colour::ALL.iter().any(|&c| pos.loose_flag(c).is_some()) {
+            // A flag sharing a node with a piece exists only under flag_carry.
+            rules.apply_override("flag_carry=true").unwrap();
+        }
         rules
     }
 
@@ -420,7 +448,8 @@ pub mod sampling {
             for file in 0..5 {
                 let s = Square::from_coords(file, rank).unwrap();
                 let piece = pos.piece_at(s);
-                let keep = piece.is_some_and(|p| p.kind == junqi_core::Kind::Flag || !remove(s));
+                let holds_flag = Colour::ALL.iter().any(|&c| pos.loose_flag(c).is_some_and(|l| l.at == s));
+                let keep = piece.is_some_and(|p| p.kind == junqi_core::Kind::Flag || holds_flag || !remove(s));
                 match piece.filter(|_| keep) {
                     None => empty += 1,
                     Some(p) => {
@@ -432,6 +461,12 @@ pub mod sampling {
                             board.push('~');
                         }
                         board.push(p.letter());
+                        for c in Colour::ALL {
+                            if let Some(l) = pos.loose_flag(c).filter(|l| l.at == s) {
+                                board.push(if l.carried { '+' } else { '-' });
+                                board.push(junqi_core::Piece::new(c, junqi_core::Kind::Flag).letter());
+                            }
+                        }
                     }
                 }
             }

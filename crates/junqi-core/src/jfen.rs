@@ -3,7 +3,7 @@
 
 use crate::board::{Square, CAMPS, FILES, RANKS};
 use crate::piece::{Colour, Kind, Piece, Seat};
-use crate::position::Position;
+use crate::position::{LooseFlag, Position};
 use crate::rules::{ColorRule, Mode, Rules};
 
 /// Why a JFEN string was rejected; every variant names the field.
@@ -56,6 +56,14 @@ pub(crate) fn check_rules_fit(pos: &Position, rules: &Rules) -> Result<(), JfenE
                 return Err(JfenError::FirstPlayerMismatch { seat1: Colour::name(seat1), first: Colour::name(first) });
             }
         }
+    }
+    if !rules.flag_carry && pos.loose.iter().any(Option::is_some) {
+        return Err(JfenError::Board(
+            "a flag shares a node with a piece (`+`/`-`), which needs flag_carry=true".into(),
+        ));
+    }
+    if pos.loose.iter().any(Option::is_some) && pos.seat1.is_none() {
+        return Err(JfenError::Board("a flag was picked up but colours are unassigned".into()));
     }
     // Under first_flip the first flip assigns colours, so nothing is face-up
     // and no previous flip is recorded while they are unassigned.
@@ -167,6 +175,29 @@ fn parse_board(pos: &mut Position, board: &str, mode: Mode) -> Result<(), JfenEr
                 }
             }
             pos.put(sq, piece, face_down);
+            // flag_carry: `+f` after a piece carrying Black's flag, `-f` after
+            // one standing on it (put down); `F` for Red's flag.
+            if let Some(&mark) = chars.peek().filter(|&&c| c == '+' || c == '-') {
+                chars.next();
+                let flag = chars
+                    .next()
+                    .and_then(Piece::from_letter)
+                    .filter(|p| p.kind == Kind::Flag)
+                    .ok_or_else(|| err(format!("`{mark}` after the piece on {sq} must be followed by F or f")))?;
+                if mode != Mode::Fanqi || face_down || !piece.kind.is_movable() {
+                    return Err(err(format!(
+                        "a flag with the piece on {sq}: only a face-up movable piece in fanqi can hold one"
+                    )));
+                }
+                if mark == '+' && flag.colour == piece.colour {
+                    return Err(err(format!("the piece on {sq} carries its own flag: only the enemy flag is carried")));
+                }
+                if pos.loose[flag.colour.index()].is_some() {
+                    return Err(err(format!("a second {} flag on {sq}", Colour::name(flag.colour))));
+                }
+                pos.loose[flag.colour.index()] = Some(LooseFlag { at: sq, carried: mark == '+' });
+                pos.counts[flag.colour.index()][Kind::Flag.index()] += 1;
+            }
             file += 1;
         }
         if file != FILES {
@@ -246,6 +277,12 @@ pub fn to_jfen(pos: &Position) -> String {
                 out.push('~');
             }
             out.push(pos.piece_at(sq).map_or('?', Piece::letter));
+            for flag in Colour::ALL {
+                if let Some(l) = pos.loose[flag.index()].filter(|l| l.at == sq) {
+                    out.push(if l.carried { '+' } else { '-' });
+                    out.push(Piece::new(flag, Kind::Flag).letter());
+                }
+            }
         }
         if empty > 0 {
             out.push(char::from_digit(empty, 10).unwrap());

@@ -43,7 +43,7 @@ pub use infoset::{InfoSet, Observation, ObservedEvent};
 pub use jfen::JfenError;
 pub use moves::{Move, MoveList, ParseMoveError, ACTIONS};
 pub use piece::{Colour, Kind, Piece, Seat};
-pub use position::{CombatOutcome, Effect, Outcome, PlayError, Position, Termination};
+pub use position::{CombatOutcome, Effect, LooseFlag, Outcome, PlayError, Position, Termination};
 pub use rules::{Mode, Rules, RulesError};
 pub use setup::{rng_from_seed, Deployment, DeploymentError, GameRng};
 pub use toml_report::toml_error_line;

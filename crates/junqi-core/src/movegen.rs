@@ -11,7 +11,7 @@ use crate::board::{
 };
 use crate::moves::{Move, MoveList};
 use crate::piece::{Colour, Kind, KINDS};
-use crate::position::Position;
+use crate::position::{LooseFlag, Position};
 use crate::rules::{Mode, RailTurns};
 
 impl Position {
@@ -65,7 +65,12 @@ impl Position {
             if matches!(kind, Kind::Engineer | Kind::Bomb) {
                 m |= enemy_mines;
             }
-            if enemy_flag != 0 && self.may_capture_flag(colour, kind) {
+            let takes_flag = if self.rules.flag_carry {
+                self.may_carry_flag(colour, kind)
+            } else {
+                self.may_capture_flag(colour, kind)
+            };
+            if enemy_flag != 0 && takes_flag {
                 m |= enemy_flag;
             }
             masks[kind.index()] = m;
@@ -94,6 +99,12 @@ impl Position {
             let dest = self.reach(from, piece.kind) & targets[piece.kind.index()];
             for to in squares(dest) {
                 out.push(Move::new(from, to));
+            }
+        }
+        // flag_carry: a carrier may put its flag down (its own node twice).
+        if let Some(LooseFlag { at, carried: true }) = self.loose[colour.other().index()] {
+            if movers & at.bit() != 0 {
+                out.push(Move::flip(at));
             }
         }
     }

@@ -35,6 +35,19 @@ pub struct Position {
     pub(crate) last_flip: Option<Colour>,
     pub(crate) quiet: u32,
     pub(crate) ply: u32,
+    /// `flag_carry` (翻棋), per flag colour: a flag that does not stand alone
+    /// on its node but is carried by, or lies under, the piece there. Its
+    /// colour's flag count still includes it.
+    pub(crate) loose: [Option<LooseFlag>; 2],
+}
+
+/// `flag_carry` (翻棋, docs/rules.md §5.3): a flag sharing its node with a piece.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LooseFlag {
+    /// The node of the piece that carries it or stands on it.
+    pub at: Square,
+    /// Carried (moves with the piece) or put down (stays when the piece leaves).
+    pub carried: bool,
 }
 
 /// How an attack ended, as the referee announces it (docs/rules.md §5.1 Information).
@@ -166,6 +179,7 @@ impl Position {
             last_flip: None,
             quiet: 0,
             ply: 0,
+            loose: [None; 2],
         }
     }
 
@@ -284,6 +298,12 @@ impl Position {
     pub fn count_in(&self, colour: Colour, set: crate::piece::KindSet) -> u32 {
         Kind::in_set(set).map(|k| self.counts[colour.index()][k.index()] as u32).sum()
     }
+    /// `flag_carry`: where `colour`'s flag is when it shares a node with a
+    /// piece (carried, or put down under it); `None` when it stands alone on
+    /// its node or is gone.
+    pub fn loose_flag(&self, colour: Colour) -> Option<LooseFlag> {
+        self.loose[colour.index()]
+    }
     /// Total pieces on the board.
     pub fn piece_count(&self) -> u32 {
         self.occupied.count_ones()
@@ -350,10 +370,137 @@ impl Position {
     /// Play a move taken from [`Position::legal_moves`] of this position.
     /// Playing anything else leaves the position meaningless (but is memory safe).
     pub fn play_unchecked(&mut self, mv: Move) -> Effect {
-        let effect = if mv.is_flip() { self.do_flip(mv.from) } else { self.do_move(mv.from, mv.to) };
+        let effect = if self.rules.flag_carry {
+            self.do_carry_action(mv)
+        } else if mv.is_flip() {
+            self.do_flip(mv.from)
+        } else {
+            self.do_move(mv.from, mv.to)
+        };
         self.ply += 1;
         self.turn = self.turn.other();
         effect
+    }
+
+    /// `flag_carry`: the colour of the flag carried from `sq`, if any.
+    #[inline]
+    pub fn carried_flag_at(&self, sq: Square) -> Option<Colour> {
+        Colour::ALL.into_iter().find(|&c| self.loose[c.index()] == Some(LooseFlag { at: sq, carried: true }))
+    }
+
+    /// May a `kind` of `colour` pick up the enemy flag under `flag_carry`?
+    /// Only a piece of the lowest rank `colour` still has (face-up or
+    /// face-down, the engineer lowest of all); a bomb, having no rank, never.
+    pub fn may_carry_flag(&self, colour: Colour, kind: Kind) -> bool {
+        kind.is_ranked() && self.lowest_ranked(colour) == Some(kind)
+    }
+
+    /// An action under `flag_carry` (docs/rules.md §5.3 Carrying the flag).
+    fn do_carry_action(&mut self, mv: Move) -> Effect {
+        if mv.is_flip() {
+            if let Some(flag) = self.carried_flag_at(mv.from) {
+                // Put the flag down under the carrier.
+                self.loose[flag.index()] = Some(LooseFlag { at: mv.from, carried: false });
+                self.quiet += 1;
+                let piece = self.board[mv.from.index()].expect("a carrier stands on its node");
+                return Effect::Move { piece };
+            }
+            return self.do_flip(mv.from);
+        }
+        let (from, to) = (mv.from, mv.to);
+        // A flag on the node the piece leaves: carried along onto an empty
+        // node; otherwise (put down, or dropped to attack) it stays behind.
+        let left = Colour::ALL.into_iter().find(|&c| self.loose[c.index()].is_some_and(|l| l.at == from));
+        let attack = self.occupied & to.bit() != 0;
+        if attack {
+            // A carrier puts its flag down before it attacks.
+            if let Some(flag) = left {
+                self.loose[flag.index()] = Some(LooseFlag { at: from, carried: false });
+            }
+        }
+        let effect = match self.board[to.index()] {
+            Some(defender) if defender.kind == Kind::Flag && self.hidden & to.bit() == 0 => {
+                // Picking up the enemy flag: the flag leaves its node, rides on the piece.
+                let attacker = self.board[from.index()].expect("move from an empty node");
+                self.quiet = 0;
+                self.lift_flag(to);
+                self.relocate(from, to);
+                self.loose[defender.colour.index()] = Some(LooseFlag { at: to, carried: true });
+                Effect::Attack { attacker, defender, outcome: CombatOutcome::FlagCaptured }
+            }
+            Some(defender) if defender.kind == Kind::Flag && self.hidden & to.bit() != 0 => {
+                // attack_hidden uncovering a flag: picked up when this piece may.
+                let attacker = self.board[from.index()].expect("move from an empty node");
+                self.quiet = 0;
+                self.hidden &= !to.bit();
+                let may = defender.colour != attacker.colour
+                    && self.flag_unguarded(defender.colour)
+                    && self.may_carry_flag(attacker.colour, attacker.kind);
+                if !may {
+                    return self.finish_leave(
+                        from,
+                        left,
+                        Effect::Attack { attacker, defender, outcome: CombatOutcome::Bounced },
+                    );
+                }
+                self.lift_flag(to);
+                self.relocate(from, to);
+                self.loose[defender.colour.index()] = Some(LooseFlag { at: to, carried: true });
+                Effect::Attack { attacker, defender, outcome: CombatOutcome::FlagCaptured }
+            }
+            _ => {
+                let carried = left.filter(|c| self.loose[c.index()].is_some_and(|l| l.carried));
+                let under_target = Colour::ALL.into_iter().find(|&c| self.loose[c.index()].is_some_and(|l| l.at == to));
+                let effect = self.do_move(from, to);
+                if let (Some(flag), false) = (carried, attack) {
+                    // The carrier walked on with its flag.
+                    self.loose[flag.index()] = Some(LooseFlag { at: to, carried: true });
+                    return effect;
+                }
+                if let (Some(flag), Effect::Attack { outcome, .. }) = (under_target, effect) {
+                    // A flag under the defender stays on its node: under the
+                    // winner (who cannot move it), or alone once the node is
+                    // empty; a defender that held stays as it was.
+                    match outcome {
+                        CombatOutcome::AttackerWon => {
+                            self.loose[flag.index()] = Some(LooseFlag { at: to, carried: false })
+                        }
+                        CombatOutcome::BothRemoved => self.set_down_flag(flag, to),
+                        _ => {}
+                    }
+                }
+                effect
+            }
+        };
+        self.finish_leave(from, left, effect)
+    }
+
+    /// After an action from `from`: a flag that was on `from` and did not
+    /// move on stands alone there, or stays under a piece that did not move.
+    fn finish_leave(&mut self, from: Square, left: Option<Colour>, effect: Effect) -> Effect {
+        if let Some(flag) = left {
+            if self.loose[flag.index()].is_some_and(|l| l.at == from) {
+                // (A piece that stayed, after a bounce, keeps it under itself.)
+                if self.occupied & from.bit() == 0 {
+                    self.set_down_flag(flag, from);
+                }
+            }
+        }
+        effect
+    }
+
+    /// Take a lone flag off its node, keeping it in its colour's count.
+    fn lift_flag(&mut self, sq: Square) {
+        let flag = self.board[sq.index()].expect("a flag stands there");
+        self.remove(sq);
+        self.counts[flag.colour.index()][Kind::Flag.index()] += 1;
+    }
+
+    /// A loose flag of `colour` stands alone on the empty node `sq` again.
+    fn set_down_flag(&mut self, colour: Colour, sq: Square) {
+        self.loose[colour.index()] = None;
+        self.counts[colour.index()][Kind::Flag.index()] -= 1;
+        self.put(sq, Piece::new(colour, Kind::Flag), false);
     }
 
     fn do_flip(&mut self, sq: Square) -> Effect {
@@ -435,6 +582,17 @@ impl Position {
             if self.counts[colour.index()][Kind::Flag.index()] == 0 {
                 let winner = if colour == seat1 { Seat::Second } else { Seat::First };
                 return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
+            }
+        }
+        // 1'. flag_carry: a flag carried into its captor's own headquarters.
+        if self.rules.flag_carry {
+            for flag in Colour::ALL {
+                if let Some(LooseFlag { at, carried: true }) = self.loose[flag.index()] {
+                    if at.bit() & home_headquarters(flag.other()) != 0 {
+                        let winner = if flag == seat1 { Seat::Second } else { Seat::First };
+                        return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
+                    }
+                }
             }
         }
         // 2. Movable pieces (officers, engineers, bombs; face-up or face-down).
@@ -527,6 +685,16 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&crate::jfen::to_jfen(self))
     }
+}
+
+/// The two headquarters of `colour`'s half of the board (docs/rules.md §1):
+/// where its carrier must bring the enemy flag under `flag_carry`.
+pub fn home_headquarters(colour: Colour) -> Bitboard {
+    let half = match colour {
+        Colour::Red => crate::board::RED_HALF,
+        Colour::Black => crate::board::BLACK_HALF,
+    };
+    crate::board::HEADQUARTERS & half
 }
 
 /// The outcome of `attacker` moving onto `defender` (docs/rules.md §4, plus

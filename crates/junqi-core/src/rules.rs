@@ -132,6 +132,9 @@ pub struct Rules {
     #[serde(default)]
     pub attack_hidden: bool,
     pub flag_capturer: FlagCapturer,
+    /// 扛军旗 (翻棋): a flag is carried home instead of captured (docs/rules.md §5.3).
+    #[serde(default)]
+    pub flag_carry: bool,
 }
 
 fn default_first_player() -> FirstPlayer {
@@ -157,7 +160,7 @@ const ALL_MODES: &[Mode] = &[Mode::Anqi, Mode::Mingqi, Mode::Fanqi];
 /// Every option of §6 in table order: the one list that [`OPTION_NAMES`],
 /// [`option_applies`] and the checks against `docs/rules.md`, the presets
 /// and `scripts/check_parquet.py` (tests below) all come from.
-pub const RULE_OPTIONS: [RuleOption; 13] = [
+pub const RULE_OPTIONS: [RuleOption; 14] = [
     RuleOption { name: "rail_turns", modes: ALL_MODES },
     RuleOption { name: "bomb_flies", modes: ALL_MODES },
     RuleOption { name: "mine_rule", modes: ALL_MODES },
@@ -171,6 +174,7 @@ pub const RULE_OPTIONS: [RuleOption; 13] = [
     RuleOption { name: "color_rule", modes: &[Mode::Fanqi] },
     RuleOption { name: "attack_hidden", modes: &[Mode::Fanqi] },
     RuleOption { name: "flag_capturer", modes: ALL_MODES },
+    RuleOption { name: "flag_carry", modes: &[Mode::Fanqi] },
 ];
 
 /// Every option name of §6, in table order.
