@@ -6,7 +6,8 @@ environment, the bots and the network of the `junqi` Rust harness.
 * ``junqi.VecEnv``: many games stepped together into NumPy arrays, in place.
 * ``junqi.SiguoGame`` / ``junqi.SiguoVecEnv``: the same for the four-player
   game (四国军棋, 2 against 2; seats 0-3, armies 0 and 2 one team), and
-  ``junqi.pettingzoo.siguo_env`` its four-agent PettingZoo environment.
+  ``junqi.pettingzoo.siguo_env`` its four-agent PettingZoo environment;
+  ``junqi.SiguoBot`` its bots (``random``, ``greedy``, ``heuristic``, ``mcts:N``).
 * ``junqi.Bot``: any bot spec of the command line (``heuristic``,
   ``mcts:800``, ``net:default``, ...).
 * ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs).
@@ -29,6 +30,7 @@ from ._core import (
     Bot,
     Game,
     Net,
+    SiguoBot,
     SiguoGame,
     SiguoVecEnv,
     VecEnv,
@@ -54,6 +56,7 @@ __all__ = [
     "Bot",
     "Game",
     "Net",
+    "SiguoBot",
     "SiguoGame",
     "SiguoVecEnv",
     "VecEnv",

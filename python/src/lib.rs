@@ -148,6 +148,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SIGUO_MODES", PyTuple::new(m.py(), junqi_siguo::Mode::ALL.map(junqi_siguo::Mode::name))?)?;
     m.add_function(wrap_pyfunction!(siguo_rule_options, m)?)?;
     m.add_class::<siguo::SiguoGame>()?;
+    m.add_class::<siguo::SiguoBot>()?;
     m.add_class::<siguo_vecenv::SiguoVecEnv>()?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `junqi.SiguoGame`: one four-player game (四国军棋, docs/rules.md §10) with
+//! `junqi.SiguoGame` and `junqi.SiguoBot`: one four-player game (四国军棋, docs/rules.md §10) with
 //! its referee: the whole truth and every seat's information set, kept from
 //! the referee's announcements (`junqi_siguo::SiguoInfoSet`).
 //!
@@ -365,5 +365,67 @@ impl SiguoGame {
 
     fn __repr__(&self) -> String {
         format!("junqi.SiguoGame({:?})", notation::to_notation(&self.referee.truth))
+    }
+}
+
+/// A four-player bot from a spec, as `junqi arena --siguo` takes them:
+/// `random`, `greedy`, `heuristic` or the search `mcts:N`
+/// (`junqi_siguo::bot_from_spec`). It decides from the information set of
+/// the seat to move only (never the truth). Its random choices come from `seed`.
+#[pyclass(module = "junqi")]
+pub struct SiguoBot {
+    // A Mutex only so the class is Sync, as pyo3 requires; `&mut self` methods reach it with `get_mut`.
+    bot: std::sync::Mutex<Box<dyn junqi_siguo::SiguoBot>>,
+    rng: junqi_core::GameRng,
+    spec: String,
+}
+
+#[pymethods]
+impl SiguoBot {
+    #[new]
+    #[pyo3(signature = (spec, seed = 0))]
+    fn new(spec: &str, seed: u64) -> PyResult<SiguoBot> {
+        let bot = junqi_siguo::bot_from_spec(spec).map_err(PyValueError::new_err)?;
+        Ok(SiguoBot {
+            bot: std::sync::Mutex::new(bot),
+            rng: junqi_core::rng_from_seed(seed),
+            spec: spec.trim().to_string(),
+        })
+    }
+
+    /// The action id (the mover's frame) this bot plays for the seat to move
+    /// of `game`, chosen without the GIL from that seat's information set.
+    fn act(&mut self, py: Python<'_>, game: PyRef<'_, SiguoGame>) -> PyResult<usize> {
+        if let Some(outcome) = game.referee.truth.outcome() {
+            return Err(PyValueError::new_err(format!("the game is over ({})", outcome.termination.name())));
+        }
+        let seat = game.referee.truth.turn();
+        let info = game.referee.infos[seat.index()].clone();
+        drop(game);
+        let bot = self.bot.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let rng = &mut self.rng;
+        let mv = py.detach(|| bot.choose(&info, rng));
+        let mv =
+            mv.ok_or_else(|| PyValueError::new_err(format!("{}: no move for seat {}", self.spec, seat.index())))?;
+        Ok(action_index(seat, mv))
+    }
+
+    /// Restart the bot's random choices from `seed` (as if built with it).
+    fn seed(&mut self, seed: u64) {
+        self.rng = junqi_core::rng_from_seed(seed);
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.bot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).name()
+    }
+
+    #[getter]
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn __repr__(&self) -> String {
+        format!("junqi.SiguoBot({:?})", self.spec)
     }
 }

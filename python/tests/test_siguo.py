@@ -312,3 +312,34 @@ def test_vecenv_illegal_action_plays_nothing_and_seeds_repeat():
     assert np.array_equal(a.obs, b.obs) and a.game(1).moves == b.game(1).moves
     a.reset(seed=7)
     assert a.game(0).to_notation() == junqi.SiguoGame(seed=7).to_notation()
+
+
+# --- junqi.SiguoBot ---
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic"])
+def test_bots_play_legal_games(spec):
+    bot = junqi.SiguoBot(spec, seed=1)
+    assert bot.spec == spec and repr(bot) == f'junqi.SiguoBot("{spec}")'
+    g = junqi.SiguoGame("anqi", seed=8, rules={"max_plies": 400})
+    while not g.is_terminal():
+        action = bot.act(g)
+        assert action in g.legal_actions()
+        g.apply(action)
+    with pytest.raises(ValueError, match="over"):
+        bot.act(g)
+
+
+def test_bot_seeding_and_search():
+    def moves(seed):
+        bot, g = junqi.SiguoBot("greedy", seed=seed), junqi.SiguoGame(seed=2)
+        for _ in range(30):
+            g.apply(bot.act(g))
+        return g.moves
+
+    assert moves(4) == moves(4)
+    bot = junqi.SiguoBot("mcts:16")
+    g = junqi.SiguoGame("shuangming", seed=3)
+    assert bot.act(g) in g.legal_actions()
+    with pytest.raises(ValueError, match="four-player bot"):
+        junqi.SiguoBot("no-such-bot")
