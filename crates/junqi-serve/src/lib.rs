@@ -17,6 +17,7 @@ pub mod play;
 pub mod replay;
 mod routes;
 pub mod samples;
+pub mod siguo;
 
 pub use error::ApiError;
 use std::net::SocketAddr;
@@ -40,6 +41,7 @@ pub(crate) struct AppState {
     pub allow_engines: bool,
     pub datasets: datasets::Cache,
     pub games: play::Sessions,
+    pub siguo: siguo::SiguoSessions,
 }
 
 /// Listen on `options.addr` and serve until Ctrl-C. Prints
@@ -72,6 +74,7 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
             allow_engines: options.allow_engines,
             datasets: datasets::Cache::default(),
             games: play::Sessions::default(),
+            siguo: siguo::SiguoSessions::default(),
         });
         // Written, not println!: a closed stdout must not stop the server.
         use std::io::Write;

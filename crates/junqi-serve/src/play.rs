@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 /// A seed nobody can guess from the page: the standard library's per-process
 /// random hash keys, mixed with the clock.
-fn random_seed() -> u64 {
+pub(crate) fn random_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();

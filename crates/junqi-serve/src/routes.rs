@@ -3,6 +3,7 @@
 use crate::datasets::{self, Filter};
 use crate::play::{NewGame, PlayState, Session};
 use crate::replay::{self, ReplayQuery, View};
+use crate::siguo::{NewSiguoGame, SiguoSession, SiguoState};
 use crate::{dashboards, ApiError, AppState};
 use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -45,6 +46,12 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/resign", post(play_resign))
         .route("/api/play/{id}/bot", post(play_bot))
         .route("/api/play/{id}/record", get(play_record))
+        .route("/api/siguo/board", get(|| async { Json(crate::siguo::geometry()) }))
+        .route("/api/play/siguo", post(siguo_new))
+        .route("/api/play/siguo/{id}", get(siguo_state))
+        .route("/api/play/siguo/{id}/move", post(siguo_move))
+        .route("/api/play/siguo/{id}/bot", post(siguo_bot))
+        .route("/api/play/siguo/{id}/resign", post(siguo_resign))
         .fallback(|| async { ApiError::not_found("no such page") })
         // After the routes: it applies to those already added.
         .method_not_allowed_fallback(|method: Method, uri: Uri| async move {
@@ -323,6 +330,59 @@ async fn play_record(State(s): Shared, UrlPath(id): UrlPath<u64>) -> Result<Resp
         text,
     )
         .into_response())
+}
+
+/// A new four-player game: the person's seat view, after the bots' first
+/// moves unless `bot_later`.
+async fn siguo_new(State(s): Shared, Body(req): Body<NewSiguoGame>) -> ApiResult<SiguoState> {
+    blocking(move || {
+        let g = SiguoSession::new(&req)?;
+        let (_, game) = s.siguo.insert(g);
+        let mut g = game.lock().map_err(|_| ApiError::conflict("this game was broken by an earlier error"))?;
+        if !req.bot_later {
+            g.bot_moves();
+        }
+        Ok(g.state())
+    })
+    .await
+    .map(Json)
+}
+
+/// Run `f` on four-player game `id` (locked) and answer with the person's view.
+async fn with_siguo(
+    s: Arc<AppState>,
+    id: u64,
+    f: impl FnOnce(&mut SiguoSession) -> Result<(), ApiError> + Send + 'static,
+) -> ApiResult<SiguoState> {
+    blocking(move || {
+        let game = s.siguo.get(id)?;
+        let mut g = game.lock().map_err(|_| ApiError::conflict("this game was broken by an earlier error"))?;
+        f(&mut g)?;
+        Ok(g.state())
+    })
+    .await
+    .map(Json)
+}
+
+async fn siguo_state(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<SiguoState> {
+    with_siguo(s, id, |_| Ok(())).await
+}
+
+async fn siguo_move(State(s): Shared, UrlPath(id): UrlPath<u64>, Body(body): Body<MoveBody>) -> ApiResult<SiguoState> {
+    with_siguo(s, id, move |g| g.play(&body.mv, body.bot_later)).await
+}
+
+/// The bots play until it is the person's turn or the game is over.
+async fn siguo_bot(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<SiguoState> {
+    with_siguo(s, id, |g| {
+        g.bot_moves();
+        Ok(())
+    })
+    .await
+}
+
+async fn siguo_resign(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<SiguoState> {
+    with_siguo(s, id, |g| g.resign()).await
 }
 
 #[cfg(test)]
