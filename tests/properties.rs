@@ -28,7 +28,12 @@ fn play_random_game(
     mut visit: impl FnMut(&Position, Move, &Position, Effect) -> Result<(), TestCaseError>,
 ) -> Result<Position, TestCaseError> {
     let mut rng = rng_from_seed(seed);
-    let rules = random_rules(mode, &mut rng);
+    let mut rules = random_rules(mode, &mut rng);
+    // The accounting below is that of pieces on nodes: `flag_carry` and
+    // `mountains` take pieces off the nodes without combat, and have their
+    // own clause and reference tests.
+    rules.flag_carry = false;
+    rules.mountains = junqi_core::rules::Mountains::Closed;
     let mut pos = Position::new_game_with(rules, &mut rng);
     let mut list = MoveList::new();
     loop {

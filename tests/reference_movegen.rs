@@ -87,7 +87,8 @@ impl Coverage {
         let mut hidden = false;
         for m in moves {
             if m.is_flip() {
-                flips = true;
+                // (a face-up node twice is a put-down or a mountain action)
+                flips |= pos.is_face_down(m.from);
                 continue;
             }
             // Two railway nodes on no common line: only flight gets there.
@@ -217,6 +218,51 @@ fn fanqi_flag_carry_agrees_with_reference() {
     }
     eprintln!("flag_carry: {checked} positions, {carrying} carrying, {lying} lying, {put_downs} put-downs, {carried_home} won home");
     assert!(carrying > 100 && lying > 100 && put_downs > 100 && carried_home > 5);
+}
+
+/// `mountains` (docs/rules.md §3 Mountains) in 翻棋 and 明棋: random games
+/// under `open` and `engineer`, thinned once so pieces reach the front
+/// ranks, checked against the reference at every ply.
+#[test]
+fn mountains_agree_with_reference() {
+    let mut rng = rng_from_seed(0x5A_0001);
+    let mut list = MoveList::new();
+    let (mut checked, mut occupied, mut entries, mut exits) = (0, 0, 0, 0);
+    for game in 0..400 {
+        let mode = if game % 2 == 0 { Mode::Fanqi } else { Mode::Mingqi };
+        let mut rules = random_rules(mode, &mut rng);
+        rules.apply_override(if game % 4 < 2 { "mountains=open" } else { "mountains=engineer" }).unwrap();
+        rules.apply_override("no_progress_plies=200").unwrap();
+        rules.apply_override("max_plies=400").unwrap();
+        let mut pos = Position::new_game_with(rules, &mut rng);
+        let mut thinned_once = false;
+        loop {
+            if !thinned_once && pos.colour_of(pos.turn()).is_some() && pos.ply() > 6 {
+                thinned_once = true;
+                let p = rng.random_range(0.3..0.8);
+                pos = thinned(&pos, p, &mut rng);
+            }
+            let moves = compare(&pos, &mut list);
+            checked += 1;
+            occupied += (0..2).filter(|&i| pos.mountain(i).is_some()).count();
+            for m in moves.iter().filter(|m| m.is_flip() && !pos.is_face_down(m.from)) {
+                if pos.is_occupied(m.from) {
+                    entries += 1;
+                } else {
+                    exits += 1;
+                }
+            }
+            if moves.is_empty() {
+                break;
+            }
+            let mv = moves[rng.random_range(0..moves.len())];
+            pos.play(mv).unwrap();
+        }
+    }
+    eprintln!(
+        "mountains: {checked} positions, {occupied} occupied mountains, {entries} entries, {exits} exits offered"
+    );
+    assert!(occupied > 1000 && entries > 1000 && exits > 1000);
 }
 
 #[test]

@@ -2434,3 +2434,111 @@ fn s5_3_flag_carry_games_are_deterministic_from_a_seed() {
     };
     assert_eq!(run(), run());
 }
+
+// ======================================================================
+// §3 Mountains (山界, `mountains`)
+// ======================================================================
+
+/// A 明棋 position (or 翻棋 with `mode`) from (node, token) pairs plus the
+/// Black 排长 on e12 and both flags, under `mountains=<value>`.
+fn mountain_pos(mode: &str, pieces: &[(&str, &str)], mountains: &str, value: &str, turn: u8) -> Position {
+    let mut all = vec![("b12", "f"), ("e12", "l"), ("b1", "F")];
+    all.extend_from_slice(pieces);
+    pos(&format!("{}{mountains} {mode} {turn} r 0 10", board_of(&all)), &[&format!("mountains={value}")])
+}
+
+#[test]
+fn s3_mountains_is_an_option_of_mingqi_and_fanqi() {
+    assert_eq!(Rules::preset(Mode::Mingqi).mountains, junqi_core::rules::Mountains::Closed);
+    assert_eq!(Rules::preset(Mode::Fanqi).mountains, junqi_core::rules::Mountains::Closed);
+    assert!(matches!(rules_result(Mode::Anqi, "mountains=open"), Err(RulesError::NotApplicable { .. })));
+    assert!(matches!(rules_result(Mode::Mingqi, "mountains=sometimes"), Err(RulesError::BadValue { .. })));
+    for (file, value) in [
+        (include_str!("../configs/variants/mingqi-mountains-open.toml"), "open"),
+        (include_str!("../configs/variants/fanqi-mountains-engineer.toml"), "engineer"),
+    ] {
+        assert_eq!(Rules::from_toml_str(file).unwrap().mountains.name(), value);
+    }
+}
+
+/// Clauses 1–2: only from the four side nodes of an empty mountain, only the
+/// kinds the option admits, as the node named twice; one piece per mountain.
+#[test]
+fn s3_mountains_clauses_1_2_entering() {
+    let pieces = [("b6", "D"), ("c6", "E"), ("e7", "E")];
+    assert!(!is_legal(&mountain_pos("mingqi", &pieces, "", "closed", 1), "b6b6"));
+    let p = mountain_pos("mingqi", &pieces, "", "open", 1);
+    let diagonal: Vec<String> = legal(&p).into_iter().filter(|m| m[..2] == m[2..]).collect();
+    assert_eq!(diagonal, names(&["b6b6", "e7e7"]), "c6 is beside neither mountain");
+    let p = mountain_pos("mingqi", &pieces, "", "engineer", 1);
+    assert!(!is_legal(&p, "b6b6") && is_legal(&p, "e7e7"), "engineers only");
+    let mut p = mountain_pos("mingqi", &pieces, "", "open", 1);
+    let e = play(&mut p, "b6b6");
+    assert!(matches!(e, Effect::Move { piece } if piece == red(Kind::Division)), "{e:?}");
+    assert_eq!((at(&p, "b6"), p.mountain(0)), (String::new(), Some(red(Kind::Division))));
+    assert_eq!(p.count(Colour::Red, Kind::Division), 1, "still on the board");
+    assert_eq!(p.quiet(), 1, "a quiet ply");
+    assert!(p.to_jfen().contains("^D- mingqi"), "{p}");
+    // One piece per mountain: a Black engineer on a7 cannot follow.
+    let p = mountain_pos("fanqi", &[("a7", "e"), ("c6", "E")], "^D-", "open", 2);
+    assert!(!is_legal(&p, "a7a7"));
+    // Face-down pieces beside a mountain are flipped, not sent in.
+    let mut p = mountain_pos("fanqi", &[("a6", "~E"), ("c6", "E")], "", "open", 1);
+    assert_eq!(play(&mut p, "a6a6"), Effect::Flip { piece: red(Kind::Engineer) });
+    assert_eq!(p.mountain(0), None);
+}
+
+/// Clauses 3–4: a piece inside is out of reach, still counts, and comes out
+/// onto any empty side node of its mountain only.
+#[test]
+fn s3_mountains_clauses_3_4_inside_and_leaving() {
+    // Red's 师长 in the left mountain; a6 holds a Black 军长, b7 a Red engineer.
+    let p = mountain_pos("mingqi", &[("a6", "g"), ("b7", "E")], "^D-", "open", 1);
+    let out: Vec<String> = legal(&p).into_iter().filter(|m| m[..2] == m[2..]).collect();
+    assert_eq!(out, names(&["b6b6", "a7a7"]), "empty side nodes only: no attack on the way out");
+    // Black's 军长 has nothing to attack in the mountain.
+    let p2 = mountain_pos("mingqi", &[("a6", "g"), ("b7", "E")], "^D-", "open", 2);
+    assert!(legal(&p2).iter().all(|m| !m.ends_with("b6") || m.starts_with("a6")));
+    let mut p = p;
+    play(&mut p, "a7a7");
+    assert_eq!((at(&p, "a7"), p.mountain(0)), ("D".to_string(), None));
+    // A side whose only movable piece is in a mountain plays on.
+    let p = mountain_pos("mingqi", &[], "^-E", "engineer", 1);
+    assert_eq!(result(&p), None);
+    assert_eq!(legal(&p), names(&["d6d6", "d7d7", "e6e6", "e7e7"]));
+    // Its flag under flag_carry stays behind when a holder enters.
+    let mut p = pos(
+        &format!("{} fanqi 1 r 0 10", board_of(&[("a6", "E-f"), ("e12", "l"), ("b1", "F")])),
+        &["flag_carry=true", "mountains=open"],
+    );
+    play(&mut p, "a6a6");
+    assert_eq!(
+        (at(&p, "a6"), p.mountain(0), p.loose_flag(Colour::Black)),
+        ("f".to_string(), Some(red(Kind::Engineer)), None)
+    );
+    // A carrier's node twice puts the flag down; it enters only after that.
+    let mut p = pos(
+        &format!("{} fanqi 1 r 0 10", board_of(&[("a6", "E+f"), ("e12", "l"), ("b1", "F")])),
+        &["flag_carry=true", "mountains=open"],
+    );
+    play(&mut p, "a6a6");
+    assert_eq!((p.mountain(0), p.loose_flag(Colour::Black).map(|l| l.carried)), (None, Some(false)));
+}
+
+/// §7: the `^` cells round-trip and are checked; old strings read as before.
+#[test]
+fn s7_jfen_mountain_cells() {
+    let text = format!("{}^-e fanqi 1 r 0 10", board_of(&[("b12", "f"), ("e12", "l"), ("b1", "F"), ("a1", "E")]));
+    assert_eq!(pos(&text, &["mountains=engineer"]).to_jfen(), text);
+    let parse = |board_suffix: &str, mode: &str, o: &[&str]| {
+        let b = board_of(&[("b12", "f"), ("e12", "l"), ("b1", "F"), ("a1", "E")]);
+        let m = mode.parse().unwrap();
+        Position::from_jfen(&format!("{b}{board_suffix} {mode} 1 r 0 10"), rules(m, o))
+    };
+    assert!(parse("^-e", "fanqi", &[]).is_err(), "mountains closed");
+    assert!(parse("^-g", "fanqi", &["mountains=engineer"]).is_err(), "not an engineer");
+    assert!(parse("^-m", "fanqi", &["mountains=open"]).is_err(), "a mine never moves");
+    assert!(parse("^e", "fanqi", &["mountains=open"]).is_err(), "two cells");
+    assert!(parse("^-e", "anqi", &[]).is_err(), "not in 暗棋");
+    assert!(parse("", "mingqi", &["mountains=open"]).is_ok());
+}

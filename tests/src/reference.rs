@@ -12,7 +12,7 @@
 //! The reference works on *true* positions (every occupied node's piece
 //! known), not on the erased views inside an `InfoSet`.
 
-use junqi_core::rules::{FlagCapturer, RailTurns};
+use junqi_core::rules::{FlagCapturer, Mountains, RailTurns};
 use junqi_core::{Colour, Kind, Mode, Move, Position, Square};
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::OnceLock;
@@ -364,6 +364,40 @@ pub fn reference_moves(pos: &Position) -> Vec<Move> {
             moves.insert(Move::flip(s));
         }
     }
+    // §3 Mountains (`mountains`): the railway nodes beside each mountain.
+    let admits = |kind: Kind| match pos.rules().mountains {
+        Mountains::Closed => false,
+        Mountains::Open => is_movable(kind),
+        Mountains::Engineer => kind == Kind::Engineer,
+    };
+    if pos.rules().mountains != Mountains::Closed {
+        for (i, side) in [named_list("a6 b6 a7 b7"), named_list("d6 e6 d7 e7")].iter().enumerate() {
+            match pos.mountain(i) {
+                // An empty mountain: an own face-up piece beside it may go in
+                // (written as its node twice), unless it carries a flag (that
+                // action puts the flag down instead).
+                None => {
+                    for &n in side {
+                        let s = sq(n);
+                        let carrying = pos.loose_flag(colour.other()).is_some_and(|l| l.carried && l.at == s);
+                        let own = !pos.is_face_down(s) && pos.piece_at(s).is_some_and(|p| p.colour == colour);
+                        if own && !carrying && admits(pos.piece_at(s).unwrap().kind) {
+                            moves.insert(Move::flip(s));
+                        }
+                    }
+                }
+                // Our piece in the mountain may come out onto any empty node beside it.
+                Some(p) if p.colour == colour => {
+                    for &n in side {
+                        if !pos.is_occupied(sq(n)) {
+                            moves.insert(Move::flip(sq(n)));
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
     moves.into_iter().collect()
 }
 
@@ -383,7 +417,7 @@ pub mod sampling {
     pub fn random_rules<R: Rng + ?Sized>(mode: Mode, rng: &mut R) -> Rules {
         let bool_values = ["true", "false"];
         let mut rules = Rules::preset(mode);
-        let choices: [(&str, &[&str]); 11] = [
+        let choices: [(&str, &[&str]); 12] = [
             ("rail_turns", &["engineer", "none", "all"]),
             ("bomb_flies", &bool_values),
             ("mine_rule", &["spring", "trade"]),
@@ -395,6 +429,7 @@ pub mod sampling {
             ("color_rule", &["first_flip", "two_in_a_row"]),
             ("attack_hidden", &bool_values),
             ("flag_carry", &bool_values),
+            ("mountains", &["closed", "open", "engineer"]),
         ];
         for (name, values) in choices {
             if option_applies(name, mode) {
@@ -433,6 +468,10 @@ pub mod sampling {
         if pos.mode() == Mode::Fanqi && Colour::ALL.iter().any(|&c| pos.loose_flag(c).is_some()) {
             // A flag sharing a node with a piece exists only under flag_carry.
             rules.apply_override("flag_carry=true").unwrap();
+        }
+        if pos.mountain(0).is_some() || pos.mountain(1).is_some() {
+            // Keep a rule that lets the pieces in the mountains be there.
+            rules.apply_override(&format!("mountains={}", pos.rules().mountains.name())).unwrap();
         }
         rules
     }
@@ -475,6 +514,12 @@ pub mod sampling {
             }
             if rank > 1 {
                 board.push('/');
+            }
+        }
+        if pos.mountain(0).is_some() || pos.mountain(1).is_some() {
+            board.push('^');
+            for i in 0..2 {
+                board.push(pos.mountain(i).map_or('-', |p| p.letter()));
             }
         }
         let jfen = pos.to_jfen();

@@ -157,6 +157,19 @@ pub const fn rank_bb(rank: usize) -> Bitboard {
     rank_mask(rank)
 }
 
+/// 山界 (`mountains`, docs/rules.md §3): the railway nodes around each of
+/// the two mountains, from which a piece enters it and onto which it leaves:
+/// `a6 b6 a7 b7` for the mountain between b6 and b7, `d6 e6 d7 e7` for the
+/// one between d6 and d7.
+pub const MOUNTAIN_SIDES: [Bitboard; 2] =
+    [bit(0, 6) | bit(1, 6) | bit(0, 7) | bit(1, 7), bit(3, 6) | bit(4, 6) | bit(3, 7) | bit(4, 7)];
+
+/// The mountain whose side `sq` is on, if any.
+#[inline]
+pub fn mountain_of(sq: Square) -> Option<usize> {
+    MOUNTAIN_SIDES.iter().position(|&m| m & sq.bit() != 0)
+}
+
 /// Red's half (ranks 1–6) and Black's half (ranks 7–12).
 pub const RED_HALF: Bitboard = ranks_mask(1, 6);
 pub const BLACK_HALF: Bitboard = ranks_mask(7, 12);

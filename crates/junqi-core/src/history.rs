@@ -53,6 +53,14 @@ pub fn view_key(view: &Position) -> u64 {
     view.turn.hash(&mut h);
     view.seat1.hash(&mut h);
     view.last_flip.hash(&mut h);
+    // flag_carry's flags sharing a node (hashed only when there are any, so
+    // every other position keeps its key).
+    if view.loose.iter().any(Option::is_some) {
+        view.loose.hash(&mut h);
+    }
+    if view.mountain.iter().any(Option::is_some) {
+        view.mountain.hash(&mut h);
+    }
     h.finish()
 }
 

@@ -57,6 +57,16 @@ pub(crate) fn check_rules_fit(pos: &Position, rules: &Rules) -> Result<(), JfenE
             }
         }
     }
+    if let Some(p) = pos.mountain.iter().flatten().find(|p| !rules.mountains.admits(p.kind)) {
+        return Err(JfenError::Board(format!(
+            "a {} in a mountain (`^`), which mountains={} does not allow",
+            p.kind.english(),
+            rules.mountains.name()
+        )));
+    }
+    if pos.mountain.iter().any(Option::is_some) && pos.seat1.is_none() {
+        return Err(JfenError::Board("a piece in a mountain but colours are unassigned".into()));
+    }
     if !rules.flag_carry && pos.loose.iter().any(Option::is_some) {
         return Err(JfenError::Board(
             "a flag shares a node with a piece (`+`/`-`), which needs flag_carry=true".into(),
@@ -124,6 +134,27 @@ impl Position {
 }
 
 fn parse_board(pos: &mut Position, board: &str, mode: Mode) -> Result<(), JfenError> {
+    // `mountains`: `^xy` after the ranks holds the two mountains' pieces.
+    let (board, mountains) = match board.split_once('^') {
+        Some((b, m)) => (b, Some(m)),
+        None => (board, None),
+    };
+    if let Some(m) = mountains {
+        let cells: Vec<char> = m.chars().collect();
+        if cells.len() != 2 {
+            return Err(JfenError::Board(format!("mountains `^{m}`: expected two cells, `-` or a piece letter")));
+        }
+        for (i, &c) in cells.iter().enumerate() {
+            if c == '-' {
+                continue;
+            }
+            let piece = Piece::from_letter(c)
+                .filter(|p| p.kind.is_movable())
+                .ok_or_else(|| JfenError::Board(format!("mountains `^{m}`: `{c}` is not a movable piece")))?;
+            pos.mountain[i] = Some(piece);
+            pos.counts[piece.colour.index()][piece.kind.index()] += 1;
+        }
+    }
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != RANKS {
         return Err(JfenError::RankCount(ranks.len()));
@@ -289,6 +320,12 @@ pub fn to_jfen(pos: &Position) -> String {
         }
         if rank > 1 {
             out.push('/');
+        }
+    }
+    if pos.mountain.iter().any(Option::is_some) {
+        out.push('^');
+        for m in pos.mountain {
+            out.push(m.map_or('-', Piece::letter));
         }
     }
     format!("{} {} {} {} {} {}", out, pos.mode(), pos.turn.number(), colours_field(pos), pos.quiet, pos.ply)

@@ -7,12 +7,13 @@
 //! by a rail run is emitted once.
 
 use crate::board::{
-    flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, ALL, CAMPS, HEADQUARTERS, RAILWAY,
+    flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, ALL, CAMPS, HEADQUARTERS, MOUNTAIN_SIDES,
+    RAILWAY,
 };
 use crate::moves::{Move, MoveList};
 use crate::piece::{Colour, Kind, KINDS};
 use crate::position::{LooseFlag, Position};
-use crate::rules::{Mode, RailTurns};
+use crate::rules::{Mode, Mountains, RailTurns};
 
 impl Position {
     /// Does a piece of `kind` fly along the railway like an engineer?
@@ -102,9 +103,39 @@ impl Position {
             }
         }
         // flag_carry: a carrier may put its flag down (its own node twice).
-        if let Some(LooseFlag { at, carried: true }) = self.loose[colour.other().index()] {
-            if movers & at.bit() != 0 {
-                out.push(Move::flip(at));
+        let carrier = match self.loose[colour.other().index()] {
+            Some(LooseFlag { at, carried: true }) => {
+                if movers & at.bit() != 0 {
+                    out.push(Move::flip(at));
+                }
+                at.bit()
+            }
+            _ => 0,
+        };
+        if self.rules.mountains != Mountains::Closed {
+            self.mountain_actions(colour, movers & !carrier, out);
+        }
+    }
+
+    /// `mountains` (山界): an own piece on a mountain's side enters it (its
+    /// node twice) when the mountain is empty; the own piece in a mountain
+    /// comes out onto any empty node of its side (that node twice).
+    fn mountain_actions(&self, colour: Colour, movers: Bitboard, out: &mut MoveList) {
+        for (m, &side) in MOUNTAIN_SIDES.iter().enumerate() {
+            match self.mountain[m] {
+                None => {
+                    for sq in squares(movers & side) {
+                        if self.board[sq.index()].is_some_and(|p| self.rules.mountains.admits(p.kind)) {
+                            out.push(Move::flip(sq));
+                        }
+                    }
+                }
+                Some(p) if p.colour == colour => {
+                    for sq in squares(side & !self.occupied) {
+                        out.push(Move::flip(sq));
+                    }
+                }
+                Some(_) => {}
             }
         }
     }

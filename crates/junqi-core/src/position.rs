@@ -39,6 +39,9 @@ pub struct Position {
     /// on its node but is carried by, or lies under, the piece there. Its
     /// colour's flag count still includes it.
     pub(crate) loose: [Option<LooseFlag>; 2],
+    /// `mountains` (山界): the piece in each mountain (`MOUNTAIN_SIDES`
+    /// order), off the 60 nodes but counted in `counts`.
+    pub(crate) mountain: [Option<Piece>; 2],
 }
 
 /// `flag_carry` (翻棋, docs/rules.md §5.3): a flag sharing its node with a piece.
@@ -180,6 +183,7 @@ impl Position {
             quiet: 0,
             ply: 0,
             loose: [None; 2],
+            mountain: [None; 2],
         }
     }
 
@@ -304,6 +308,11 @@ impl Position {
     pub fn loose_flag(&self, colour: Colour) -> Option<LooseFlag> {
         self.loose[colour.index()]
     }
+    /// `mountains`: the piece in mountain `i` (0: between b6 and b7, 1:
+    /// between d6 and d7; [`crate::board::MOUNTAIN_SIDES`]), if any.
+    pub fn mountain(&self, i: usize) -> Option<Piece> {
+        self.mountain[i]
+    }
     /// Total pieces on the board.
     pub fn piece_count(&self) -> u32 {
         self.occupied.count_ones()
@@ -373,7 +382,7 @@ impl Position {
         let effect = if self.rules.flag_carry {
             self.do_carry_action(mv)
         } else if mv.is_flip() {
-            self.do_flip(mv.from)
+            self.do_diagonal(mv.from)
         } else {
             self.do_move(mv.from, mv.to)
         };
@@ -405,7 +414,10 @@ impl Position {
                 let piece = self.board[mv.from.index()].expect("a carrier stands on its node");
                 return Effect::Move { piece };
             }
-            return self.do_flip(mv.from);
+            // A piece standing on a put-down flag may enter a mountain: the flag stays.
+            let left = Colour::ALL.into_iter().find(|&c| self.loose[c.index()].is_some_and(|l| l.at == mv.from));
+            let effect = self.do_diagonal(mv.from);
+            return self.finish_leave(mv.from, left, effect);
         }
         let (from, to) = (mv.from, mv.to);
         // A flag on the node the piece leaves: carried along onto an empty
@@ -501,6 +513,31 @@ impl Position {
         self.loose[colour.index()] = None;
         self.counts[colour.index()][Kind::Flag.index()] -= 1;
         self.put(sq, Piece::new(colour, Kind::Flag), false);
+    }
+
+    /// An action naming one node twice: a flip of a face-down piece, or
+    /// (`mountains`) an own piece entering the mountain beside it, or the
+    /// piece in that mountain coming out onto the empty node.
+    fn do_diagonal(&mut self, sq: Square) -> Effect {
+        if self.hidden & sq.bit() != 0 || self.rules.mountains == crate::rules::Mountains::Closed {
+            return self.do_flip(sq);
+        }
+        let m = crate::board::mountain_of(sq).expect("a mountain action on a mountain's side");
+        self.quiet += 1;
+        match self.board[sq.index()] {
+            Some(piece) => {
+                self.remove(sq);
+                self.counts[piece.colour.index()][piece.kind.index()] += 1;
+                self.mountain[m] = Some(piece);
+                Effect::Move { piece }
+            }
+            None => {
+                let piece = self.mountain[m].take().expect("a piece in the mountain");
+                self.counts[piece.colour.index()][piece.kind.index()] -= 1;
+                self.put(sq, piece, false);
+                Effect::Move { piece }
+            }
+        }
     }
 
     fn do_flip(&mut self, sq: Square) -> Effect {

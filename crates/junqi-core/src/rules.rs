@@ -105,6 +105,42 @@ pub enum FlagCapturer {
     Lowest,
 }
 
+/// Who may enter the mountains (山界, `mountains`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mountains {
+    /// Nobody: the mountains only block the frontier (default).
+    Closed,
+    /// Every movable piece.
+    Open,
+    /// Engineers only (也有规则是只允许工兵进入山界).
+    Engineer,
+}
+
+impl Mountains {
+    /// The option value's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mountains::Closed => "closed",
+            Mountains::Open => "open",
+            Mountains::Engineer => "engineer",
+        }
+    }
+    /// May a piece of `kind` enter a mountain?
+    #[inline]
+    pub fn admits(self, kind: crate::piece::Kind) -> bool {
+        match self {
+            Mountains::Closed => false,
+            Mountains::Open => kind.is_movable(),
+            Mountains::Engineer => kind == crate::piece::Kind::Engineer,
+        }
+    }
+}
+
+fn default_mountains() -> Mountains {
+    Mountains::Closed
+}
+
 /// A complete rule set: the mode plus every option of docs/rules.md §6.
 ///
 /// Options that do not apply to the mode (the `—` cells of §6) keep their
@@ -135,6 +171,9 @@ pub struct Rules {
     /// 扛军旗 (翻棋): a flag is carried home instead of captured (docs/rules.md §5.3).
     #[serde(default)]
     pub flag_carry: bool,
+    /// 山界: who may enter the mountains (docs/rules.md §3 Mountains).
+    #[serde(default = "default_mountains")]
+    pub mountains: Mountains,
 }
 
 fn default_first_player() -> FirstPlayer {
@@ -160,7 +199,7 @@ const ALL_MODES: &[Mode] = &[Mode::Anqi, Mode::Mingqi, Mode::Fanqi];
 /// Every option of §6 in table order: the one list that [`OPTION_NAMES`],
 /// [`option_applies`] and the checks against `docs/rules.md`, the presets
 /// and `scripts/check_parquet.py` (tests below) all come from.
-pub const RULE_OPTIONS: [RuleOption; 14] = [
+pub const RULE_OPTIONS: [RuleOption; 15] = [
     RuleOption { name: "rail_turns", modes: ALL_MODES },
     RuleOption { name: "bomb_flies", modes: ALL_MODES },
     RuleOption { name: "mine_rule", modes: ALL_MODES },
@@ -175,6 +214,7 @@ pub const RULE_OPTIONS: [RuleOption; 14] = [
     RuleOption { name: "attack_hidden", modes: &[Mode::Fanqi] },
     RuleOption { name: "flag_capturer", modes: ALL_MODES },
     RuleOption { name: "flag_carry", modes: &[Mode::Fanqi] },
+    RuleOption { name: "mountains", modes: &[Mode::Mingqi, Mode::Fanqi] },
 ];
 
 /// Every option name of §6, in table order.
