@@ -59,7 +59,7 @@ OPTIONS = [
     "reveal_flag_on_commander_loss", "engineer_scout", "bomb_captures_flag", "color_rule", "attack_hidden",
     "flag_capturer", "flag_carry", "mountains",
 ]
-TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies", "resignation", "forfeit"}
+TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies", "resignation", "forfeit", "timeouts"}
 
 
 def decode_position(data: bytes) -> list:

@@ -5,7 +5,7 @@ use crate::report::ArenaReport;
 use crate::{ensure_run_file, slug, ArenaError};
 use junqi_bots::{BotSpec, IntoBotSpec};
 use junqi_core::Rules;
-use junqi_selfplay::{Openings, RunOptions, Tally, Thinking};
+use junqi_selfplay::{Openings, RunOptions, Tally, Thinking, TimeoutRule};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -45,6 +45,9 @@ pub struct ArenaConfig {
     /// Fixed openings every matchup plays in turn (absent: deals from the seeds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<Openings>,
+    /// A per-move time limit and the timeout that loses (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<TimeoutRule>,
 }
 
 /// The arena file's name inside the output directory.
@@ -68,7 +71,7 @@ impl ArenaConfig {
                 return Err(ArenaError::Config(format!("bot `{b}` is listed twice")));
             }
         }
-        let config = ArenaConfig { rules, bots, schedule, games_per_pair, seed, openings: None };
+        let config = ArenaConfig { rules, bots, schedule, games_per_pair, seed, openings: None, timeouts: None };
         matchup_config(rules, [&config.bots[0], &config.bots[1]], games_per_pair, seed)?;
         Ok(config)
     }
@@ -76,6 +79,12 @@ impl ArenaConfig {
     /// Play every matchup from `openings` (see [`Openings`]).
     pub fn with_openings(mut self, openings: Option<Openings>) -> ArenaConfig {
         self.openings = openings;
+        self
+    }
+
+    /// Play every game under `timeouts` (see [`TimeoutRule`]).
+    pub fn with_timeouts(mut self, timeouts: Option<TimeoutRule>) -> ArenaConfig {
+        self.timeouts = timeouts;
         self
     }
 
@@ -157,7 +166,8 @@ fn play_arena_matchup(
 ) -> Result<crate::Matchup, ArenaError> {
     let (i, j) = config.matchups()[k];
     let c = matchup_config(config.rules, [&config.bots[i], &config.bots[j]], config.games_per_pair, config.seed)?
-        .with_openings(config.openings.clone());
+        .with_openings(config.openings.clone())
+        .with_timeouts(config.timeouts);
     play_matchup(c, &config.matchup_dir(out, k), options)
 }
 

@@ -635,6 +635,7 @@ mod tests {
                 score: 0.0,
                 penta,
                 elo: Estimate { value: 0.0, low: 0.0, high: 0.0 },
+                endings: Default::default(),
             }],
             ladder: vec![],
             notes: vec![],

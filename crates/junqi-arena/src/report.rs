@@ -59,6 +59,9 @@ pub struct MatchupLine {
     pub penta: [u64; 5],
     /// The first bot's Elo advantage from the pair statistics.
     pub elo: Estimate,
+    /// How the games ended: termination (`flag_captured`, `timeouts`, …) → games.
+    #[serde(default)]
+    pub endings: std::collections::BTreeMap<String, u64>,
 }
 
 /// Everything an arena found.
@@ -98,7 +101,9 @@ impl ArenaReport {
         for m in games {
             let (a, b) = m.bots;
             let mut cell = Cell::default();
+            let mut endings = std::collections::BTreeMap::new();
             for r in &m.results {
+                *endings.entry(r.termination.clone()).or_insert(0) += 1;
                 let (first, second) = if r.seat1 == 0 { (a, b) } else { (b, a) };
                 bt_games.push(Game { first, second, score: r.seat1_score });
                 cell.games += 1;
@@ -118,6 +123,7 @@ impl ArenaReport {
                 score: cell.score(),
                 penta: penta.counts,
                 elo: summary.elo,
+                endings,
             });
             for (player, bot) in [(0, a), (1, b)] {
                 decisions[bot] = u64::saturating_add(decisions[bot], m.thinking.decisions[player]);
@@ -285,6 +291,12 @@ impl ArenaReport {
                 p[4],
                 m.elo.show()
             );
+        }
+        let _ = writeln!(s, "\nEndings (termination: games):\n");
+        for m in &self.matchups {
+            let endings: Vec<String> = m.endings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let (a, b) = (self.short_name(&m.bots[0]), self.short_name(&m.bots[1]));
+            let _ = writeln!(s, "* {a} vs {b}: {}", endings.join(", "));
         }
         if !self.notes.is_empty() {
             let _ = writeln!(s, "\nNotes:\n");

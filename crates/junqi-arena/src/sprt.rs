@@ -33,6 +33,9 @@ pub struct SprtConfig {
     /// Fixed openings, taken in turn across the batches (absent: deals from the seeds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openings: Option<junqi_selfplay::Openings>,
+    /// A per-move time limit and the timeout that loses (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<junqi_selfplay::TimeoutRule>,
 }
 
 impl SprtConfig {
@@ -123,7 +126,8 @@ fn play_batch(config: &SprtConfig, out: &Path, batch: u64, options: &RunOptions)
     // Batch b continues the openings where batch b - 1 stopped.
     let openings = config.openings.as_ref().map(|o| o.from_offset(o.offset + batch * config.batch_games / 2));
     let c = matchup_config(config.rules, [&config.candidate, &config.baseline], config.batch_games, seed)?
-        .with_openings(openings);
+        .with_openings(openings)
+        .with_timeouts(config.timeouts);
     play_matchup(c, &config.batch_dir(out, batch), options)
 }
 

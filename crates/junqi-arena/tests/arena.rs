@@ -133,6 +133,7 @@ fn an_sprt_of_a_much_stronger_bot_accepts_h1_and_resumes_to_the_same_verdict() {
         max_games: 400,
         seed: 1,
         openings: None,
+        timeouts: None,
     };
     let mut checks = 0;
     let outcome = run_sprt(&config, &dir, &options(), |_, _| checks += 1).unwrap();

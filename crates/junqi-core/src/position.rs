@@ -102,6 +102,10 @@ pub enum Termination {
     /// past its time or answered with an illegal or malformed move. Not a
     /// board rule either; the record keeps the moves before the forfeit.
     Forfeit,
+    /// The side to move lost on time: its move took longer than the match's
+    /// per-move limit for the Nth time (a match setting of arena/sprt, not a
+    /// board rule; docs/evaluation.md). The record keeps the moves before it.
+    Timeouts,
 }
 
 impl Termination {
@@ -114,6 +118,7 @@ impl Termination {
             Termination::MaxPlies => "max_plies",
             Termination::Resignation => "resignation",
             Termination::Forfeit => "forfeit",
+            Termination::Timeouts => "timeouts",
         }
     }
 }
@@ -134,6 +139,10 @@ impl Outcome {
     /// `seat` forfeited: the other seat wins.
     pub fn forfeit(seat: Seat) -> Outcome {
         Outcome { winner: Some(seat.other()), termination: Termination::Forfeit }
+    }
+    /// `seat` ran out of timeouts: the other seat wins.
+    pub fn timeouts(seat: Seat) -> Outcome {
+        Outcome { winner: Some(seat.other()), termination: Termination::Timeouts }
     }
     /// `1-0`, `0-1` or `1/2-1/2`, from seat 1's side.
     pub fn result_str(&self) -> &'static str {

@@ -131,6 +131,7 @@ pub fn sprt_gate(
         max_games: gate.max_games,
         seed,
         openings: None,
+        timeouts: None,
     };
     let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| arena_error(e, dir))?;
     let s = &outcome.summary;

@@ -57,13 +57,13 @@ pub use guard::catch_library_panic;
 pub use merge::{check_parts, check_whole_run, copy_run, merge_parts, MergePlan, Merged};
 pub use obs::{decode_planes, encode_planes, DecodeError, OBS_ENCODING};
 pub use part::{Part, MAX_PARTS};
-pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample};
+pub use play::{play_game, GameBuffers, GameInFlight, GameRecord, Sample, TimeoutRule};
 pub use records::{
     parse_records, record_text, tag, write_record, Record, RecordError, RecordReader, MAX_LINE_BYTES, RESULTS,
     WRAP_COLUMNS,
 };
 pub use replay::{
-    games_dir, read_forfeits, read_games_file, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport,
+    games_dir, read_forfeits, read_games_file, read_move_ms, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport,
     StoredGame, StoredSample,
 };
 pub use siguo::{
@@ -73,7 +73,7 @@ pub use siguo::{
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
     dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Plan, Progress, RunOptions, Summary,
-    Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, RUN_FILE, THINKING_KEY,
+    Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, MOVE_MS_KEY, RUN_FILE, THINKING_KEY,
 };
 pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
 pub use run_lock::{RunLock, LOCK_FILE};
@@ -218,6 +218,9 @@ pub struct Config {
     /// never on the bot's (absent: both players' positions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_player: Option<u8>,
+    /// A per-move time limit and the timeout that loses (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<TimeoutRule>,
 }
 
 /// A list of openings that games start from, in turn: game `index` (its pair,
@@ -304,7 +307,13 @@ impl Config {
             resign: None,
             openings: None,
             sample_player: None,
+            timeouts: None,
         })
+    }
+    /// Play under a per-move time limit (see [`TimeoutRule`]).
+    pub fn with_timeouts(mut self, timeouts: Option<TimeoutRule>) -> Config {
+        self.timeouts = timeouts;
+        self
     }
     /// Sample only `player`'s positions (see [`Config::sample_player`]).
     pub fn with_sample_player(mut self, player: Option<u8>) -> Config {

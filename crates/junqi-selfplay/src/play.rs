@@ -25,6 +25,36 @@ pub struct GameRecord {
     /// Why the game was forfeited (termination `forfeit`): an external
     /// engine's failure, as it reported it. Kept in the games file's footer.
     pub forfeit: Option<String>,
+    /// Each decision's time in milliseconds (the mover's thinking, its
+    /// waits for evaluations included), in move order; with a timeout that
+    /// lost the game, that last decision's too (one more than `moves`).
+    /// Kept in the games file's footer (`junqi.move_ms`).
+    pub move_ms: Vec<u32>,
+}
+
+/// A match's time rule (arena/sprt `--move-limit MS --timeouts-lose N`): a
+/// decision that takes longer than `move_ms` is a timeout of its side, and
+/// the side's `lose_after`-th timeout loses the game (termination
+/// `timeouts`; the record ends before that move). A match setting, not a
+/// board rule (docs/evaluation.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutRule {
+    pub move_ms: u64,
+    pub lose_after: u32,
+}
+
+impl TimeoutRule {
+    /// `move_ms` above 0 and `lose_after` at least 1.
+    pub fn new(move_ms: u64, lose_after: u32) -> Result<TimeoutRule, String> {
+        if move_ms == 0 {
+            return Err("the move limit must be at least 1 ms".into());
+        }
+        if lose_after == 0 {
+            return Err("the timeouts that lose must be at least 1".into());
+        }
+        Ok(TimeoutRule { move_ms, lose_after })
+    }
 }
 
 /// One sampled position, as stored in `samples/` (schema version 2,
@@ -234,6 +264,12 @@ pub struct GameInFlight {
     resign: Option<ResignWatch>,
     /// Why the game was forfeited, when it was.
     forfeit: Option<String>,
+    /// The match's time rule, the timeouts of each seat so far, the time of
+    /// the decision under way and the decisions' times.
+    timeouts: Option<TimeoutRule>,
+    timeout_counts: [u32; 2],
+    move_think: std::time::Duration,
+    move_ms: Vec<u32>,
     /// Only this seat's positions are sampled (None: both seats').
     sample_seat: Option<Seat>,
     /// Positions that could be sampled seen so far.
@@ -334,6 +370,10 @@ impl GameInFlight {
             outcome: None,
             resign: None,
             forfeit: forfeit_reason,
+            timeouts: None,
+            timeout_counts: [0; 2],
+            move_think: std::time::Duration::ZERO,
+            move_ms: Vec::new(),
             sample_seat: None,
             sampleable_seen: 0,
         };
@@ -356,6 +396,17 @@ impl GameInFlight {
     pub fn with_resign(mut self, resign: Option<Resign>) -> GameInFlight {
         self.resign = resign.map(|r| ResignWatch::new(r, self.seed, self.game_id));
         self
+    }
+
+    /// Play under the match's time rule (None: none); call before the first step.
+    pub fn with_timeouts(mut self, timeouts: Option<TimeoutRule>) -> GameInFlight {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The timeouts of each seat so far.
+    pub fn timeout_counts(&self) -> [u32; 2] {
+        self.timeout_counts
     }
 
     /// Sample only `seat`'s positions (None: both seats'); call before the first step.
@@ -420,14 +471,28 @@ impl GameInFlight {
         let ply = game.truth().ply();
         let thinking = std::time::Instant::now();
         let polled = mover.poll_act(game, &mut self.play_rng);
-        buf.think[seat.index()] += thinking.elapsed();
+        let took = thinking.elapsed();
+        buf.think[seat.index()] += took;
+        self.move_think += took;
         let Poll::Ready(decision) = polled else { return Poll::Pending };
         buf.decisions[seat.index()] += 1;
+        let move_time = std::mem::take(&mut self.move_think);
+        self.move_ms.push(u32::try_from(move_time.as_millis()).unwrap_or(u32::MAX));
         if let Some(reason) = mover.take_forfeit() {
             // An external engine failed; the record ends before this ply.
             self.forfeit = Some(reason);
             self.outcome = Some(Outcome::forfeit(seat));
             return Poll::Ready(Ok(true));
+        }
+        if let Some(rule) = self.timeouts {
+            if move_time > std::time::Duration::from_millis(rule.move_ms) {
+                self.timeout_counts[seat.index()] += 1;
+                if self.timeout_counts[seat.index()] >= rule.lose_after {
+                    // The record ends before this ply, as a forfeit's does.
+                    self.outcome = Some(Outcome::timeouts(seat));
+                    return Poll::Ready(Ok(true));
+                }
+            }
         }
         if let Some(watch) = self.resign.as_mut() {
             let resigned = watch.observe(seat, ply, decision.value);
@@ -493,6 +558,7 @@ impl GameInFlight {
     pub fn add_thinking(&mut self, time: std::time::Duration) {
         let seat = self.game.truth().turn();
         self.buf.think[seat.index()] += time;
+        self.move_think += time;
     }
 
     /// The finished game's record, and its buffers holding its samples
@@ -501,7 +567,8 @@ impl GameInFlight {
     /// # Panics
     /// If the game is not over.
     pub fn finish(self) -> (GameRecord, GameBuffers) {
-        let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, forfeit, .. } = self;
+        let GameInFlight { game, game_id, seed, start_jfen, names, mut buf, outcome, resign, forfeit, move_ms, .. } =
+            self;
         let outcome = outcome.expect("finish: the game is not over");
         buf.resign = resign;
         let used = buf.used;
@@ -515,8 +582,16 @@ impl GameInFlight {
                 Some(_) => -1,
             };
         }
-        let record =
-            GameRecord { game_id, seed, start_jfen, moves: game.moves().to_vec(), outcome, bots: names, forfeit };
+        let record = GameRecord {
+            game_id,
+            seed,
+            start_jfen,
+            moves: game.moves().to_vec(),
+            outcome,
+            bots: names,
+            forfeit,
+            move_ms,
+        };
         (record, buf)
     }
 }

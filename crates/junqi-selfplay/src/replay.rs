@@ -102,6 +102,20 @@ pub fn read_forfeits(path: &Path) -> Result<std::collections::BTreeMap<u64, Stri
     }
 }
 
+/// Each game's decision times in milliseconds, in move order, of one
+/// `games/` shard (its footer's `junqi.move_ms`), by game id; empty for
+/// shards written before the times were kept.
+pub fn read_move_ms(path: &Path) -> Result<std::collections::BTreeMap<u64, Vec<u32>>, SelfplayError> {
+    let (_, metadata) = batches_and_metadata(path)?;
+    match metadata.iter().find(|(k, _)| k == crate::MOVE_MS_KEY) {
+        None => Ok(Default::default()),
+        Some((_, json)) => serde_json::from_str(json).map_err(|e| SelfplayError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("bad `{}` footer ({e})", crate::MOVE_MS_KEY),
+        }),
+    }
+}
+
 /// Read every game of one `games/` shard (verified against its checksum
 /// record when it has one).
 ///
@@ -368,6 +382,8 @@ pub fn replay_game(g: &StoredGame) -> Result<(), String> {
             (true, "0-1") => Outcome::forfeit(Seat::First),
             _ => Outcome::forfeit(pos.turn()),
         },
+        // And a move over the match's time limit once too often.
+        None if g.termination == Termination::Timeouts.name() => Outcome::timeouts(pos.turn()),
         None => return Err(format!("the game is not over after the {} stored moves", g.moves.len())),
     };
     let (result, termination, plies) = (o.result_str(), o.termination.name(), g.moves.len() as u32);

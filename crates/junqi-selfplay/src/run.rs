@@ -226,6 +226,11 @@ pub const THINKING_KEY: &str = "junqi.thinking";
 /// object from game id (as a string) to the reason (absent when none).
 pub const FORFEITS_KEY: &str = "junqi.forfeits";
 
+/// The games-file footer key holding each game's decision times: a JSON
+/// object from game id (as a string) to its milliseconds per decision, in
+/// move order ([`crate::GameRecord::move_ms`]).
+pub const MOVE_MS_KEY: &str = "junqi.move_ms";
+
 impl Thinking {
     pub fn of(tally: &Tally) -> Thinking {
         Thinking { decisions: tally.decisions, secs: tally.think_secs }
@@ -749,6 +754,7 @@ impl Plan {
                     buf,
                 )?
                 .with_resign(c.resign)
+                .with_timeouts(c.timeouts)
                 .with_sample_seat(c.sample_seat(index));
                 if game.is_finished() {
                     finished_games.insert(index, game.finish());

@@ -292,7 +292,12 @@ impl SamplesBuilder {
 /// and no statistics on `plain` columns (unique per row, or where a
 /// dictionary costs more time and bytes than it saves: the policy lists),
 /// no statistics where min/max say nothing useful (`no_stats`).
-pub(crate) fn properties(row_group: usize, plain: &[&str], no_stats: &[&str], metadata: &[(String, String)]) -> WriterProperties {
+pub(crate) fn properties(
+    row_group: usize,
+    plain: &[&str],
+    no_stats: &[&str],
+    metadata: &[(String, String)],
+) -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL).expect("valid zstd level")))
         .set_max_row_group_row_count(Some(row_group))
@@ -391,6 +396,8 @@ pub(crate) struct ShardWriter {
     code_version: String,
     /// Forfeited games' reasons, for the footer (`junqi.forfeits`).
     forfeits: std::collections::BTreeMap<u64, String>,
+    /// Each game's decision times, for the footer (`junqi.move_ms`).
+    move_ms: std::collections::BTreeMap<u64, Vec<u32>>,
 }
 
 impl ShardWriter {
@@ -420,6 +427,7 @@ impl ShardWriter {
             samples,
             gb: GamesBuilder::new(),
             forfeits: Default::default(),
+            move_ms: Default::default(),
             sb: SamplesBuilder::new(),
             rules_json,
             code_version,
@@ -436,6 +444,7 @@ impl ShardWriter {
         if let Some(reason) = &game.forfeit {
             self.forfeits.insert(game.game_id, reason.clone());
         }
+        self.move_ms.insert(game.game_id, game.move_ms.clone());
         for s in samples {
             self.sb.push(game.game_id, s);
         }
@@ -473,6 +482,8 @@ impl ShardWriter {
             let json = serde_json::to_string(&self.forfeits).expect("a map of strings serializes");
             self.games.append_key_value_metadata(KeyValue::new(crate::FORFEITS_KEY.to_string(), json));
         }
+        let json = serde_json::to_string(&self.move_ms).expect("a map of numbers serializes");
+        self.games.append_key_value_metadata(KeyValue::new(crate::MOVE_MS_KEY.to_string(), json));
         let ShardWriter { dir, shard, games, samples, .. } = self;
         for (sub, writer) in [(SAMPLES_DIR, samples), (GAMES_DIR, games)] {
             let tmp = dir.join(sub).join(tmp_name(shard));

@@ -62,6 +62,16 @@ pub struct Args {
     /// results.md; a finished run is read back, a killed one not resumed.
     #[arg(long, conflicts_with_all = ["bot", "schedule", "pgnout", "part", "openings"])]
     siguo: bool,
+    /// A time limit per move in milliseconds, a match setting
+    /// (docs/evaluation.md): a decision that takes longer is a timeout of
+    /// its side, and the side's --timeouts-lose-th timeout loses the game
+    /// (termination `timeouts`). Give the bots a time budget below it
+    /// (`mcts:movetime=…`).
+    #[arg(long, value_name = "MS", conflicts_with = "siguo")]
+    move_limit: Option<u64>,
+    /// With --move-limit: the timeout that loses the game.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "move_limit")]
+    timeouts_lose: u32,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -181,7 +191,8 @@ pub fn run(args: Args) -> Result<()> {
     let rules = args.rules.resolve(mode)?;
     let bots = bot_list(args.bots.as_deref(), &args.bot)?;
     let config = ArenaConfig::new(rules, bots, args.schedule, args.games_per_pair, args.seed)?
-        .with_openings(read_openings(args.openings.as_deref(), &rules)?);
+        .with_openings(read_openings(args.openings.as_deref(), &rules)?)
+        .with_timeouts(timeout_rule(args.move_limit, args.timeouts_lose)?);
     let threads = threads(args.threads)?;
     if let Some(part) = args.part {
         let live = Live::start(threads, config.total_games().div_ceil(part.count), 0)?;
@@ -242,6 +253,12 @@ pub fn part_done(what: &str, games: u64, notes: &[String], out: &Path) -> Result
         out.display()
     )?;
     Ok(())
+}
+
+/// `--move-limit MS --timeouts-lose N`: the match's time rule, if given.
+pub fn timeout_rule(move_limit: Option<u64>, timeouts_lose: u32) -> Result<Option<junqi_selfplay::TimeoutRule>> {
+    let Some(ms) = move_limit else { return Ok(None) };
+    Ok(Some(junqi_selfplay::TimeoutRule::new(ms, timeouts_lose).map_err(|e| anyhow::anyhow!("--move-limit: {e}"))?))
 }
 
 /// `--openings FILE`: the openings, each position checked against `rules`.

@@ -82,6 +82,16 @@ pub struct Args {
     /// finished batch is read back, a killed one not resumed.
     #[arg(long, conflicts_with_all = ["penta", "openings", "part"])]
     siguo: bool,
+    /// A time limit per move in milliseconds, a match setting
+    /// (docs/evaluation.md): a decision that takes longer is a timeout of
+    /// its side, and the side's --timeouts-lose-th timeout loses the game
+    /// (termination `timeouts`). Give the bots a time budget below it
+    /// (`mcts:movetime=…`).
+    #[arg(long, value_name = "MS", conflicts_with = "siguo")]
+    move_limit: Option<u64>,
+    /// With --move-limit: the timeout that loses the game.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "move_limit")]
+    timeouts_lose: u32,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -128,6 +138,7 @@ pub fn run(args: Args) -> Result<()> {
         max_games: args.max_games,
         seed: args.seed,
         openings: crate::commands::arena::read_openings(args.openings.as_deref(), &rules)?,
+        timeouts: crate::commands::arena::timeout_rule(args.move_limit, args.timeouts_lose)?,
     };
     if config.candidate == config.baseline && !args.allow_same {
         bail!(

@@ -67,6 +67,8 @@ fn arena_text(dir: &Path) -> String {
     let mut json: serde_json::Value = serde_json::from_str(&results).expect("results.json is JSON");
     strip_key(&mut json, "moves_per_s");
     strip_key(&mut json, "code_version");
+    // The endings count the games' `termination` column, which the datasets below hold.
+    strip_key(&mut json, "endings");
     let mut text = format!("results {json}\n");
     let mut matchups: Vec<PathBuf> =
         std::fs::read_dir(dir.join("matchups")).expect("matchups").map(|e| e.unwrap().path()).collect();

@@ -28,3 +28,4 @@ mod sprt_verdicts;
 mod study_ladder;
 mod study_rules;
 mod study_tallies;
+mod timeouts;
