@@ -777,3 +777,138 @@ guard(async () => {
   await loadDatasets();
   await route();
 })();
+
+// ---- 四国: the four-player game ------------------------------------------
+// The server sends 129 tokens in node order: "." (empty), "{army}{letter}"
+// (a kind the person's seat knows) or "{army}?" (a piece whose kind the seat
+// does not know). The geometry is junqi-siguo's (GET /api/siguo/board).
+
+const siguo = { geo: null, state: null, selected: null };
+const ARMY_COLOURS = ["#c0392b", "#7d3c98", "#1f5fa8", "#2e8b57"];
+
+// Node `i` on the page, turned so the person's army sits at the bottom.
+function siguoPlace(i, seat) {
+  const n = siguo.geo.nodes[i];
+  let dx = n.x - 8, dy = n.y - 8;
+  for (let k = 0; k < seat; k++) [dx, dy] = [-dy, dx];
+  return [30 + 40 * (8 + dx), 30 + 40 * (8 + dy)];
+}
+
+function drawSiguo(svg, tokens, seat, opts) {
+  svg.replaceChildren();
+  const g = siguo.geo;
+  const tints = ["#f6d5d0", "#e0d4ef", "#d3e2f4", "#d6ecd4"];
+  for (let a = 0; a < 4; a++) {
+    const pts = g.nodes.map((_, i) => i).filter((i) => g.nodes[i].army === a).map((i) => siguoPlace(i, seat));
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    el("rect", { x: Math.min(...xs) - 15, y: Math.min(...ys) - 15, width: Math.max(...xs) - Math.min(...xs) + 30,
+      height: Math.max(...ys) - Math.min(...ys) + 30, fill: tints[a] }, svg);
+  }
+  for (const [a, b] of g.road) {
+    const [x1, y1] = siguoPlace(a, seat), [x2, y2] = siguoPlace(b, seat);
+    el("line", { x1, y1, x2, y2, stroke: "#777", "stroke-width": 1 }, svg);
+  }
+  for (const [a, b] of g.rail) {
+    const [x1, y1] = siguoPlace(a, seat), [x2, y2] = siguoPlace(b, seat);
+    if (x1 !== x2 && y1 !== y2) {
+      // A corner arc: drawn from the file-e end, as docs/siguo-board.svg.
+      const na = g.nodes[a];
+      const [f, t] = na.army !== null && na.name[1] === "e" ? [[x1, y1], [x2, y2]] : [[x2, y2], [x1, y1]];
+      el("path", { d: `M ${f[0]} ${f[1]} A 40 40 0 0 1 ${t[0]} ${t[1]}`, fill: "none", stroke: "#111", "stroke-width": 4 }, svg);
+    } else {
+      el("line", { x1, y1, x2, y2, stroke: "#111", "stroke-width": 4 }, svg);
+    }
+  }
+  g.nodes.forEach((n, i) => {
+    const [x, y] = siguoPlace(i, seat);
+    const node = el("g", { class: "node", "data-node": n.name }, svg);
+    if (n.kind === "camp") el("circle", { cx: x, cy: y, r: 14, fill: "#fff", stroke: "#333" }, node);
+    else el("rect", { x: x - 15, y: y - 9, width: 30, height: 18, fill: "#fff", stroke: "#333",
+      "stroke-width": n.kind === "headquarters" ? 2 : 1 }, node);
+    const t = tokens[i];
+    if (t && t !== ".") {
+      const army = Number(t[0]), letter = t.slice(1);
+      const piece = el("g", { class: "piece" + (letter === "?" ? " unknown" : "") + (opts.selected === n.name ? " selected" : ""),
+        "data-army": army }, node);
+      el("rect", { x: x - 17, y: y - 11, width: 34, height: 22, rx: 3, fill: ARMY_COLOURS[army],
+        opacity: letter === "?" ? 0.55 : 1, stroke: opts.selected === n.name ? "#f1c40f" : "#222",
+        "stroke-width": opts.selected === n.name ? 3 : 1 }, piece);
+      const label = el("text", { x, y }, piece);
+      label.textContent = letter === "?" ? "?" : kindName(letter);
+    }
+    if (opts.targets && opts.targets.includes(n.name)) {
+      el("circle", { cx: x, cy: y, r: 6, fill: "#f1c40f", class: "target" }, node);
+    }
+    if (opts.last && opts.last.includes(n.name)) {
+      el("rect", { x: x - 19, y: y - 13, width: 38, height: 26, fill: "none", stroke: "#e67e22", "stroke-width": 2 }, node);
+    }
+    if (opts.onClick) node.addEventListener("click", () => opts.onClick(n.name));
+  });
+}
+
+function siguoTargets(from) {
+  return siguo.state.legal.filter((m) => m.startsWith(from + "-")).map((m) => m.slice(from.length + 1));
+}
+
+function showSiguo(st) {
+  siguo.state = st;
+  const status = st.phase === "over"
+    ? `Game over: ${st.result} (${st.termination}); your team ${st.team}: ${st.your_result}.`
+    : st.your_turn ? `Your move (army ${st.seat}, team ${st.team}).` : `Army ${st.turn} (${st.players[st.turn]}) is thinking…`;
+  $("siguo-status").textContent = `${st.mode} · ply ${st.ply} · ${status}`;
+  const tokens = st.phase === "over" && st.reveal ? st.reveal : st.board;
+  drawSiguo($("siguo-board"), tokens, st.seat, {
+    selected: siguo.selected,
+    targets: siguo.selected ? siguoTargets(siguo.selected) : [],
+    last: st.last_move,
+    onClick: guard(onSiguoNode),
+  });
+  $("siguo-resign").hidden = st.phase !== "play";
+  $("siguo-armies").replaceChildren(...st.players.map((p, a) => {
+    const li = document.createElement("li");
+    li.style.color = ARMY_COLOURS[a];
+    li.textContent = `army ${a} (team ${a % 2 ? "B" : "A"}): ${p}` + (st.ended[a] ? ` — ended (${st.ended[a]})` : "");
+    return li;
+  }));
+  $("siguo-log").replaceChildren(...st.log.slice(-40).map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+}
+
+async function siguoAdvance(st) {
+  showSiguo(st);
+  while (siguo.state.id === st.id && siguo.state.bot_to_move && siguo.state.phase === "play") {
+    showSiguo(await post(`/api/play/siguo/${st.id}/bot`));
+  }
+}
+
+async function onSiguoNode(name) {
+  const st = siguo.state;
+  if (!st || !st.your_turn) return;
+  if (siguo.selected && st.legal.includes(`${siguo.selected}-${name}`)) {
+    const mv = `${siguo.selected}-${name}`;
+    siguo.selected = null;
+    return siguoAdvance(await post(`/api/play/siguo/${st.id}/move`, { move: mv, bot_later: true }));
+  }
+  siguo.selected = siguoTargets(name).length ? name : null;
+  showSiguo(st);
+}
+
+$("siguo-new").onsubmit = guard(async (e) => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  const seat = Number(f.get("seat"));
+  const ally = f.get("ally") || "heuristic", enemies = f.get("enemies") || "heuristic";
+  const bots = [0, 1, 2, 3].map((a) => (a === seat ? "" : (a - seat) % 2 === 0 ? ally : enemies));
+  const body = { mode: f.get("mode"), options: f.get("options").split(/[\s,]+/).filter((x) => x), seat, bots, bot_later: true };
+  if (f.get("seed")) body.seed = Number(f.get("seed"));
+  if (!siguo.geo) siguo.geo = await api("/api/siguo/board");
+  siguo.selected = null;
+  await siguoAdvance(await post("/api/play/siguo", body));
+});
+
+$("siguo-resign").onclick = guard(async () => {
+  showSiguo(await post(`/api/play/siguo/${siguo.state.id}/resign`));
+});
