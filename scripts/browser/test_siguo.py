@@ -133,3 +133,37 @@ def test_a_siguo_anqi_game_by_clicks_never_receives_a_hidden_kind(siguo_page, se
     # have seen a leak.
     assert all(t == "." or t[1] != "?" for t in final["reveal"])
     assert sum(t != "." and t[0] != str(seat) for t in final["reveal"]) > 50
+
+
+def test_a_stored_siguo_game_replays_in_the_page(browser, junqi_bin, tmp_path):
+    subprocess.run([junqi_bin, "selfplay", "--siguo", "--games", "2", "--bots", "random,greedy", "--seed", "3",
+                    "--out", str(tmp_path / "sg")], check=True, capture_output=True)
+    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0", "--runs", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://"), line + proc.stderr.read()
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(line.strip().removeprefix("listening on ") + "/")
+        datasets = page.evaluate("() => fetch('/api/datasets').then(r => r.json())")
+        d = next(x["id"] for x in datasets if x["id"].endswith("sg"))
+        page.click("#tab-siguo")
+        form = page.locator("#siguo-replay")
+        form.locator("input[name=d]").fill(d)
+        form.locator("select[name=view]").select_option("1")
+        page.click("#siguo-replay-open")
+        page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 0 /')")
+        # Army 1's view: its own 25 pieces known, the other 75 not.
+        assert page.locator("#siguo-board g.piece.unknown").count() == 75
+        assert page.locator('#siguo-board g.piece:not(.unknown)[data-army="1"]').count() == 25
+        page.locator("#siguo-ply").fill("5")
+        page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 5 /')")
+        assert "seen by army 1" in page.locator("#siguo-status").text_content()
+        assert not errors, errors
+    finally:
+        context.close()
+        proc.terminate()
+        proc.wait(timeout=10)

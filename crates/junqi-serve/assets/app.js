@@ -912,3 +912,40 @@ $("siguo-new").onsubmit = guard(async (e) => {
 $("siguo-resign").onclick = guard(async () => {
   showSiguo(await post(`/api/play/siguo/${siguo.state.id}/resign`));
 });
+
+// A stored four-player game (`junqi selfplay --siguo`), step by step, as the
+// referee or one seat saw it (GET /api/siguo/game).
+const siguoReplay = { data: null };
+
+function showSiguoFrame(k) {
+  const r = siguoReplay.data;
+  const seat = r.view === "all" ? 0 : Number(r.view);
+  $("siguo-ply").value = k;
+  $("siguo-ply-label").textContent = `ply ${k} / ${r.moves.length}`;
+  const last = k > 0 ? r.moves[k - 1].split("-") : null;
+  drawSiguo($("siguo-board"), r.frames[k], seat, { last });
+  $("siguo-status").textContent = `replay of game ${r.id} (${r.mode}, seen by ${r.view === "all" ? "the referee" : "army " + r.view})`
+    + ` · ${r.result} (${r.termination})` + (k > 0 ? ` · ${r.events[k - 1]}` : "");
+  $("siguo-resign").hidden = true;
+  $("siguo-armies").replaceChildren(...r.bots.map((b, a) => {
+    const li = document.createElement("li");
+    li.style.color = ARMY_COLOURS[a];
+    li.textContent = `army ${a} (team ${a % 2 ? "B" : "A"}): ${b}`;
+    return li;
+  }));
+}
+
+$("siguo-replay").onsubmit = guard(async (e) => {
+  e.preventDefault();
+  const f = new FormData(e.target);
+  if (!siguo.geo) siguo.geo = await api("/api/siguo/board");
+  const q = new URLSearchParams({ d: f.get("d"), id: f.get("id") || "0", view: f.get("view") });
+  siguoReplay.data = await api(`/api/siguo/game?${q}`);
+  siguo.state = null;
+  $("siguo-ply").max = siguoReplay.data.moves.length;
+  showSiguoFrame(0);
+});
+
+$("siguo-ply").addEventListener("input", () => {
+  if (siguoReplay.data) showSiguoFrame(Number($("siguo-ply").value));
+});

@@ -47,6 +47,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/bot", post(play_bot))
         .route("/api/play/{id}/record", get(play_record))
         .route("/api/siguo/board", get(|| async { Json(crate::siguo::geometry()) }))
+        .route("/api/siguo/game", get(siguo_replay))
         .route("/api/play/siguo", post(siguo_new))
         .route("/api/play/siguo/{id}", get(siguo_state))
         .route("/api/play/siguo/{id}/move", post(siguo_move))
@@ -343,6 +344,28 @@ async fn siguo_new(State(s): Shared, Body(req): Body<NewSiguoGame>) -> ApiResult
             g.bot_moves();
         }
         Ok(g.state())
+    })
+    .await
+    .map(Json)
+}
+
+/// A stored four-player game step by step, as the referee or one seat saw it.
+async fn siguo_replay(
+    State(s): Shared,
+    Query(q): Query<crate::siguo::SiguoReplayQuery>,
+) -> ApiResult<crate::siguo::SiguoReplay> {
+    blocking(move || {
+        let view = match q.view.as_deref().unwrap_or("all") {
+            "all" => None,
+            v => Some(
+                v.parse::<usize>()
+                    .ok()
+                    .and_then(junqi_siguo::Army::new)
+                    .ok_or_else(|| ApiError::bad_request(format!("view `{v}`: all, 0, 1, 2 or 3")))?,
+            ),
+        };
+        let dir = datasets::resolve(&s.roots, &q.d)?;
+        crate::siguo::replay_stored(&crate::siguo::find_stored(&dir, q.id)?, view)
     })
     .await
     .map(Json)

@@ -467,6 +467,88 @@ pub fn geometry() -> SiguoGeometry {
     SiguoGeometry { nodes, road: edges(&t.road_adjacent), rail: edges(&t.rail_adjacent) }
 }
 
+/// `GET /api/siguo/game?d=ID&id=N&view=all|0|1|2|3`.
+#[derive(Deserialize, Debug)]
+pub struct SiguoReplayQuery {
+    pub d: String,
+    pub id: u64,
+    #[serde(default)]
+    pub view: Option<String>,
+}
+
+/// A stored four-player game step by step, as the referee (`all`) or one
+/// seat (its information set, rebuilt from the announcements) saw it.
+#[derive(Serialize, Debug)]
+pub struct SiguoReplay {
+    pub id: u64,
+    pub view: String,
+    pub mode: String,
+    pub bots: Vec<String>,
+    pub result: String,
+    pub termination: String,
+    pub moves: Vec<String>,
+    /// The board (129 tokens) at the start and after each move.
+    pub frames: Vec<Vec<String>>,
+    /// The referee's announcement of each move, in words.
+    pub events: Vec<String>,
+}
+
+/// Replay `g` for `view` (`None`: the referee, every kind).
+pub fn replay_stored(g: &junqi_selfplay::SiguoGame, view: Option<Army>) -> Result<SiguoReplay, ApiError> {
+    let bad = |m: String| ApiError::unreadable(format!("game {}: {m}", g.game_id));
+    let rules = Rules::from_toml_str(&g.rules).map_err(|e| bad(format!("rules: {e}")))?;
+    let mut pos = junqi_siguo::parse(&g.start, rules).map_err(|e| bad(format!("start: {e}")))?;
+    let mut info = view.map(|a| SiguoInfoSet::new(&pos, a));
+    let board = |pos: &Position, info: &Option<SiguoInfoSet>| match info {
+        Some(i) => seat_board(i),
+        None => {
+            Node::all().map(|n| pos.piece_at(n).map_or_else(|| ".".into(), |p| token(p.army, Some(p.kind)))).collect()
+        }
+    };
+    let mut frames = vec![board(&pos, &info)];
+    let mut events = Vec::new();
+    for (k, text) in g.moves.iter().enumerate() {
+        let mv: Move = text.parse().map_err(|e| bad(format!("move {}: {e}", k + 1)))?;
+        let before = pos.clone();
+        let effect = pos.play(mv).map_err(|e| bad(format!("move {}: {e}", k + 1)))?;
+        let a = junqi_siguo::Announcement::new(&before, mv, &effect, &pos);
+        if let Some(i) = info.as_mut() {
+            i.update(&a);
+        }
+        events.push(format!("{}. army {} {mv}: {:?}", k + 1, a.mover.index(), a.ruling));
+        frames.push(board(&pos, &info));
+    }
+    Ok(SiguoReplay {
+        id: g.game_id,
+        view: view.map_or("all".to_string(), |a| a.index().to_string()),
+        mode: rules.mode.name().into(),
+        bots: g.bots.to_vec(),
+        result: g.result.clone(),
+        termination: g.termination.clone(),
+        moves: g.moves.clone(),
+        frames,
+        events,
+    })
+}
+
+/// Game `id` of the four-player dataset in `dir` (its `games/` shards).
+pub fn find_stored(dir: &std::path::Path, id: u64) -> Result<junqi_selfplay::SiguoGame, ApiError> {
+    let games = dir.join("games");
+    let mut shards: Vec<_> = std::fs::read_dir(&games)
+        .map_err(|e| ApiError::not_found(format!("{}: {e}", games.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    shards.sort();
+    for shard in shards {
+        let list = junqi_selfplay::read_siguo_games_file(&shard).map_err(|e| ApiError::unreadable(e.to_string()))?;
+        if let Some(g) = list.into_iter().find(|g| g.game_id == id) {
+            return Ok(g);
+        }
+    }
+    Err(ApiError::not_found(format!("no four-player game {id} in this dataset")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

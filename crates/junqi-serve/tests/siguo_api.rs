@@ -12,8 +12,12 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 fn start_server() -> SocketAddr {
+    start_server_on(vec![])
+}
+
+fn start_server_on(runs: Vec<std::path::PathBuf>) -> SocketAddr {
     let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    std::thread::spawn(move || serve(ServeOptions { addr, runs: vec![], allow_engines: false }));
+    std::thread::spawn(move || serve(ServeOptions { addr, runs, allow_engines: false }));
     let t = Instant::now();
     while TcpStream::connect(addr).is_err() {
         assert!(t.elapsed() < Duration::from_secs(30), "the server did not start");
@@ -155,4 +159,61 @@ fn bad_siguo_requests_get_clear_4xx_errors() {
     let (code, g) = request(addr, "GET", "/api/siguo/board", None);
     assert_eq!(code, 200);
     assert_eq!(g["nodes"].as_array().unwrap().len(), 129);
+}
+
+#[test]
+fn a_stored_siguo_game_replays_as_the_referee_and_as_each_seat() {
+    let root = std::env::temp_dir().join(format!("junqi-serve-siguo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let config =
+        junqi_selfplay::SiguoConfig::new(Rules::preset(Mode::Anqi), 2, ["random".to_string(), "greedy".to_string()], 3)
+            .unwrap();
+    junqi_selfplay::run_siguo(&config, &root.join("sg"), 1).unwrap();
+    let addr = start_server_on(vec![root.clone()]);
+    let (_, list) = request(addr, "GET", "/api/datasets", None);
+    let d = list.as_array().unwrap().iter().find(|x| x["id"].as_str().unwrap().ends_with("sg")).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, all) = request(addr, "GET", &format!("/api/siguo/game?d={d}&id=0&view=all"), None);
+    assert_eq!(code, 200, "{all}");
+    let moves = all["moves"].as_array().unwrap().clone();
+    let frames = all["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), moves.len() + 1);
+    assert!(frames[0].as_array().unwrap().iter().all(|t| t == "." || !t.as_str().unwrap().ends_with('?')));
+    for seat in 0..4usize {
+        let (code, r) = request(addr, "GET", &format!("/api/siguo/game?d={d}&id=0&view={seat}"), None);
+        assert_eq!(code, 200, "{r}");
+        let frames = r["frames"].as_array().unwrap();
+        for (k, f) in frames.iter().enumerate().step_by(7) {
+            let tokens: Vec<String> = f.as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+            // The seat's board after k moves, rebuilt here from the stored start.
+            let start = junqi_selfplay::read_siguo_games_file(
+                &std::fs::read_dir(root.join("sg/games"))
+                    .unwrap()
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .find(|p| p.extension().is_some_and(|x| x == "parquet"))
+                    .unwrap(),
+            )
+            .unwrap()
+            .into_iter()
+            .find(|g| g.game_id == 0)
+            .unwrap();
+            let mut pos = junqi_siguo::parse(&start.start, Rules::from_toml_str(&start.rules).unwrap()).unwrap();
+            let mut info = SiguoInfoSet::new(&pos, Army::new(seat).unwrap());
+            for m in &moves[..k] {
+                let mv: Move = m.as_str().unwrap().parse().unwrap();
+                let before = pos.clone();
+                let effect = pos.play(mv).unwrap();
+                info.witness(&before, mv, &effect, &pos);
+            }
+            assert_eq!(tokens, seat_board(&info), "seat {seat} after {k} moves");
+        }
+    }
+    let (code, _) = request(addr, "GET", &format!("/api/siguo/game?d={d}&id=0&view=7"), None);
+    assert_eq!(code, 400);
+    let (code, _) = request(addr, "GET", &format!("/api/siguo/game?d={d}&id=99"), None);
+    assert_eq!(code, 404);
+    let _ = std::fs::remove_dir_all(&root);
 }
