@@ -82,11 +82,11 @@ def test_a_siguo_anqi_game_by_clicks_never_receives_a_hidden_kind(siguo_page, se
     form.locator("input[name=enemies]").fill("random")
     form.locator("input[name=seed]").fill(str(SEED))
     page.click("#siguo-start")
-    page.wait_for_function("() => document.querySelectorAll('#siguo-board g.node').length === 129")
+    page.wait_for_function("() => document.querySelectorAll('#siguo-board g.sg-node').length === 129")
     wait_for_person(page, bodies, 0)
 
     # The person's army is drawn at the bottom: its headquarters below the centre.
-    box = lambda name: page.locator(f'#siguo-board g.node[data-node="{name}"]').bounding_box()
+    box = lambda name: page.locator(f'#siguo-board g.sg-node[data-node="{name}"]').bounding_box()
     own = "senw"[seat]
     assert box(f"{own}b1")["y"] > box("m")["y"] + 100
     assert abs(box(f"{own}b1")["x"] - box("m")["x"]) < 60
@@ -102,11 +102,11 @@ def test_a_siguo_anqi_game_by_clicks_never_receives_a_hidden_kind(siguo_page, se
         assert st["your_turn"], st
         mv = st["legal"][(played * 7) % len(st["legal"])]
         src, dst = mv.split("-")
-        page.click(f'#siguo-board g.node[data-node="{src}"]')
+        page.click(f'#siguo-board g.sg-node[data-node="{src}"]')
         # The legal targets are marked, the chosen one among them.
-        assert page.locator(f'#siguo-board g.node[data-node="{dst}"] circle.target').count() == 1
+        assert page.locator(f'#siguo-board g.sg-node[data-node="{dst}"] circle.target').count() == 1
         n = len(bodies)
-        page.click(f'#siguo-board g.node[data-node="{dst}"]')
+        page.click(f'#siguo-board g.sg-node[data-node="{dst}"]')
         wait_for_person(page, bodies, n)
         played += 1
     assert played >= 3

@@ -821,7 +821,7 @@ function drawSiguo(svg, tokens, seat, opts) {
   }
   g.nodes.forEach((n, i) => {
     const [x, y] = siguoPlace(i, seat);
-    const node = el("g", { class: "node", "data-node": n.name }, svg);
+    const node = el("g", { class: "sg-node", "data-node": n.name }, svg);
     if (n.kind === "camp") el("circle", { cx: x, cy: y, r: 14, fill: "#fff", stroke: "#333" }, node);
     else el("rect", { x: x - 15, y: y - 9, width: 30, height: 18, fill: "#fff", stroke: "#333",
       "stroke-width": n.kind === "headquarters" ? 2 : 1 }, node);
