@@ -181,20 +181,15 @@ pub fn peak_gflops(time: std::time::Duration) -> Option<f64> {
     if !CpuFeatures::hardware().avx512_bf16 {
         return None;
     }
-    let start = std::time::Instant::now();
-    let mut flops = 0u64;
-    let mut sink = 0.0f32;
-    while start.elapsed() < time {
+    Some(super::kernels::rate_for(time, || {
         const ROUNDS: u64 = 1 << 20;
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: the CPU has AVX-512 F and BF16 (checked above).
-            sink += unsafe { dp_chains(ROUNDS) };
+            std::hint::black_box(unsafe { dp_chains(ROUNDS) });
         }
-        flops += ROUNDS * 24 * 64;
-    }
-    std::hint::black_box(sink);
-    Some(flops as f64 / start.elapsed().as_secs_f64() / 1e9)
+        ROUNDS * 24 * 64
+    }))
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -205,20 +205,15 @@ pub fn peak_gops(time: std::time::Duration) -> Option<f64> {
     if !CpuFeatures::hardware().avx512_vnni {
         return None;
     }
-    let start = std::time::Instant::now();
-    let mut ops = 0u64;
-    let mut sink = 0i32;
-    while start.elapsed() < time {
+    Some(super::kernels::rate_for(time, || {
         const ROUNDS: u64 = 1 << 20;
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: the CPU has AVX-512 F, BW and VNNI (checked above).
-            sink = sink.wrapping_add(unsafe { dp_chains(ROUNDS) });
+            std::hint::black_box(unsafe { dp_chains(ROUNDS) });
         }
-        ops += ROUNDS * 24 * 128;
-    }
-    std::hint::black_box(sink);
-    Some(ops as f64 / start.elapsed().as_secs_f64() / 1e9)
+        ROUNDS * 24 * 128
+    }))
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -315,17 +315,13 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// in registers (the machine's peak FP32 rate, which no real kernel
 /// exceeds); elsewhere the same chains in portable code.
 pub fn peak_gflops(time: std::time::Duration) -> f64 {
-    let start = std::time::Instant::now();
-    let mut flops = 0u64;
-    let mut sink = 0.0f32;
-    while start.elapsed() < time {
+    rate_for(time, || {
         const ROUNDS: u64 = 1 << 20;
         #[cfg(target_arch = "x86_64")]
         if simd_available() {
             // SAFETY: AVX2 and FMA are available.
-            sink += unsafe { fma_chains(ROUNDS) };
-            flops += ROUNDS * 12 * 16;
-            continue;
+            std::hint::black_box(unsafe { fma_chains(ROUNDS) });
+            return ROUNDS * 12 * 16;
         }
         let mut acc = [1.0f32; 96];
         for r in 0..ROUNDS / 8 {
@@ -334,11 +330,21 @@ pub fn peak_gflops(time: std::time::Duration) -> f64 {
                 *a = a.mul_add(0.999_999, x * 1e-9);
             }
         }
-        sink += acc.iter().sum::<f32>();
-        flops += ROUNDS / 8 * 96 * 2;
+        std::hint::black_box(acc.iter().sum::<f32>());
+        ROUNDS / 8 * 96 * 2
+    })
+}
+
+/// Billions of operations a second that `round` reaches when called over
+/// and over for `time`; each call returns the operations it did (the
+/// peak measurements of every precision share this loop).
+pub(crate) fn rate_for(time: std::time::Duration, mut round: impl FnMut() -> u64) -> f64 {
+    let start = std::time::Instant::now();
+    let mut ops = 0u64;
+    while start.elapsed() < time {
+        ops += round();
     }
-    std::hint::black_box(sink);
-    flops as f64 / start.elapsed().as_secs_f64() / 1e9
+    ops as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -456,5 +462,19 @@ mod tests {
         let b: Vec<f32> = (0..19).map(|_| lcg(&mut seed)).collect();
         let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         assert!((dot(&a, &b) - want).abs() < 1e-5);
+    }
+
+    #[test]
+    fn every_peak_measures_a_positive_rate() {
+        let t = std::time::Duration::from_millis(20);
+        let fp32 = peak_gflops(t);
+        assert!(fp32.is_finite() && fp32 > 0.0, "{fp32}");
+        // The reduced precisions answer only where the CPU has their instructions.
+        for peak in [crate::cpu::bf16::peak_gflops(t), crate::cpu::int8::peak_gops(t)].into_iter().flatten() {
+            assert!(peak.is_finite() && peak > 0.0, "{peak}");
+        }
+        // The shared loop counts what each round reports over the time it took.
+        let rate = rate_for(t, || 1_000);
+        assert!(rate.is_finite() && rate > 0.0, "{rate}");
     }
 }
