@@ -405,8 +405,8 @@ impl Batch {
 /// Whether action `a` (the seat's frame, `from · 60 + to`) flips a piece or
 /// attacks a known enemy piece in the position coded as `code`.
 fn is_progress(code: &ObsCode, a: usize) -> bool {
-    let (from, to) = (a / junqi_core::board::NODES, a % junqi_core::board::NODES);
-    from == to || code.node(to).0 == junqi_env::code::CLASS_ENEMY
+    junqi_core::Move::from_action_id(a)
+        .is_some_and(|m| m.is_flip() || code.node(m.to.index()).0 == junqi_env::code::CLASS_ENEMY)
 }
 
 /// An endless stream of the window's examples: shards are read in a random
@@ -687,7 +687,8 @@ mod tests {
 
     #[test]
     fn value_targets_discount_wins_and_losses_by_the_quiet_counter() {
-        let at = |quiet: u32, outcome: i8| Example { outcome, position: position_with_quiet(quiet), ..example(&[(3, 1.0)]) };
+        let at =
+            |quiet: u32, outcome: i8| Example { outcome, position: position_with_quiet(quiet), ..example(&[(3, 1.0)]) };
         // 35 of 70 quiet plies, share 1: half of the win moves to the draw.
         let mut won = at(35, 1);
         won.discount_quiet(1.0);
@@ -720,10 +721,8 @@ mod tests {
         let code = ObsCode::from_infoset(&junqi_core::InfoSet::new(&pos, seat));
         let mut moves = junqi_core::MoveList::new();
         pos.legal_moves(&mut moves);
-        let mut legal: Vec<(u16, bool)> = moves
-            .iter()
-            .map(|m| (junqi_env::action_to_frame(*m, seat) as u16, pos.piece_at(m.to).is_some()))
-            .collect();
+        let mut legal: Vec<(u16, bool)> =
+            moves.iter().map(|m| (junqi_env::action_to_frame(*m, seat) as u16, pos.piece_at(m.to).is_some())).collect();
         legal.sort();
         // What the code says is an attack is what the position says, move by move.
         for &(a, attack) in &legal {
@@ -732,7 +731,8 @@ mod tests {
         assert!(legal.iter().any(|l| l.1) && legal.iter().any(|l| !l.1), "{legal:?}");
         // Uniform target but one quiet move at 0; boost 2 at half the counter: attacks × 2.
         let n = legal.len() as f32;
-        let mut e = Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let mut e =
+            Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
         let zero = legal.iter().position(|l| !l.1).unwrap();
         e.policy[zero] = 0.0;
         let before = e.policy.clone();
@@ -749,7 +749,8 @@ mod tests {
         }
         // A flip (from == to) counts; boost 0 or a fresh counter changes nothing.
         assert!(is_progress(&code, 7 * junqi_core::board::NODES + 7));
-        let mut off = Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let mut off =
+            Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
         let kept = off.policy.clone();
         off.boost_progress(0.0);
         assert_eq!(off.policy, kept);
