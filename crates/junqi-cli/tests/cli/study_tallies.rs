@@ -4,33 +4,12 @@
 //! of one uninterrupted process; tallies of another study or build are
 //! refused by name.
 
-use crate::common::{assert_clean_error, stderr, stdout};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use crate::common::{assert_clean_error, json, junqi, ok, path_str as s, read, stderr, stdout};
+use std::path::PathBuf;
+use std::process::Output;
 
 fn temp_dir(name: &str) -> PathBuf {
     crate::common::temp_dir("study-tallies", name, true)
-}
-
-fn junqi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).stdin(Stdio::null()).output().unwrap()
-}
-
-fn ok(o: Output) -> Output {
-    assert!(o.status.success(), "stdout: {}\nstderr: {}", stdout(&o), stderr(&o));
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&read(path)).unwrap()
 }
 
 /// `random` in three 暗棋 variants, rounds of 20 games until ±250 Elo or 80

@@ -20,6 +20,32 @@ pub fn junqi_with_stdin(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Run `junqi ARGS` with no standard input.
+pub fn junqi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+/// `o` itself when the command succeeded; else fail with its output.
+pub fn ok(o: Output) -> Output {
+    assert!(o.status.success(), "stdout: {}\nstderr: {}", stdout(&o), stderr(&o));
+    o
+}
+
+/// A test path as a command-line argument.
+pub fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A file's text; fail naming the file when it cannot be read.
+pub fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A JSON file, parsed.
+pub fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&read(path)).unwrap()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
