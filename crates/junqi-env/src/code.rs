@@ -180,8 +180,10 @@ impl ObsCode {
         u32::from_le_bytes(self.0[FLAGS_AT..FLAGS_AT + 4].try_into().expect("4 bytes"))
     }
 
-    /// The action `i + 1` plies ago as (from, to) nodes in the seat's frame.
-    fn history(&self, i: usize) -> Option<(usize, usize)> {
+    /// The action `i + 1` plies ago as (from, to) nodes in the seat's frame
+    /// (`i` < 4; from = to for a flip): at the seat's turn `history(1)` is
+    /// its own last action.
+    pub fn history(&self, i: usize) -> Option<(usize, usize)> {
         let (from, to) = (self.0[HISTORY_AT + 2 * i], self.0[HISTORY_AT + 2 * i + 1]);
         (from != NO_NODE).then_some((from as usize, to as usize))
     }

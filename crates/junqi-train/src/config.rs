@@ -177,6 +177,15 @@ pub struct DataConfig {
     /// quiet-move counter runs, where an argmax policy otherwise prefers
     /// the safe shuffle and the game ends drawn. 0 = off.
     pub policy_target_progress: f64,
+    /// Progress in the policy target, the other way: a share r in [0, 1]
+    /// of the target on the move that undoes the seat's own last move (the
+    /// same piece going straight back; the history planes show it) is
+    /// taken away, then the target renormalised. A search spreads its
+    /// visits over many equal quiet moves, and an argmax policy trained on
+    /// that picks the same pair over and over, so a piece shuttles between
+    /// two posts until the quiet-move draw; where the search wanted only
+    /// the retreat it stays. 0 = off.
+    pub policy_target_return: f64,
     /// Hold out one game in this many (game id ≡ −1 modulo it) for the
     /// validation loss: never trained on (0 = no validation).
     pub validation_every: u64,
@@ -193,6 +202,7 @@ impl Default for DataConfig {
             value_target_search: 0.0,
             value_target_quiet: 0.0,
             policy_target_progress: 0.0,
+            policy_target_return: 0.0,
             validation_every: 50,
             validation_samples: 4096,
         }
@@ -315,6 +325,9 @@ impl TrainConfig {
         }
         if !(self.data.policy_target_progress.is_finite() && self.data.policy_target_progress >= 0.0) {
             return bad("data.policy_target_progress must be a number ≥ 0");
+        }
+        if !(0.0..=1.0).contains(&self.data.policy_target_return) {
+            return bad("data.policy_target_return must be a number in [0, 1]");
         }
         if self.data.validation_every == 1 {
             return bad("data.validation_every = 1 would hold out every game (0 turns validation off)");

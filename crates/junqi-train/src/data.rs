@@ -268,6 +268,31 @@ impl Example {
         }
     }
 
+    /// Multiply the policy target of the move that undoes the seat's own
+    /// last move (its piece going straight back) by 1 − `damp`, and
+    /// renormalise (see [`crate::DataConfig::policy_target_return`]). Where
+    /// the search gave nothing else any weight the target stays as it was:
+    /// a forced retreat is still taught.
+    pub fn damp_return(&mut self, damp: f64) {
+        let Some((from, to)) = self.position.history(1).filter(|&(f, t)| damp > 0.0 && f != t) else {
+            return;
+        };
+        let back = junqi_core::Square::new(to)
+            .zip(junqi_core::Square::new(from))
+            .map(|(to, from)| junqi_core::Move::new(to, from).action_id() as u16);
+        let Some(i) = self.legal.iter().position(|&a| Some(a) == back) else {
+            return;
+        };
+        let rest = 1.0 - self.policy[i];
+        if rest <= 0.0 {
+            return;
+        }
+        let kept = self.policy[i] * (1.0 - damp.min(1.0) as f32);
+        let sum = rest + kept;
+        self.policy[i] = kept;
+        self.policy.iter_mut().for_each(|p| *p /= sum);
+    }
+
     /// Re-weight the policy target to ∝ π^(1/temp), still summing to 1;
     /// `temp = 0` keeps the most probable actions only, sharing equally.
     pub fn sharpen_policy(&mut self, temp: f64) {
@@ -433,6 +458,8 @@ pub struct Loader {
     value_target_quiet: f64,
     /// See [`crate::DataConfig::policy_target_progress`].
     policy_target_progress: f64,
+    /// See [`crate::DataConfig::policy_target_return`].
+    policy_target_return: f64,
     /// See [`crate::DataConfig::validation_every`]: these games are skipped.
     held_out: u64,
 }
@@ -458,6 +485,7 @@ impl Loader {
             value_target_search: 0.0,
             value_target_quiet: 0.0,
             policy_target_progress: 0.0,
+            policy_target_return: 0.0,
             held_out: 0,
         }
     }
@@ -524,6 +552,13 @@ impl Loader {
         self
     }
 
+    /// Damp the policy target of the move going straight back
+    /// ([`Example::damp_return`]).
+    pub fn with_policy_target_return(mut self, damp: f64) -> Loader {
+        self.policy_target_return = damp;
+        self
+    }
+
     pub fn window(&self) -> &DataWindow {
         &self.window
     }
@@ -562,6 +597,7 @@ impl Loader {
                 .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
             e.sharpen_policy(self.policy_target_temp);
             e.boost_progress(self.policy_target_progress);
+            e.damp_return(self.policy_target_return);
             e.mix_search_value(self.value_target_search);
             e.discount_quiet(self.value_target_quiet);
             self.buffer.push(e);
@@ -757,5 +793,69 @@ mod tests {
         let mut fresh = Example { position: position_with_quiet(0), ..off.clone() };
         fresh.boost_progress(2.0);
         assert_eq!(fresh.policy, kept);
+    }
+
+    /// The move back along the seat's own last move loses its share of the
+    /// target; nothing else changes its ratios; a retreat the search wanted
+    /// alone stays; damp 0 or no own last move changes nothing.
+    #[test]
+    fn policy_targets_damp_the_move_straight_back() {
+        use junqi_core::{Game, MoveList, Seat};
+        let rules = junqi_core::Rules::preset(junqi_core::Mode::Mingqi);
+        let pos = junqi_core::Position::from_jfen("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 0 100", rules).unwrap();
+        let me = pos.turn();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let quiet: Vec<_> = moves.iter().copied().filter(|m| pos.piece_at(m.to).is_none() && !m.is_flip()).collect();
+        // A quiet move of mine, then a quiet one of the enemy's, after which my piece can go straight back.
+        let (game, mine) = quiet
+            .iter()
+            .find_map(|&mine| {
+                let mut game = Game::new(pos.clone());
+                game.play(mine).unwrap();
+                let mut replies = MoveList::new();
+                game.truth().legal_moves(&mut replies);
+                let theirs = *replies.iter().find(|m| game.truth().piece_at(m.to).is_none())?;
+                game.play(theirs).unwrap();
+                game.truth().legal_moves(&mut replies);
+                replies.iter().any(|&m| m == junqi_core::Move::new(mine.to, mine.from)).then_some((game, mine))
+            })
+            .expect("some quiet move can be undone");
+        assert_eq!(game.truth().turn(), me);
+        let code = ObsCode::from_infoset(game.infoset(me));
+        let frame = |m: junqi_core::Move| junqi_env::action_to_frame(m, me) as u16;
+        game.truth().legal_moves(&mut moves);
+        let mut legal: Vec<u16> = moves.iter().map(|&m| frame(m)).collect();
+        legal.sort();
+        let back = frame(junqi_core::Move::new(mine.to, mine.from));
+        let at = legal.iter().position(|&a| a == back).expect("the way back is legal");
+        let n = legal.len() as f32;
+        let uniform =
+            || Example { position: code, ..example(&legal.iter().map(|&a| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let mut e = uniform();
+        e.damp_return(0.75);
+        assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // The way back keeps a quarter of the others' share; the others stay equal.
+        let other = e.policy[(at + 1) % legal.len()];
+        assert!((e.policy[at] / other - 0.25).abs() < 1e-5, "{} {other}", e.policy[at]);
+        assert!(e.policy.iter().enumerate().all(|(i, &p)| i == at || (p - other).abs() < 1e-6));
+        // Only the way back wanted: kept. Damp 0: kept.
+        let mut only = Example { position: code, ..example(&[(back, 1.0)]) };
+        only.legal = legal.clone();
+        only.policy = legal.iter().map(|&a| (a == back) as u8 as f32).collect();
+        let kept = only.policy.clone();
+        only.damp_return(1.0);
+        assert_eq!(only.policy, kept);
+        let mut off = uniform();
+        off.damp_return(0.0);
+        assert_eq!(off.policy, uniform().policy);
+        // Before my first move there is no way back to damp.
+        let start =
+            junqi_core::Position::from_jfen("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 0 100", rules).unwrap();
+        let fresh = ObsCode::from_infoset(&junqi_core::InfoSet::new(&start, Seat::First));
+        assert_eq!(fresh.history(1), None);
+        let mut none = Example { position: fresh, ..uniform() };
+        none.damp_return(1.0);
+        assert_eq!(none.policy, uniform().policy);
     }
 }

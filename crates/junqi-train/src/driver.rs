@@ -155,6 +155,7 @@ pub fn train_window(
     .with_value_target_search(config.data.value_target_search)
     .with_value_target_quiet(config.data.value_target_quiet)
     .with_policy_target_progress(config.data.policy_target_progress)
+    .with_policy_target_return(config.data.policy_target_return)
     .holding_out(config.data.validation_every);
     if start_step < config.optim.steps {
         let used = start_step.saturating_sub(data_start_step).saturating_mul(config.optim.batch_size as u64);
