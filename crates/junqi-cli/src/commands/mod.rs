@@ -18,6 +18,8 @@ pub mod replay;
 pub mod selfplay;
 pub mod serve;
 pub mod show;
+pub mod siguo_board;
+pub mod siguo_play;
 pub mod sign_net;
 pub mod sprt;
 pub mod study;

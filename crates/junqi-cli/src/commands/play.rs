@@ -17,23 +17,33 @@ use std::io::{BufRead, IsTerminal, Write};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The bot to play against: a spec such as `greedy` or `greedy:epsilon=0.1`.
-    /// Bots: random, greedy, heuristic, mcts, cheat-mcts, net:NAME|FILE,
-    /// engine:cmd=PROGRAM.
-    #[arg(long, default_value = "greedy", value_name = "SPEC")]
-    bot: junqi_bots::BotSpec,
-    /// Your seat: 1 (moves first) or 2.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
-    seat: u8,
+    /// The bot to play against: a spec such as `greedy` or `greedy:epsilon=0.1`
+    /// (default greedy). Bots: random, greedy, heuristic, mcts, cheat-mcts,
+    /// net:NAME|FILE, engine:cmd=PROGRAM. With --siguo, the four-player bots
+    /// of the three other seats (default heuristic): one spec for all three,
+    /// or three separated by commas, those seats in seat order (random,
+    /// greedy, heuristic, mcts:N).
+    #[arg(long, value_name = "SPEC")]
+    bot: Option<String>,
+    /// Your seat: 1 (moves first) or 2 (default 1); with --siguo 0 to 3
+    /// (default 0: army s, which moves first; your ally sits at seat + 2).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=3))]
+    seat: Option<u8>,
     /// Seed for the deal or deployments and the bot's choices (default: from the clock; printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Start from this position (JFEN) instead of a new deal or deployment.
+    /// Start from this position (JFEN; with --siguo the four-player notation
+    /// of docs/rules.md §10.4) instead of a new deal or deployment.
     #[arg(long, value_name = "JFEN")]
     position: Option<String>,
     /// Colour the pieces: auto (when stdout is a terminal), always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
+    /// The four-player game (四国军棋): you on one seat, bots on the other
+    /// three (your ally's included); --rules names its mode (anqi, shuangming,
+    /// quanming; default anqi) or a four-player rules file, --set its options.
+    #[arg(long)]
+    siguo: bool,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -79,8 +89,24 @@ fn plays(bot: &Player, rules: &Rules) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let mut bot = junqi_bots::build(&args.bot).context("--bot")?;
-    let human = if args.seat == 1 { Seat::First } else { Seat::Second };
+    if args.siguo {
+        return super::siguo_play::run(super::siguo_play::Options {
+            bot: args.bot.as_deref(),
+            seat: args.seat,
+            seed: args.seed,
+            position: args.position.as_deref(),
+            color: use_color(&args.color),
+            rules: &args.rules,
+        });
+    }
+    let spec: junqi_bots::BotSpec =
+        args.bot.as_deref().unwrap_or("greedy").parse().map_err(|e| anyhow::anyhow!("--bot: {e}"))?;
+    let mut bot = junqi_bots::build(&spec).context("--bot")?;
+    let human = match args.seat.unwrap_or(1) {
+        1 => Seat::First,
+        2 => Seat::Second,
+        n => bail!("--seat {n}: the two-player seats are 1 (moves first) and 2 (0 to 3 are for --siguo)"),
+    };
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut rng = rng_from_seed(seed);
     let stdout = std::io::stdout();

@@ -1,4 +1,5 @@
-//! `junqi show`: the board in the terminal, in Chinese, with colours.
+//! `junqi show`: the board in the terminal, in Chinese, with colours; with
+//! `--siguo`, the four-player board (docs/rules.md §10).
 
 use crate::rules_arg::RulesArgs;
 use anyhow::Result;
@@ -15,6 +16,11 @@ pub struct Args {
     /// Colour the pieces: auto (when stdout is a terminal), always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
+    /// The four-player game (四国军棋): the position in the notation of
+    /// docs/rules.md §10.4, drawn whole (the referee's board); --rules names
+    /// its mode or a four-player rules file, --set takes its options.
+    #[arg(long)]
+    siguo: bool,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -104,6 +110,13 @@ pub fn render_board(pos: &Position, color: bool) -> String {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if args.siguo {
+        use super::siguo_board::{position, render_truth, status_line};
+        let pos = position(&args.rules, &args.position)?;
+        let color = use_color(&args.color);
+        writeln!(std::io::stdout(), "{}{}", render_truth(&pos, color), status_line(&pos))?;
+        return Ok(());
+    }
     let pos = args.rules.position(&args.position)?;
     write!(std::io::stdout(), "{}", render(&pos, use_color(&args.color)))?;
     Ok(())
