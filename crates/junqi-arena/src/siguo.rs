@@ -18,7 +18,7 @@ use crate::{ensure_run_file, write_atomic, ArenaError};
 use junqi_selfplay::{
     game_seed, read_siguo_games_file, run_siguo, shard_files, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
 };
-use junqi_siguo::{Rules, OPTION_NAMES};
+use junqi_siguo::{Announcement, Army, Move, MoveList, Outcome, Position, Rules, SiguoBot, SiguoInfoSet, OPTION_NAMES};
 use junqi_stats::{pair_estimates, Decision, Estimate, Penta, Sprt, SprtSummary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -77,7 +77,7 @@ fn check_games(
         if b.is_empty() {
             return Err(ArenaError::Config("an empty bot spec".into()));
         }
-        junqi_siguo::bot_from_spec(b).map_err(ArenaError::Config)?;
+        check_bot(b, &rules)?;
     }
     if !allow_same && bots[0] == bots[1] {
         return Err(ArenaError::Config(format!("both teams have the bot `{}`: give two different bots", bots[0])));
@@ -87,7 +87,90 @@ fn check_games(
             "{flag} {games}: every deal is played twice (the teams' seats swapped), so it must be even and at least 2"
         )));
     }
-    Ok(SiguoConfig::new(rules, games, bots.clone(), seed)?)
+    siguo_config(rules, games, bots.clone(), seed)
+}
+
+/// A four-player player that may fail: an external engine (`engine:cmd=…`,
+/// registered by `junqi-engine`), one per army it plays in a game. It is
+/// told what its seat knows at the start and every announcement of the
+/// referee (the same to every seat), and asked for its seat's move; an
+/// error (a crash, a hang, an illegal or malformed move) forfeits the game
+/// for its army's team.
+pub trait SiguoAgent: Send {
+    /// A new game: `info` is what the seat knows at its start, `seed` is for
+    /// the agent's random choices.
+    fn start(&mut self, info: &SiguoInfoSet, seed: u64) -> Result<(), String>;
+    /// The referee's announcement of one move (any army's).
+    fn observe(&mut self, announcement: &Announcement);
+    /// The move of `info`'s seat, whose turn it is; the arena checks it is legal.
+    fn choose(&mut self, info: &SiguoInfoSet) -> Result<Move, String>;
+    /// The game is over (not called after this agent's forfeit).
+    fn finish(&mut self, outcome: &Outcome) {
+        let _ = outcome;
+    }
+}
+
+/// Builds the agent of a spec it knows: `None` for a spec of another kind,
+/// `Some(Err)` for a bad one of its kind (or one that cannot play `rules`).
+pub type SiguoAgentFactory = fn(spec: &str, rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>>;
+
+static AGENT_FACTORIES: std::sync::Mutex<Vec<SiguoAgentFactory>> = std::sync::Mutex::new(Vec::new());
+
+/// Make the specs `factory` knows four-player bots of `arena --siguo` and
+/// `sprt --siguo` (`junqi_engine::register_engine_bot` registers
+/// `engine:cmd=…`). Registering the same factory twice changes nothing.
+pub fn register_siguo_agent(factory: SiguoAgentFactory) {
+    let mut all = AGENT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner());
+    if !all.iter().any(|f| std::ptr::fn_addr_eq(*f, factory)) {
+        all.push(factory);
+    }
+}
+
+/// The agent of `spec` from the registered factories; `None` when none knows it.
+fn build_agent(spec: &str, rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>> {
+    let all = AGENT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    all.iter().find_map(|f| f(spec, rules))
+}
+
+/// Is `spec` a built-in four-player bot (random, greedy, heuristic, mcts:N)?
+fn built_in(spec: &str) -> bool {
+    junqi_siguo::bot_from_spec(spec).is_ok()
+}
+
+/// A known four-player bot: a built-in one or a registered agent (built
+/// once, so an engine that does not start is refused before any game).
+fn check_bot(spec: &str, rules: &Rules) -> Result<(), ArenaError> {
+    let builtin = junqi_siguo::bot_from_spec(spec);
+    if builtin.is_ok() {
+        return Ok(());
+    }
+    match build_agent(spec, rules) {
+        Some(agent) => agent.map(drop).map_err(|e| ArenaError::Config(format!("bot `{spec}`: {e}"))),
+        None => Err(ArenaError::Config(builtin.err().expect("not built in"))),
+    }
+}
+
+/// The most games one run may hold (as `junqi-selfplay`'s four-player runs).
+const MAX_GAMES: u64 = 10_000_000;
+
+/// The self-play settings of `games` games: checked by `junqi-selfplay`
+/// when both bots are built in; with an agent, the same settings (an even
+/// number of games, the same shards), played by [`play_with_agents`].
+fn siguo_config(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Result<SiguoConfig, ArenaError> {
+    if bots.iter().all(|b| built_in(b)) {
+        return Ok(SiguoConfig::new(rules, games, bots, seed)?);
+    }
+    for b in &bots {
+        check_bot(b, &rules)?;
+    }
+    if games < 2 || !games.is_multiple_of(2) || games > MAX_GAMES {
+        return Err(ArenaError::Config(format!(
+            "{games} games: every deal is played twice (the teams' seats swapped), so it must be even, from 2 to {}",
+            MAX_GAMES
+        )));
+    }
+    let shard_games = (games / 32).clamp(256, 10_000);
+    Ok(SiguoConfig { rules, games, bots, seed, shard_games })
 }
 
 /// Everything that decides a four-player arena's games.
@@ -115,7 +198,7 @@ impl SiguoArenaConfig {
 
     /// The self-play run that plays the games.
     pub fn selfplay(&self) -> Result<SiguoConfig, ArenaError> {
-        Ok(SiguoConfig::new(self.rules, self.games, self.bots.clone(), self.seed)?)
+        siguo_config(self.rules, self.games, self.bots.clone(), self.seed)
     }
 }
 
@@ -125,9 +208,208 @@ impl SiguoArenaConfig {
 pub fn play_or_read(config: &SiguoConfig, dir: &Path, threads: usize) -> Result<(Vec<SiguoGame>, bool), ArenaError> {
     let played = !(dir.join(RUN_FILE).exists() || dir.join(GAMES_DIR).exists());
     if played {
-        run_siguo(config, dir, threads)?;
+        if config.bots.iter().all(|b| built_in(b)) {
+            run_siguo(config, dir, threads)?;
+        } else {
+            play_with_agents(config, dir, threads)?;
+        }
     }
     Ok((read_games(config, dir)?, played))
+}
+
+/// One seat of a game with an agent: a built-in bot or an agent.
+enum SeatPlayer {
+    Bot(Box<dyn SiguoBot>),
+    Agent(Box<dyn SiguoAgent>),
+}
+
+/// Play game `id` of `config`, whose bots may be agents, as
+/// [`junqi_selfplay::play_siguo_game`] plays built-in bots (the same start,
+/// the same seats, the built-in bots' random stream from the same seed).
+/// An agent that fails forfeits the game for its army's team: the record
+/// ends before the move it failed to make, the other team wins, the
+/// termination is `forfeit`, and the reason is returned with the game.
+pub fn play_agent_game(
+    config: &SiguoConfig,
+    id: u64,
+    code_version: &str,
+) -> Result<(SiguoGame, Option<String>), ArenaError> {
+    let seed = config.deal_seed(id);
+    let start = Position::new_game(config.rules, seed);
+    let specs = config.seats(id);
+    let mut rng = junqi_core::rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
+    let mut pos = start.clone();
+    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+    let mut seats = Vec::with_capacity(4);
+    for spec in &specs {
+        seats.push(match junqi_siguo::bot_from_spec(spec) {
+            Ok(bot) => SeatPlayer::Bot(bot),
+            Err(_) => {
+                let agent = build_agent(spec, &config.rules)
+                    .unwrap_or_else(|| Err("not a four-player bot".into()))
+                    .map_err(|e| ArenaError::Config(format!("bot `{spec}`: {e}")))?;
+                SeatPlayer::Agent(agent)
+            }
+        });
+    }
+    let mut moves: Vec<Move> = Vec::new();
+    let mut forfeit: Option<(Army, String)> = None;
+    for army in Army::ALL {
+        if let SeatPlayer::Agent(agent) = &mut seats[army.index()] {
+            // Each army's agent its own seed, from the deal's and the army.
+            let agent_seed = game_seed(seed ^ id.rotate_left(32), army.index() as u64);
+            if let Err(why) = agent.start(&infos[army.index()], agent_seed) {
+                forfeit = Some((army, why));
+                break;
+            }
+        }
+    }
+    let mut list = MoveList::new();
+    while forfeit.is_none() && pos.outcome().is_none() {
+        let army = pos.turn();
+        let info = &infos[army.index()];
+        let chosen = match &mut seats[army.index()] {
+            SeatPlayer::Bot(bot) => bot.choose(info, &mut rng).ok_or_else(|| {
+                ArenaError::Config(format!("bot {} found no move for {army} at ply {}", bot.name(), pos.ply()))
+            })?,
+            SeatPlayer::Agent(agent) => match agent.choose(info) {
+                Ok(mv) => {
+                    pos.legal_moves(&mut list);
+                    if !list.contains(mv) {
+                        forfeit = Some((army, format!("illegal move {mv} at ply {}", pos.ply())));
+                        break;
+                    }
+                    mv
+                }
+                Err(why) => {
+                    forfeit = Some((army, why));
+                    break;
+                }
+            },
+        };
+        let before = pos.clone();
+        let effect = pos.play(chosen).map_err(|e| {
+            ArenaError::Config(format!("game {id}: {} played {chosen} for {army}: {e}", specs[army.index()]))
+        })?;
+        let a = Announcement::new(&before, chosen, &effect, &pos);
+        for info in infos.iter_mut() {
+            info.update(&a);
+        }
+        for seat in seats.iter_mut() {
+            if let SeatPlayer::Agent(agent) = seat {
+                agent.observe(&a);
+            }
+        }
+        moves.push(chosen);
+    }
+    let (result, termination, reason) = match forfeit {
+        Some((army, why)) => {
+            eprintln!("warning: {} forfeits four-player game {id} (army {army}): {why}", specs[army.index()]);
+            let result = if army.team() == junqi_siguo::Team::A { "0-1" } else { "1-0" };
+            (result.to_string(), "forfeit".to_string(), Some(format!("army {army}: {why}")))
+        }
+        None => {
+            let outcome = pos.outcome().expect("the loop ends with the game");
+            for seat in seats.iter_mut() {
+                if let SeatPlayer::Agent(agent) = seat {
+                    agent.finish(&outcome);
+                }
+            }
+            (outcome.result_str().to_string(), outcome.termination.name().to_string(), None)
+        }
+    };
+    let game = SiguoGame {
+        game_id: id,
+        rules: config.rules.to_toml_string(),
+        seed,
+        start: start.to_string(),
+        moves: moves.iter().map(Move::to_string).collect(),
+        result,
+        termination,
+        plies: moves.len() as u32,
+        bots: specs,
+        code_version: code_version.to_string(),
+    };
+    Ok((game, reason))
+}
+
+/// [`run_siguo`] for a run whose bots include an agent: the same `run.json`
+/// and `games/` (four-seat schema), the games played on `threads` threads,
+/// each forfeit's reason kept in its shard's footer (`junqi.forfeits`, game
+/// id to reason). A directory that already holds a run is refused.
+pub fn play_with_agents(config: &SiguoConfig, out: &Path, threads: usize) -> Result<(), ArenaError> {
+    let (run_file, games_dir) = (out.join(RUN_FILE), out.join(GAMES_DIR));
+    if run_file.exists() || games_dir.exists() {
+        return Err(ArenaError::Config(format!(
+            "{} already holds a run (four-player runs do not resume): choose another --out",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(&games_dir).map_err(ArenaError::io(&games_dir))?;
+    let code_version = junqi_selfplay::code_version();
+    let config_json = serde_json::json!({
+        "game": "siguo",
+        "rules": config.rules.to_toml_string(),
+        "games": config.games,
+        "bots": config.bots,
+        "teams": "bots[0] plays armies 0 and 2 in even games, armies 1 and 3 in odd games",
+        "seed": config.seed,
+        "shard_games": config.shard_games,
+    });
+    let run = serde_json::json!({
+        "format": junqi_selfplay::SIGUO_RUN_FORMAT,
+        "config": config_json,
+        "seed": config.seed,
+        "code_version": code_version,
+        "checksums": "crc32c",
+    });
+    write_atomic(&run_file, &(serde_json::to_string_pretty(&run).expect("json") + "\n"))?;
+    let shards = config.games.div_ceil(config.shard_games);
+    for s in 0..shards {
+        let first = s * config.shard_games;
+        let last = (first + config.shard_games).min(config.games);
+        let next = std::sync::atomic::AtomicU64::new(first);
+        let played = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, (last - first) as usize) {
+                scope.spawn(|| loop {
+                    let id = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if id >= last {
+                        break;
+                    }
+                    let game = play_agent_game(config, id, &code_version);
+                    let failed = game.is_err();
+                    played.lock().unwrap_or_else(|e| e.into_inner()).push(game);
+                    if failed {
+                        next.store(last, std::sync::atomic::Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        let mut games = Vec::new();
+        let mut forfeits = BTreeMap::new();
+        for g in played.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let (game, reason) = g?;
+            if let Some(r) = reason {
+                forfeits.insert(game.game_id, r);
+            }
+            games.push(game);
+        }
+        games.sort_by_key(|g| g.game_id);
+        let mut metadata = vec![
+            ("junqi.config".to_string(), config_json.to_string()),
+            ("junqi.seed".to_string(), config.seed.to_string()),
+            ("junqi.code_version".to_string(), code_version.clone()),
+            ("junqi.shard".to_string(), s.to_string()),
+            ("junqi.first_game".to_string(), first.to_string()),
+            ("junqi.games".to_string(), (last - first).to_string()),
+        ];
+        if !forfeits.is_empty() {
+            metadata.push(("junqi.forfeits".to_string(), serde_json::to_string(&forfeits).expect("json")));
+        }
+        junqi_selfplay::write_siguo_games_shard(&games_dir, s, &games, &metadata)?;
+    }
+    Ok(())
 }
 
 /// Every game of `config` stored in `dir`, checked: ids `0..games` once
@@ -384,7 +666,7 @@ impl SiguoSprtConfig {
     /// candidate as team A.
     pub fn batch(&self, b: u64) -> Result<SiguoConfig, ArenaError> {
         let bots = [self.candidate.clone(), self.baseline.clone()];
-        Ok(SiguoConfig::new(self.rules, self.batch_games, bots, game_seed(self.seed, b))?)
+        siguo_config(self.rules, self.batch_games, bots, game_seed(self.seed, b))
     }
 
     /// The directory of batch `b`'s games inside `out`.

@@ -28,13 +28,15 @@ use std::time::{Duration, Instant};
 pub const ENGINE_KEYS: [&str; 7] = ["cmd", "name", "timeout", "movetime", "sims", "tc", "debug"];
 
 /// Default time an engine gets for one answer (the handshake, a move, a deployment).
-const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// What a `movetime` move may overrun before it forfeits (pipes, start-up, scheduling).
-const MOVETIME_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const MOVETIME_GRACE: Duration = Duration::from_secs(1);
 
-/// Make `engine:` specs buildable by [`junqi_bots::from_spec`].
+/// Make `engine:` specs buildable by [`junqi_bots::from_spec`], and four-player
+/// bots of `arena --siguo` and `sprt --siguo` ([`crate::siguo_client`]).
 pub fn register_engine_bot() {
     register_bot("engine", build_engine_bot);
+    junqi_arena::siguo::register_siguo_agent(crate::siguo_client::build_siguo_engine);
 }
 
 fn build_engine_bot(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -43,36 +45,38 @@ fn build_engine_bot(spec: &BotSpec) -> Result<Player, BotSpecError> {
 
 /// How to run and drive one external engine.
 #[derive(Clone, Debug)]
-struct EngineConfig {
+pub(crate) struct EngineConfig {
     /// The spec as given, recorded with games.
-    spec: String,
+    pub(crate) spec: String,
     /// `name=`, or `engine`: the start of its log files' names.
-    label: String,
+    pub(crate) label: String,
     /// `debug=true`: log every line to and from the engine.
-    debug: bool,
-    program: String,
-    args: Vec<String>,
-    timeout: Duration,
+    pub(crate) debug: bool,
+    pub(crate) program: String,
+    pub(crate) args: Vec<String>,
+    pub(crate) timeout: Duration,
     /// `timeout` when the spec gave one (it then also caps `movetime` and `tc` moves).
-    explicit_timeout: Option<Duration>,
-    movetime: Option<u64>,
-    sims: Option<u64>,
+    pub(crate) explicit_timeout: Option<Duration>,
+    pub(crate) movetime: Option<u64>,
+    pub(crate) sims: Option<u64>,
     /// A clock per game: the starting time and the increment per move.
-    clock: Option<(Duration, Duration)>,
-    options: Vec<(String, String)>,
+    pub(crate) clock: Option<(Duration, Duration)>,
+    pub(crate) options: Vec<(String, String)>,
 }
 
 /// A running engine: its process, its stdin, and its stdout lines (read by a
 /// thread, so that waiting for an answer can time out).
-struct EngineProcess {
-    child: Child,
+pub(crate) struct EngineProcess {
+    pub(crate) child: Child,
     stdin: ChildStdin,
     /// Each line, or why one was refused (longer than [`MAX_LINE`]).
     lines: Receiver<Result<String, String>>,
     /// The protocol version the engine announced (`id protocol N`; 1 if it did not).
-    protocol: u32,
+    pub(crate) protocol: u32,
     /// The rules it plays (its `plays` lines; none: every rule).
     plays: Vec<Plays>,
+    /// Its `plays siguo …` lines, the words after `siguo` (four-player rules).
+    pub(crate) siguo_plays: Vec<String>,
     traffic: Option<Traffic>,
 }
 
@@ -87,7 +91,7 @@ const MAX_PENDING: usize = 64;
 const MAX_ANSWER: usize = 1024 * 1024;
 
 impl EngineProcess {
-    fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
+    pub(crate) fn start(config: &EngineConfig) -> Result<EngineProcess, String> {
         use std::os::unix::process::CommandExt;
         let logs = crate::logs::engines_dir()?;
         let mut child = std::process::Command::new(&config.program)
@@ -142,7 +146,8 @@ impl EngineProcess {
                 }
             }
         });
-        let mut process = EngineProcess { child, stdin, lines, protocol: 1, plays: Vec::new(), traffic };
+        let mut process =
+            EngineProcess { child, stdin, lines, protocol: 1, plays: Vec::new(), siguo_plays: Vec::new(), traffic };
         process.send(&Command::Junqi)?;
         // Starting may take longer than a move (a `junqi` binary loads
         // libtorch, an engine its net): the handshake gets at least 30 s.
@@ -150,8 +155,19 @@ impl EngineProcess {
         let hello = process.answer("junqiok", start_timeout)?;
         process.protocol =
             hello.iter().find_map(|l| l.strip_prefix("id protocol ").and_then(|v| v.trim().parse().ok())).unwrap_or(1);
-        process.plays =
-            hello.iter().filter_map(|l| l.strip_prefix("plays ")).map(Plays::parse).collect::<Result<_, _>>()?;
+        let siguo = |w: &&str| w.split_whitespace().next() == Some("siguo");
+        process.plays = hello
+            .iter()
+            .filter_map(|l| l.strip_prefix("plays "))
+            .filter(|w| !siguo(w))
+            .map(Plays::parse)
+            .collect::<Result<_, _>>()?;
+        process.siguo_plays = hello
+            .iter()
+            .filter_map(|l| l.strip_prefix("plays "))
+            .filter(siguo)
+            .map(|w| w.trim()["siguo".len()..].trim().to_string())
+            .collect();
         for (name, value) in &config.options {
             process.send(&Command::SetOption { name: name.clone(), value: value.clone() })?;
         }
@@ -163,7 +179,7 @@ impl EngineProcess {
     /// Drop output nobody asked for (lines an engine printed after its last
     /// answer), so that it cannot pass for the answer to the next request;
     /// an engine that is still flooding fails.
-    fn drain(&mut self) -> Result<(), String> {
+    pub(crate) fn drain(&mut self) -> Result<(), String> {
         let mut bytes = 0;
         while let Ok(line) = self.lines.try_recv() {
             bytes += line?.len() + 1;
@@ -175,9 +191,13 @@ impl EngineProcess {
     }
 
     fn send(&mut self, command: &Command) -> Result<(), String> {
-        let line = command.to_string();
+        self.send_line(&command.to_string())
+    }
+
+    /// Send one line (the four-player lines are not [`Command`]s).
+    pub(crate) fn send_line(&mut self, line: &str) -> Result<(), String> {
         if let Some(t) = &self.traffic {
-            t.record('>', &line);
+            t.record('>', line);
         }
         writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(|e| self.died(&e.to_string()))
     }
@@ -193,7 +213,7 @@ impl EngineProcess {
 
     /// Lines up to the first that starts with `keyword` (returned last),
     /// within `timeout`. An `error` line from the engine is a failure.
-    fn answer(&mut self, keyword: &str, timeout: Duration) -> Result<Vec<String>, String> {
+    pub(crate) fn answer(&mut self, keyword: &str, timeout: Duration) -> Result<Vec<String>, String> {
         let deadline = Instant::now() + timeout;
         let mut lines = Vec::new();
         let mut bytes = 0;
@@ -265,6 +285,9 @@ pub struct EngineBot {
     remaining: Duration,
     /// The rules the engine plays, from its handshake.
     plays: Vec<Plays>,
+    /// Its four-player `plays siguo` lines: an engine with these and no
+    /// two-player line plays no two-player rules.
+    siguo_plays: Vec<String>,
 }
 
 /// `60+0.5`: a clock of 60 s plus 0.5 s a move.
@@ -287,75 +310,93 @@ fn findable(program: &str) -> bool {
 impl EngineBot {
     /// Check an `engine:` spec; the program starts on the bot's first move.
     pub fn new(spec: &BotSpec) -> Result<EngineBot, BotSpecError> {
-        let mut options = Vec::new();
-        for (k, v) in &spec.params {
-            if let Some(name) = k.strip_prefix("option.") {
-                if name.is_empty() {
-                    return Err(spec.bad(k, "an option needs a name: option.<name>=<value>"));
-                }
-                options.push((name.to_string(), v.clone()));
-            } else if !ENGINE_KEYS.contains(&k.as_str()) {
-                return Err(BotSpecError::UnknownParam {
-                    bot: spec.name.clone(),
-                    key: k.clone(),
-                    known: format!("{}, option.<name>", ENGINE_KEYS.join(", ")),
-                });
-            }
-        }
-        let cmd = spec.get("cmd").ok_or_else(|| spec.bad("cmd", "an engine needs cmd=<program> [arguments]"))?;
-        let mut words = cmd.split_whitespace().map(str::to_string);
-        let program = words.next().ok_or_else(|| spec.bad("cmd", "empty command"))?;
-        if !findable(&program) {
-            return Err(spec.bad("cmd", &format!("`{program}` is not a file, nor a program on PATH")));
-        }
-        let millis = |key: &str| -> Result<Option<u64>, BotSpecError> {
-            spec.get(key)
-                .map(|v| {
-                    v.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| spec.bad(key, "must be a positive integer"))
-                })
-                .transpose()
-        };
-        let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
-        let debug = match spec.get("debug") {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(_) => return Err(spec.bad("debug", "must be true or false")),
-        };
-        if debug && crate::logs::engines_dir().map_err(|e| spec.bad("debug", &e))?.is_none() {
-            return Err(
-                spec.bad("debug", "the traffic log goes to a run directory: use it with arena, sprt or selfplay --out")
-            );
-        }
-        let label: String = spec
-            .get("name")
-            .unwrap_or("engine")
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-            .collect();
-        let timeout = explicit_timeout.unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-        let config = EngineConfig {
-            spec: spec.to_string(),
-            label,
-            debug,
-            program,
-            args: words.collect(),
-            timeout,
-            explicit_timeout,
-            movetime: millis("movetime")?,
-            sims: millis("sims")?,
-            clock: spec
-                .get("tc")
-                .map(|tc| {
-                    parse_clock(tc).ok_or_else(|| spec.bad("tc", "expected <seconds>+<increment seconds>, e.g. 60+0.5"))
-                })
-                .transpose()?,
-            options,
-        };
-        let plays = probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
+        let config = engine_config(spec)?;
+        let (plays, siguo_plays) =
+            probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
         let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
-        Ok(EngineBot { config, process: None, forfeit: None, last: None, deployed: None, remaining, plays })
+        Ok(EngineBot {
+            config,
+            process: None,
+            forfeit: None,
+            last: None,
+            deployed: None,
+            remaining,
+            plays,
+            siguo_plays,
+        })
     }
+}
 
+/// An `engine:` spec's settings, checked (the program is not started).
+pub(crate) fn engine_config(spec: &BotSpec) -> Result<EngineConfig, BotSpecError> {
+    let mut options = Vec::new();
+    for (k, v) in &spec.params {
+        if let Some(name) = k.strip_prefix("option.") {
+            if name.is_empty() {
+                return Err(spec.bad(k, "an option needs a name: option.<name>=<value>"));
+            }
+            options.push((name.to_string(), v.clone()));
+        } else if !ENGINE_KEYS.contains(&k.as_str()) {
+            return Err(BotSpecError::UnknownParam {
+                bot: spec.name.clone(),
+                key: k.clone(),
+                known: format!("{}, option.<name>", ENGINE_KEYS.join(", ")),
+            });
+        }
+    }
+    let cmd = spec.get("cmd").ok_or_else(|| spec.bad("cmd", "an engine needs cmd=<program> [arguments]"))?;
+    let mut words = cmd.split_whitespace().map(str::to_string);
+    let program = words.next().ok_or_else(|| spec.bad("cmd", "empty command"))?;
+    if !findable(&program) {
+        return Err(spec.bad("cmd", &format!("`{program}` is not a file, nor a program on PATH")));
+    }
+    let millis = |key: &str| -> Result<Option<u64>, BotSpecError> {
+        spec.get(key)
+            .map(|v| {
+                v.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| spec.bad(key, "must be a positive integer"))
+            })
+            .transpose()
+    };
+    let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
+    let debug = match spec.get("debug") {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => return Err(spec.bad("debug", "must be true or false")),
+    };
+    if debug && crate::logs::engines_dir().map_err(|e| spec.bad("debug", &e))?.is_none() {
+        return Err(
+            spec.bad("debug", "the traffic log goes to a run directory: use it with arena, sprt or selfplay --out")
+        );
+    }
+    let label: String = spec
+        .get("name")
+        .unwrap_or("engine")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    let timeout = explicit_timeout.unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
+    let config = EngineConfig {
+        spec: spec.to_string(),
+        label,
+        debug,
+        program,
+        args: words.collect(),
+        timeout,
+        explicit_timeout,
+        movetime: millis("movetime")?,
+        sims: millis("sims")?,
+        clock: spec
+            .get("tc")
+            .map(|tc| {
+                parse_clock(tc).ok_or_else(|| spec.bad("tc", "expected <seconds>+<increment seconds>, e.g. 60+0.5"))
+            })
+            .transpose()?,
+        options,
+    };
+    Ok(config)
+}
+
+impl EngineBot {
     fn process(&mut self) -> Result<&mut EngineProcess, String> {
         if self.process.is_none() {
             self.process = Some(match take_idle(&self.config.spec) {
@@ -475,26 +516,37 @@ const MAX_IDLE: usize = 256;
 
 /// Specs whose engine has started (and answered the handshake) in this
 /// process, with the rules each plays.
-static STARTED: std::sync::Mutex<Vec<(String, Vec<Plays>)>> = std::sync::Mutex::new(Vec::new());
+/// A started spec: its two-player `plays` lines and its four-player ones.
+type Started = (String, Vec<Plays>, Vec<String>);
+static STARTED: std::sync::Mutex<Vec<Started>> = std::sync::Mutex::new(Vec::new());
 
 /// Start the engine of a spec once, so that a command that runs but is no
 /// engine (or rejects an `option.`) is refused before any game instead of
 /// forfeiting every one, and learn the rules it plays. The process then
 /// waits in the pool for the first game.
-fn probe(config: &EngineConfig) -> Result<Vec<Plays>, String> {
+/// Returns its two-player `plays` lines and its four-player ones.
+pub(crate) fn probe(config: &EngineConfig) -> Result<(Vec<Plays>, Vec<String>), String> {
     let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, plays)) = started.iter().find(|(s, _)| *s == config.spec) {
-        return Ok(plays.clone());
+    if let Some((_, plays, siguo)) = started.iter().find(|(s, _, _)| *s == config.spec) {
+        return Ok((plays.clone(), siguo.clone()));
     }
     drop(started);
     let process = EngineProcess::start(config)?;
-    let plays = process.plays.clone();
+    let (plays, siguo) = (process.plays.clone(), process.siguo_plays.clone());
     IDLE.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), process));
-    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), plays.clone()));
-    Ok(plays)
+    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), plays.clone(), siguo.clone()));
+    Ok((plays, siguo))
 }
 
-fn take_idle(spec: &str) -> Option<EngineProcess> {
+/// Keep a healthy process of `spec` for the next game.
+pub(crate) fn put_idle(spec: &str, process: EngineProcess) {
+    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+    if idle.len() < MAX_IDLE {
+        idle.push((spec.to_string(), process));
+    }
+}
+
+pub(crate) fn take_idle(spec: &str) -> Option<EngineProcess> {
     let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
     while let Some(i) = idle.iter().position(|(s, _)| s == spec) {
         let (_, mut process) = idle.swap_remove(i);
@@ -552,6 +604,9 @@ impl Agent for EngineBot {
     }
 
     fn can_play(&self, rules: &Rules) -> Result<(), String> {
+        if self.plays.is_empty() && !self.siguo_plays.is_empty() {
+            return Err("it plays four-player (siguo) rules only".into());
+        }
         crate::plays::check(&self.plays, rules)
     }
 

@@ -14,6 +14,10 @@
 //!   [`plays`] reads the rules it declares it plays.
 //! * [`grammar`]: every line a host sends, written and read by one grammar.
 //! * [`check`]: `junqi engine-check`, the conformance suite for any engine.
+//! * [`siguo`]: the four-player protocol: a seat's view and the referee's
+//!   announcements as text and back, and `junqi engine --siguo --bot SPEC`;
+//!   [`siguo_client`]: `engine:cmd=…` as a four-player bot of
+//!   `arena --siguo` and `sprt --siguo`, one process per army it plays.
 
 pub mod check;
 pub mod client;
@@ -23,6 +27,8 @@ pub mod logs;
 pub mod plays;
 mod reap;
 pub mod server;
+pub mod siguo;
+pub mod siguo_client;
 
 pub use client::{register_engine_bot, EngineBot, ENGINE_KEYS};
 pub use knowledge::{

@@ -24,6 +24,7 @@ mod regress_suites;
 mod selfplay;
 mod serve;
 mod shard_checksums;
+mod siguo_engine;
 mod siguo_tools;
 mod sprt_verdicts;
 mod study_ladder;

@@ -1,0 +1,703 @@
+//! The four-player (四国军棋) engine protocol (docs/protocol.md, "Four
+//! players"): what a seat knows as text and back, and `junqi engine --siguo
+//! --bot SPEC`, one of our four-player bots behind it.
+//!
+//! ```text
+//! newgame siguo <mode> <option>=<value> … seat <0|1|2|3> seed <n>
+//! position <view> [start <view> moves <event> …]
+//! ```
+//!
+//! * a **view** is the position in the four-seat notation of docs/rules.md
+//!   §10.4 as the seat sees it: a piece whose kind the seat does not know
+//!   is `?` and its army's letter (`?e`); only the kinds the seat sees (its
+//!   own, its ally's in 双明, every one in 全明) and the kinds it has
+//!   identified (a shown flag) are written;
+//! * an **event** is one announcement of the referee (§10.13), the same to
+//!   every seat and never a kind: `<move>[:<ruling>][^<flag node>…][~<army><f|x>…]`.
+//!
+//! A seat's information set is rebuilt from the start view and the events
+//! ([`decode_siguo_position`]), exactly the one the referee keeps (tested on
+//! every ply of random games), so the engine needs no memory between moves.
+
+use junqi_core::Kind;
+use junqi_siguo::{
+    Announcement, Army, EndCause, Move, MoveList, Node, Outcome, Piece, Position, Rules, Ruling, SiguoBot,
+    SiguoInfoSet, Team, Termination, NODES, OPTION_NAMES,
+};
+use std::io::{BufRead, Read, Write};
+
+/// The longest command line `junqi engine --siguo` reads: a position line
+/// carries every event of the game (about 10 bytes each), so a game of
+/// 4000 plies needs some 50 KB; longer games up to 1 MiB.
+pub const SIGUO_MAX_LINE: usize = 1024 * 1024;
+
+/// A filler kind for pieces whose kind a seat does not know (never a flag
+/// or a 司令, so no flag passes for shown).
+const FILLER: Kind = Kind::Platoon;
+
+// ---------------------------------------------------------------- rules
+
+/// `siguo <mode> <option>=<value> …`: every option of §10.11, in its order.
+pub fn encode_siguo_rules(rules: &Rules) -> String {
+    let mut out = format!("siguo {}", rules.mode);
+    for name in OPTION_NAMES {
+        out.push_str(&format!(" {name}={}", rules.value(name).expect("a known option")));
+    }
+    out
+}
+
+/// Rules from `siguo <mode> [<option>=<value> …]` (options left out keep the mode's preset).
+pub fn decode_siguo_rules(words: &[&str]) -> Result<Rules, String> {
+    let [first, mode, options @ ..] = words else {
+        return Err("expected `siguo <mode> [<option>=<value> ...]`".into());
+    };
+    if *first != "siguo" {
+        return Err(format!("expected `siguo`, found `{first}`"));
+    }
+    let mode = mode.parse().map_err(|e| format!("{e}"))?;
+    let mut rules = Rules::preset(mode);
+    for o in options {
+        rules.apply_override(o).map_err(|e| format!("{e}"))?;
+    }
+    Ok(rules)
+}
+
+/// The usage of the four-player `newgame`.
+pub const SIGUO_NEWGAME_USAGE: &str = "usage: newgame siguo <mode> [<option>=<value> ...] seat <0|1|2|3> [seed <n>]";
+
+/// `newgame siguo <mode> <option>=<value> … seat <s> seed <n>`.
+pub fn newgame_line(rules: &Rules, seat: Army, seed: u64) -> String {
+    format!("newgame {} seat {} seed {seed}", encode_siguo_rules(rules), seat.index())
+}
+
+/// The words after `newgame`: the rules, the seat and the seed.
+pub fn parse_newgame(args: &[&str]) -> Result<(Rules, Army, Option<u64>), String> {
+    let Some(at) = args.iter().position(|&w| w == "seat") else { return Err(SIGUO_NEWGAME_USAGE.into()) };
+    let (rules_words, tail) = args.split_at(at);
+    let seat = tail
+        .get(1)
+        .and_then(|w| w.parse::<usize>().ok())
+        .and_then(Army::new)
+        .filter(|_| tail[1].len() == 1)
+        .ok_or_else(|| format!("seat must be 0, 1, 2 or 3; {SIGUO_NEWGAME_USAGE}"))?;
+    let seed = match &tail[2..] {
+        [] => None,
+        ["seed", n] => Some(
+            n.parse::<u64>()
+                .map_err(|_| format!("seed `{n}` is not a number from 0 to {}; {SIGUO_NEWGAME_USAGE}", u64::MAX))?,
+        ),
+        _ => return Err(format!("after the seat only `seed <n>` may come; {SIGUO_NEWGAME_USAGE}")),
+    };
+    let rules = decode_siguo_rules(rules_words).map_err(|e| format!("{e}; {SIGUO_NEWGAME_USAGE}"))?;
+    Ok((rules, seat, seed))
+}
+
+// ---------------------------------------------------------------- views
+
+/// The nodes of `army`'s zone, rank 6 to rank 1, each from file a to e (§10.4).
+fn zone_ranks(army: Army) -> impl Iterator<Item = Vec<Node>> {
+    (1..=6usize).rev().map(move |rank| {
+        (0..5).map(move |file| Node::new(army.index() * 30 + (rank - 1) * 5 + file).expect("a zone node")).collect()
+    })
+}
+
+/// The nine centre nodes in index order.
+fn centre() -> Vec<Node> {
+    (120..129).map(|i| Node::new(i).expect("a centre node")).collect()
+}
+
+/// What a view says about one node: the army of its piece and the kind when written.
+type Square = Option<(Army, Option<Kind>)>;
+
+fn write_run(out: &mut String, nodes: &[Node], at: impl Fn(Node) -> Square) {
+    let mut empty = 0;
+    for &n in nodes {
+        match at(n) {
+            None => empty += 1,
+            Some((army, kind)) => {
+                if empty > 0 {
+                    out.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                out.push(kind.map_or('?', |k| k.letter()));
+                out.push(army.letter());
+            }
+        }
+    }
+    if empty > 0 {
+        out.push_str(&empty.to_string());
+    }
+}
+
+/// What `info`'s seat sees, in the four-seat notation with `?` for every
+/// kind it does not know (a piece is written with its letter exactly when
+/// its kind is certain to the seat).
+pub fn encode_view(info: &SiguoInfoSet) -> String {
+    let at = |n: Node| info.army_at(n).map(|a| (a, info.known_kind(n)));
+    let mut out = String::new();
+    for army in Army::ALL {
+        for (i, rank) in zone_ranks(army).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_run(&mut out, &rank, at);
+        }
+        out.push('/');
+    }
+    write_run(&mut out, &centre(), at);
+    let mut ended = String::new();
+    for army in Army::ALL {
+        if let Some(cause) = info.ended(army) {
+            ended.push(army.letter());
+            ended.push(end_letter(cause));
+        }
+    }
+    if ended.is_empty() {
+        ended.push('-');
+    }
+    out.push_str(&format!(" {} {} {ended} {} {}", info.mode(), info.turn().letter(), info.quiet(), info.ply()));
+    out
+}
+
+fn end_letter(cause: EndCause) -> char {
+    match cause {
+        EndCause::FlagCaptured => 'f',
+        EndCause::NoLegalMove => 'x',
+    }
+}
+
+fn end_cause(c: char) -> Option<EndCause> {
+    match c {
+        'f' => Some(EndCause::FlagCaptured),
+        'x' => Some(EndCause::NoLegalMove),
+        _ => None,
+    }
+}
+
+/// A view read back.
+#[derive(Clone, Debug, PartialEq)]
+struct View {
+    board: Vec<Square>,
+    turn: Army,
+    ended: [Option<EndCause>; 4],
+    quiet: u32,
+    ply: u32,
+}
+
+fn read_run(text: &str, nodes: &[Node], board: &mut [Square], what: &str) -> Result<(), String> {
+    let bad = |msg: String| format!("view: {what}: {msg}");
+    let mut i = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if let Some(d) = c.to_digit(10) {
+            if d == 0 {
+                return Err(bad("a run of empty nodes is 1 to 9".into()));
+            }
+            i += d as usize;
+        } else {
+            let kind = match c {
+                '?' => None,
+                c if c.is_ascii_uppercase() => {
+                    Some(Kind::from_letter(c).ok_or_else(|| bad(format!("`{c}` is not a kind letter or `?`")))?)
+                }
+                c => return Err(bad(format!("`{c}` is not a kind letter or `?`"))),
+            };
+            let army = chars
+                .next()
+                .and_then(Army::from_letter)
+                .ok_or_else(|| bad(format!("`{c}` must be followed by an army letter s, e, n or w")))?;
+            if i >= nodes.len() {
+                return Err(bad(format!("more than {} nodes", nodes.len())));
+            }
+            board[nodes[i].index()] = Some((army, kind));
+            i += 1;
+        }
+        if i > nodes.len() {
+            return Err(bad(format!("more than {} nodes", nodes.len())));
+        }
+    }
+    if i != nodes.len() {
+        return Err(bad(format!("{i} nodes, expected {}", nodes.len())));
+    }
+    Ok(())
+}
+
+/// Read a view (six words) under `rules`.
+fn decode_view(fields: &[&str], rules: &Rules) -> Result<View, String> {
+    let [board_text, mode, turn, ended_text, quiet, ply] = fields else {
+        return Err(format!(
+            "a view has 6 words (<board> <mode> <turn> <ended> <quiet> <ply>), found {}",
+            fields.len()
+        ));
+    };
+    if *mode != rules.mode.name() {
+        return Err(format!("view: mode `{mode}`, but the game is {}", rules.mode));
+    }
+    let groups: Vec<&str> = board_text.split('/').collect();
+    if groups.len() != 5 {
+        return Err(format!("view: {} groups separated by `/`, expected 5", groups.len()));
+    }
+    let mut board = vec![None; NODES];
+    for army in Army::ALL {
+        let ranks: Vec<&str> = groups[army.index()].split(',').collect();
+        if ranks.len() != 6 {
+            return Err(format!("view: zone {}: {} ranks, expected 6", army.letter(), ranks.len()));
+        }
+        for (text, nodes) in ranks.iter().zip(zone_ranks(army)) {
+            read_run(text, &nodes, &mut board, &format!("zone {}", army.letter()))?;
+        }
+    }
+    read_run(groups[4], &centre(), &mut board, "centre")?;
+    let turn = match turn.chars().collect::<Vec<_>>()[..] {
+        [c] => Army::from_letter(c),
+        _ => None,
+    }
+    .ok_or_else(|| format!("view: turn `{turn}` is not an army letter"))?;
+    let mut ended = [None; 4];
+    if *ended_text != "-" {
+        let chars: Vec<char> = ended_text.chars().collect();
+        if !chars.len().is_multiple_of(2) {
+            return Err(format!("view: ended `{ended_text}`"));
+        }
+        for pair in chars.chunks(2) {
+            let army = Army::from_letter(pair[0]).ok_or_else(|| format!("view: ended `{ended_text}`"))?;
+            ended[army.index()] = Some(end_cause(pair[1]).ok_or_else(|| format!("view: ended `{ended_text}`"))?);
+        }
+    }
+    let number = |what: &str, t: &str| t.parse::<u32>().map_err(|_| format!("view: {what} `{t}` is not a number"));
+    Ok(View { board, turn, ended, quiet: number("quiet", quiet)?, ply: number("ply", ply)? })
+}
+
+/// A position with every piece of `view` where it stands, its written kind
+/// or [`FILLER`], and the view's turn, ended armies and counters (not
+/// settled: only what the seat is told is in it).
+fn stand_in(view: &View, rules: &Rules) -> Position {
+    let mut pos = Position::empty(*rules);
+    for n in Node::all() {
+        if let Some((army, kind)) = view.board[n.index()] {
+            pos.put(n, Piece::new(army, kind.unwrap_or(FILLER)));
+        }
+    }
+    for army in Army::ALL {
+        pos.set_ended(army, view.ended[army.index()]);
+    }
+    pos.set_turn(view.turn);
+    pos.set_counters(view.quiet, view.ply);
+    pos
+}
+
+// ---------------------------------------------------------------- events
+
+/// One announcement as an event: `<move>[:<ruling>][^<flag node>…][~<army><f|x>…]`.
+pub fn encode_event(a: &Announcement) -> String {
+    let mut out = a.mv.to_string();
+    let ruling = match a.ruling {
+        Ruling::Move => "",
+        Ruling::AttackerWon => ":a",
+        Ruling::DefenderWon => ":d",
+        Ruling::BothRemoved => ":b",
+        Ruling::FlagCaptured { capturer_removed: false } => ":f",
+        Ruling::FlagCaptured { capturer_removed: true } => ":fb",
+        Ruling::Stopped => ":s",
+    };
+    out.push_str(ruling);
+    for flag in a.flag_shown.iter().flatten() {
+        out.push('^');
+        out.push_str(&flag.to_string());
+    }
+    for army in Army::ALL {
+        if let Some(cause) = a.ended[army.index()] {
+            out.push('~');
+            out.push(army.letter());
+            out.push(end_letter(cause));
+        }
+    }
+    out
+}
+
+/// The move, ruling, shown flags and ended armies of one event.
+type Event = (Move, Ruling, [Option<Node>; 4], [Option<EndCause>; 4]);
+
+fn decode_event(text: &str) -> Result<Event, String> {
+    let bad = |why: &str| format!("event `{text}`: {why}");
+    let cut = text.find([':', '^', '~']).unwrap_or(text.len());
+    let mv: Move = text[..cut].parse().map_err(|e| bad(&format!("{e}")))?;
+    let mut rest = &text[cut..];
+    let mut ruling = Ruling::Move;
+    if let Some(r) = rest.strip_prefix(':') {
+        let end = r.find(['^', '~']).unwrap_or(r.len());
+        ruling = match &r[..end] {
+            "a" => Ruling::AttackerWon,
+            "d" => Ruling::DefenderWon,
+            "b" => Ruling::BothRemoved,
+            "f" => Ruling::FlagCaptured { capturer_removed: false },
+            "fb" => Ruling::FlagCaptured { capturer_removed: true },
+            "s" => Ruling::Stopped,
+            other => return Err(bad(&format!("`{other}` is not a ruling (a, d, b, f, fb, s)"))),
+        };
+        rest = &r[end..];
+    }
+    let mut flags = [None; 4];
+    let mut ended = [None; 4];
+    while !rest.is_empty() {
+        let (mark, body) = rest.split_at(1);
+        let end = body.find(['^', '~']).unwrap_or(body.len());
+        let item = &body[..end];
+        rest = &body[end..];
+        match mark {
+            "^" => {
+                let node: Node = item.parse().map_err(|e| bad(&format!("{e}")))?;
+                let army = node.zone().ok_or_else(|| bad("a flag stands in its army's zone"))?;
+                flags[army.index()] = Some(node);
+            }
+            _ => {
+                let mut c = item.chars();
+                let (Some(army), Some(cause), None) =
+                    (c.next().and_then(Army::from_letter), c.next().and_then(end_cause), c.next())
+                else {
+                    return Err(bad(&format!("`~{item}` is not an army letter and f or x")));
+                };
+                ended[army.index()] = Some(cause);
+            }
+        }
+    }
+    Ok((mv, ruling, flags, ended))
+}
+
+// ---------------------------------------------------------------- knowledge
+
+/// The outcome a seat can tell from a view: a team with both armies ended
+/// lost; the counters' draws (§10.8, §10.9). (A draw because nobody can
+/// move is not told by the view; a host never asks for a move in a
+/// finished game.)
+fn told_outcome(view: &View, rules: &Rules) -> Option<Outcome> {
+    for team in Team::BOTH {
+        if team.armies().iter().all(|a| view.ended[a.index()].is_some()) {
+            return Some(Outcome { winner: Some(team.other()), termination: Termination::TeamEliminated });
+        }
+    }
+    if view.quiet >= rules.no_progress_plies {
+        return Some(Outcome { winner: None, termination: Termination::QuietPlies });
+    }
+    (view.ply >= rules.max_plies).then_some(Outcome { winner: None, termination: Termination::MaxPlies })
+}
+
+/// What a host keeps to write a seat's position lines: the seat's view of
+/// the start and the events since.
+#[derive(Clone, Debug)]
+pub struct SiguoRecord {
+    start: String,
+    events: Vec<String>,
+}
+
+impl SiguoRecord {
+    /// A game whose seat knows `info` at the start.
+    pub fn new(info: &SiguoInfoSet) -> SiguoRecord {
+        SiguoRecord { start: encode_view(info), events: Vec::new() }
+    }
+
+    /// The referee announced a move.
+    pub fn observe(&mut self, a: &Announcement) {
+        self.events.push(encode_event(a));
+    }
+
+    /// The text after `position` for the seat, which knows `info` now.
+    pub fn position(&self, info: &SiguoInfoSet) -> String {
+        let view = encode_view(info);
+        if self.events.is_empty() {
+            return view;
+        }
+        format!("{view} start {} moves {}", self.start, self.events.join(" "))
+    }
+}
+
+/// The information set of `seat` from the text after `position`:
+/// rebuilt from the start view and the events exactly as the referee's,
+/// then checked against the view.
+pub fn decode_siguo_position(text: &str, rules: &Rules, seat: Army) -> Result<SiguoInfoSet, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() < 6 {
+        return Err("usage: position <view> [start <view> moves <event> ...]".into());
+    }
+    let (view_words, rest) = words.split_at(6);
+    let view = decode_view(view_words, rules)?;
+    let (start, events) = match rest {
+        [] => (view.clone(), &[][..]),
+        ["start", tail @ ..] if tail.len() >= 7 && tail[6] == "moves" => {
+            (decode_view(&tail[..6], rules).map_err(|e| format!("start {e}"))?, &tail[7..])
+        }
+        _ => return Err("after the view only `start <view> moves <event> ...` may come".into()),
+    };
+    // The seat must be told every kind it sees, and no more at the start
+    // than its own kinds (its ally's in 双明, all in 全明) and shown flags.
+    let probe = SiguoInfoSet::new(&Position::empty(*rules), seat);
+    for n in Node::all() {
+        if let Some((army, kind)) = start.board[n.index()] {
+            if probe.sees(army) != kind.is_some() && kind != Some(Kind::Flag) {
+                return Err(format!(
+                    "inconsistent position: the start view writes the piece on {n} {}",
+                    if kind.is_some() { "with a kind the seat does not see" } else { "as `?`, but the seat sees it" }
+                ));
+            }
+        }
+    }
+    let mut info = SiguoInfoSet::new(&stand_in(&start, rules), seat);
+    let outcome = told_outcome(&view, rules);
+    for text in events {
+        let (mv, ruling, flag_shown, ended) = decode_event(text)?;
+        let mover = info.army_at(mv.from).ok_or_else(|| format!("event `{text}`: no piece on {}", mv.from))?;
+        if info.army_at(mv.to).is_some_and(|a| a.team() == mover.team()) {
+            return Err(format!("event `{text}`: {} holds an allied piece", mv.to));
+        }
+        if (ruling == Ruling::Move) != info.army_at(mv.to).is_none() {
+            return Err(format!("event `{text}`: the ruling does not fit the board"));
+        }
+        info.update(&Announcement {
+            mv,
+            mover,
+            ruling,
+            flag_shown,
+            ended,
+            turn: view.turn,
+            quiet: view.quiet,
+            ply: view.ply,
+            outcome,
+        });
+    }
+    let rebuilt = encode_view(&info);
+    if rebuilt != view_words.join(" ") {
+        return Err(format!("inconsistent position: the start and the moves give `{rebuilt}`, not the view"));
+    }
+    if let Some(why) = info.inconsistency() {
+        return Err(format!("inconsistent position: {why}"));
+    }
+    Ok(info)
+}
+
+// ---------------------------------------------------------------- server
+
+/// The engine's state between commands.
+struct Engine {
+    spec: String,
+    bot: Box<dyn SiguoBot>,
+    game: Option<Game>,
+}
+
+struct Game {
+    rules: Rules,
+    seat: Army,
+    rng: junqi_core::GameRng,
+    info: Option<SiguoInfoSet>,
+}
+
+fn build(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
+    junqi_siguo::bot_from_spec(spec)
+}
+
+impl Engine {
+    fn handle(&mut self, line: &str, out: &mut impl Write) -> std::io::Result<bool> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let answer = match words.split_first() {
+            None => return Ok(true),
+            Some((&"newgame", args)) => self.newgame(args).map(|()| Vec::new()),
+            Some((&"position", _)) => self.position(line.trim_start()["position".len()..].trim()).map(|()| Vec::new()),
+            Some((&"legal", args)) => args
+                .iter()
+                .try_for_each(|m| {
+                    m.parse::<Move>().map(drop).map_err(|_| format!("legal: `{m}` is not a four-player move"))
+                })
+                .map(|()| Vec::new()),
+            Some(_) => match crate::grammar::Command::parse(line) {
+                Ok(Some(crate::grammar::Command::Quit)) => return Ok(false),
+                Ok(Some(command)) => self.answer(command),
+                Ok(None) => return Ok(true),
+                Err(message) => Err(message),
+            },
+        };
+        match answer {
+            Ok(lines) => {
+                for l in lines {
+                    writeln!(out, "{l}")?;
+                }
+            }
+            Err(message) => writeln!(out, "error {}", message.replace('\n', " "))?,
+        }
+        out.flush()?;
+        Ok(true)
+    }
+
+    fn answer(&mut self, command: crate::grammar::Command) -> Result<Vec<String>, String> {
+        use crate::grammar::Command;
+        match command {
+            Command::Junqi => Ok(vec![
+                format!("id name junqi {}", self.spec),
+                "id author the junqi project".into(),
+                format!("id protocol {}", crate::PROTOCOL_VERSION),
+                "option name spec type string".into(),
+                "plays siguo anqi".into(),
+                "plays siguo shuangming".into(),
+                "plays siguo quanming".into(),
+                "junqiok".into(),
+            ]),
+            Command::IsReady => Ok(vec!["readyok".into()]),
+            Command::SetOption { name, value } if name == "spec" => {
+                self.bot = build(&value)?;
+                self.spec = value;
+                Ok(Vec::new())
+            }
+            Command::SetOption { name, .. } => {
+                Err(format!("setoption: four-player bots have no option `{name}`; set `spec` (e.g. mcts:400)"))
+            }
+            Command::Go(limits) => self.go(limits),
+            Command::Deploy { .. } => Err("deploy: four-player armies are dealt from the game's seed".into()),
+            Command::NewGame { .. } => Err(SIGUO_NEWGAME_USAGE.into()),
+            Command::Position(_) | Command::Legal(_) => unreachable!("read above"),
+            Command::Result { .. } | Command::Stop | Command::Quit => Ok(Vec::new()),
+        }
+    }
+
+    fn newgame(&mut self, args: &[&str]) -> Result<(), String> {
+        let (rules, seat, seed) = parse_newgame(args)?;
+        self.bot = build(&self.spec)?;
+        self.game = Some(Game { rules, seat, rng: junqi_core::rng_from_seed(seed.unwrap_or(0)), info: None });
+        Ok(())
+    }
+
+    fn position(&mut self, text: &str) -> Result<(), String> {
+        let game = self.game.as_mut().ok_or("position before newgame")?;
+        game.info = None;
+        game.info = Some(decode_siguo_position(text, &game.rules, game.seat)?);
+        Ok(())
+    }
+
+    fn go(&mut self, limits: crate::grammar::Limits) -> Result<Vec<String>, String> {
+        let game = self.game.as_mut().ok_or("go before newgame")?;
+        let info = game.info.as_ref().ok_or("go before position")?;
+        if info.outcome().is_some() {
+            return Err("go: the game is over in this position".into());
+        }
+        let mut legal = MoveList::new();
+        info.legal_moves(&mut legal);
+        if legal.is_empty() {
+            return Err(format!("go: seat {} has no move in this position", game.seat.index()));
+        }
+        let mut notes = Vec::new();
+        let mut bot = None;
+        if let Some(n) = limits.sims.or(limits.nodes) {
+            if self.spec.starts_with("mcts") {
+                bot = Some(build(&format!("mcts:{n}"))?);
+            } else {
+                notes.push(format!("info string sims ignored: bot `{}` has no simulation budget", self.spec));
+            }
+        }
+        if limits.movetime.is_some() || limits.clock.is_some() {
+            notes.push(format!("info string time ignored: four-player bot `{}` has no time budget", self.spec));
+        }
+        let started = std::time::Instant::now();
+        let bot = bot.as_mut().unwrap_or(&mut self.bot);
+        let mv = bot.choose(info, &mut game.rng).ok_or("go: the bot found no move")?;
+        notes.push(format!("info time {} pv {mv}", started.elapsed().as_millis()));
+        notes.push(format!("bestmove {mv}"));
+        Ok(notes)
+    }
+}
+
+/// Serve the four-player protocol for bot `spec` (random, greedy,
+/// heuristic, mcts:N) on `input`/`output` until `quit` or the end of the
+/// input; bad commands are answered with `error` lines.
+pub fn serve_siguo(spec: &str, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
+    let mut engine = Engine { spec: spec.trim().to_string(), bot: build(spec)?, game: None };
+    let mut input = input;
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        let read = (&mut input).take(SIGUO_MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
+        if read.map_err(|e| format!("reading commands: {e}"))? == 0 {
+            break;
+        }
+        let reply = if !bytes.ends_with(b"\n") && bytes.len() > SIGUO_MAX_LINE {
+            crate::server::skip_line(&mut input).map_err(|e| format!("reading commands: {e}"))?;
+            Some(format!("error command longer than {SIGUO_MAX_LINE} bytes"))
+        } else {
+            match std::str::from_utf8(&bytes) {
+                Ok(line) => {
+                    let keep = engine.handle(line.trim_end_matches(['\n', '\r']), &mut output);
+                    if !keep.map_err(|e| format!("writing answers: {e}"))? {
+                        break;
+                    }
+                    None
+                }
+                Err(_) => Some("error command is not valid UTF-8".to_string()),
+            }
+        };
+        if let Some(reply) = reply {
+            writeln!(output, "{reply}").and_then(|()| output.flush()).map_err(|e| format!("writing answers: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use junqi_siguo::Mode;
+    use rand::Rng;
+
+    /// On every ply of random games in every mode, every seat's set rebuilt
+    /// from the position line is the referee's own.
+    #[test]
+    fn position_lines_rebuild_the_referees_sets() {
+        for (i, mode) in Mode::ALL.into_iter().enumerate() {
+            let rules = Rules::preset(mode);
+            let mut rng = junqi_core::rng_from_seed(40 + i as u64);
+            let mut pos = Position::new_game(rules, 7 + i as u64);
+            let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+            let mut records: Vec<SiguoRecord> = infos.iter().map(SiguoRecord::new).collect();
+            let mut list = MoveList::new();
+            let mut checked = 0;
+            while pos.outcome().is_none() && pos.ply() < 300 {
+                for (info, record) in infos.iter().zip(&records) {
+                    let line = record.position(info);
+                    let back =
+                        decode_siguo_position(&line, &rules, info.seat()).unwrap_or_else(|e| panic!("{e}: {line}"));
+                    assert_eq!(&back, info, "{mode} ply {} seat {}", pos.ply(), info.seat());
+                    checked += 1;
+                }
+                pos.legal_moves(&mut list);
+                let mv = list[rng.random_range(0..list.len())];
+                let before = pos.clone();
+                let effect = pos.play(mv).unwrap();
+                let a = Announcement::new(&before, mv, &effect, &pos);
+                for (info, record) in infos.iter_mut().zip(records.iter_mut()) {
+                    info.update(&a);
+                    record.observe(&a);
+                }
+            }
+            assert!(checked > 100, "{mode}: {checked}");
+        }
+    }
+
+    #[test]
+    fn rules_and_newgame_round_trip() {
+        let mut rules = Rules::preset(Mode::Shuangming);
+        rules.apply_override("turn_order=clockwise").unwrap();
+        let line = newgame_line(&rules, Army::new(3).unwrap(), u64::MAX);
+        let words: Vec<&str> = line.split_whitespace().skip(1).collect();
+        assert_eq!(parse_newgame(&words).unwrap(), (rules, Army::new(3).unwrap(), Some(u64::MAX)));
+        for bad in ["siguo anqi seat 4", "siguo anqi seat 1 seed -1", "anqi seat 1", "siguo anqi seat 01"] {
+            let words: Vec<&str> = bad.split_whitespace().collect();
+            assert!(parse_newgame(&words).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_view_with_a_hidden_kind_written_is_refused() {
+        let rules = Rules::preset(Mode::Anqi);
+        let pos = Position::new_game(rules, 3);
+        // The true position: every kind written, which seat 0 does not see.
+        let err = decode_siguo_position(&pos.to_string(), &rules, Army::new(0).unwrap()).unwrap_err();
+        assert!(err.contains("does not see"), "{err}");
+        let info = SiguoInfoSet::new(&pos, Army::new(0).unwrap());
+        assert!(decode_siguo_position(&encode_view(&info), &rules, Army::new(0).unwrap()).is_ok());
+    }
+}
