@@ -18,7 +18,9 @@ use crate::{ensure_run_file, write_atomic, ArenaError};
 use junqi_selfplay::{
     game_seed, read_siguo_games_file, run_siguo, shard_files, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
 };
-use junqi_siguo::{Announcement, Army, Move, MoveList, Outcome, Position, Rules, SiguoBot, SiguoInfoSet, OPTION_NAMES};
+use junqi_siguo::{
+    build_agent, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent, SiguoBot, SiguoInfoSet, OPTION_NAMES,
+};
 use junqi_stats::{pair_estimates, Decision, Estimate, Penta, Sprt, SprtSummary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -88,48 +90,6 @@ fn check_games(
         )));
     }
     siguo_config(rules, games, bots.clone(), seed)
-}
-
-/// A four-player player that may fail: an external engine (`engine:cmd=…`,
-/// registered by `junqi-engine`), one per army it plays in a game. It is
-/// told what its seat knows at the start and every announcement of the
-/// referee (the same to every seat), and asked for its seat's move; an
-/// error (a crash, a hang, an illegal or malformed move) forfeits the game
-/// for its army's team.
-pub trait SiguoAgent: Send {
-    /// A new game: `info` is what the seat knows at its start, `seed` is for
-    /// the agent's random choices.
-    fn start(&mut self, info: &SiguoInfoSet, seed: u64) -> Result<(), String>;
-    /// The referee's announcement of one move (any army's).
-    fn observe(&mut self, announcement: &Announcement);
-    /// The move of `info`'s seat, whose turn it is; the arena checks it is legal.
-    fn choose(&mut self, info: &SiguoInfoSet) -> Result<Move, String>;
-    /// The game is over (not called after this agent's forfeit).
-    fn finish(&mut self, outcome: &Outcome) {
-        let _ = outcome;
-    }
-}
-
-/// Builds the agent of a spec it knows: `None` for a spec of another kind,
-/// `Some(Err)` for a bad one of its kind (or one that cannot play `rules`).
-pub type SiguoAgentFactory = fn(spec: &str, rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>>;
-
-static AGENT_FACTORIES: std::sync::Mutex<Vec<SiguoAgentFactory>> = std::sync::Mutex::new(Vec::new());
-
-/// Make the specs `factory` knows four-player bots of `arena --siguo` and
-/// `sprt --siguo` (`junqi_engine::register_engine_bot` registers
-/// `engine:cmd=…`). Registering the same factory twice changes nothing.
-pub fn register_siguo_agent(factory: SiguoAgentFactory) {
-    let mut all = AGENT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner());
-    if !all.iter().any(|f| std::ptr::fn_addr_eq(*f, factory)) {
-        all.push(factory);
-    }
-}
-
-/// The agent of `spec` from the registered factories; `None` when none knows it.
-fn build_agent(spec: &str, rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>> {
-    let all = AGENT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    all.iter().find_map(|f| f(spec, rules))
 }
 
 /// Is `spec` a built-in four-player bot (random, greedy, heuristic, mcts:N)?
@@ -256,9 +216,10 @@ pub fn play_agent_game(
     let mut forfeit: Option<(Army, String)> = None;
     for army in Army::ALL {
         if let SeatPlayer::Agent(agent) = &mut seats[army.index()] {
-            // Each army's agent its own seed, from the deal's and the army.
-            let agent_seed = game_seed(seed ^ id.rotate_left(32), army.index() as u64);
-            if let Err(why) = agent.start(&infos[army.index()], agent_seed) {
+            // Each agent draws its seed from the bots' random stream (as the
+            // two-player engine client does): reproducible from the run's
+            // seed, but no function of the deal's an engine could invert.
+            if let Err(why) = agent.start(&infos[army.index()], &mut rng) {
                 forfeit = Some((army, why));
                 break;
             }
@@ -306,13 +267,22 @@ pub fn play_agent_game(
         Some((army, why)) => {
             eprintln!("warning: {} forfeits four-player game {id} (army {army}): {why}", specs[army.index()]);
             let result = if army.team() == junqi_siguo::Team::A { "0-1" } else { "1-0" };
+            // Every other agent, the forfeiting army's ally included, is told
+            // the game is over (one that was never started hears nothing).
+            for (i, seat) in seats.iter_mut().enumerate() {
+                if let SeatPlayer::Agent(agent) = seat {
+                    if i != army.index() {
+                        agent.finish(Some(army.team().other()), "forfeit");
+                    }
+                }
+            }
             (result.to_string(), "forfeit".to_string(), Some(format!("army {army}: {why}")))
         }
         None => {
             let outcome = pos.outcome().expect("the loop ends with the game");
             for seat in seats.iter_mut() {
                 if let SeatPlayer::Agent(agent) = seat {
-                    agent.finish(&outcome);
+                    agent.finish(outcome.winner, outcome.termination.name());
                 }
             }
             (outcome.result_str().to_string(), outcome.termination.name().to_string(), None)

@@ -36,7 +36,7 @@ pub(crate) const MOVETIME_GRACE: Duration = Duration::from_secs(1);
 /// bots of `arena --siguo` and `sprt --siguo` ([`crate::siguo_client`]).
 pub fn register_engine_bot() {
     register_bot("engine", build_engine_bot);
-    junqi_arena::siguo::register_siguo_agent(crate::siguo_client::build_siguo_engine);
+    junqi_siguo::register_siguo_agent(crate::siguo_client::build_siguo_engine);
 }
 
 fn build_engine_bot(spec: &BotSpec) -> Result<Player, BotSpecError> {

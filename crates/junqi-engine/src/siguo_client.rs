@@ -14,9 +14,9 @@
 use crate::client::{engine_config, probe, put_idle, take_idle, EngineConfig, EngineProcess, MOVETIME_GRACE};
 use crate::grammar::{Command, GameResult, Limits};
 use crate::siguo::{newgame_line, SiguoRecord};
-use junqi_arena::siguo::SiguoAgent;
 use junqi_bots::BotSpec;
-use junqi_siguo::{Announcement, Army, Move, MoveList, Outcome, Rules, SiguoInfoSet, OPTION_NAMES};
+use junqi_siguo::{Announcement, Army, Move, MoveList, Rules, SiguoAgent, SiguoInfoSet, Team, OPTION_NAMES};
+use rand::RngCore;
 use std::time::{Duration, Instant};
 
 /// Whether an engine whose handshake had these `plays siguo …` lines (the
@@ -152,7 +152,10 @@ impl SiguoEngine {
 }
 
 impl SiguoAgent for SiguoEngine {
-    fn start(&mut self, info: &SiguoInfoSet, seed: u64) -> Result<(), String> {
+    fn start(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Result<(), String> {
+        // As the two-player client: the seed from the bots' random stream,
+        // nothing an engine could trace back to the deal.
+        let seed = rng.next_u64();
         if let Some((base, _)) = self.config.clock {
             self.remaining = base;
         }
@@ -174,16 +177,16 @@ impl SiguoAgent for SiguoEngine {
     }
 
     /// `result` from the seat's team's side (a failure costs nothing: the game is over).
-    fn finish(&mut self, outcome: &Outcome) {
+    fn finish(&mut self, winner: Option<Team>, termination: &str) {
         self.record = None;
         let Some(seat) = self.seat.take() else { return };
         let Some(process) = self.process.as_mut() else { return };
-        let result = match outcome.winner {
+        let result = match winner {
             None => GameResult::Draw,
             Some(team) if team == seat.team() => GameResult::Win,
             Some(_) => GameResult::Loss,
         };
-        let line = Command::Result { result, termination: outcome.termination.name().to_string() }.to_string();
+        let line = Command::Result { result, termination: termination.to_string() }.to_string();
         if process.send_line(&line).is_err() {
             self.process = None;
         }

@@ -11,7 +11,8 @@
 //! and legal-action masks seen from a seat ([`observation`]); bots that
 //! decide from a seat's information set only ([`bots`]: random, greedy,
 //! heuristic), and an information-set search with a team value
-//! ([`search`]: `mcts:N`).
+//! ([`search`]: `mcts:N`); players that may fail (external engines) and
+//! their registry ([`agent`]).
 //!
 //! Piece kinds, the combat function and the deployment checks are those of
 //! `junqi-core` (one source for both games); an army zone is the two-player
@@ -27,6 +28,7 @@
 //! assert_eq!(pos.turn().index(), 1); // counterclockwise: army 1 moves next
 //! ```
 
+pub mod agent;
 pub mod board;
 pub mod bots;
 pub mod determinize;
@@ -41,6 +43,7 @@ pub mod search;
 pub mod setup;
 pub mod svg;
 
+pub use agent::{build_agent, register_siguo_agent, SiguoAgent, SiguoAgentFactory};
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
 pub use bots::{bot_from_spec, play_bots, BotGame, SiguoBot, BOT_NAMES};
 pub use determinize::DeterminizeError;

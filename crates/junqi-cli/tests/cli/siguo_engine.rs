@@ -19,13 +19,16 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// A shell-script four-player engine: the handshake (it plays 四国暗棋),
-/// then `on_go` for every `go`.
+/// then `on_go` for every `go`; each process appends every line it is sent
+/// to `<name>.<pid>.in` in `dir`.
 fn script(dir: &Path, name: &str, on_go: &str) -> String {
     let path = dir.join(name);
+    let log = dir.join(format!("{name}.$$.in"));
     let text = format!(
-        "while read -r line; do\n  case \"$line\" in\n    junqi) echo 'id name fault'; echo 'id protocol 3'; \
-         echo 'plays siguo anqi'; echo junqiok;;\n    isready) echo readyok;;\n    go*) {on_go};;\n    \
-         quit) exit 0;;\n  esac\ndone\n"
+        "while read -r line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    \
+         junqi) echo 'id name fault'; echo 'id protocol 3'; echo 'plays siguo anqi'; echo junqiok;;\n    \
+         isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n",
+        log.display()
     );
     std::fs::write(&path, text).unwrap();
     format!("sh {}", path.display())
@@ -86,6 +89,41 @@ fn a_failing_siguo_engine_forfeits_and_the_match_goes_on() {
         assert_eq!((games[0].result.as_str(), games[0].plies), ("0-1", 0), "{name}");
         assert_eq!((games[1].result.as_str(), games[1].plies), ("1-0", 1), "{name}");
         assert!(games.iter().all(|g| g.termination == "forfeit"), "{name}");
+        // The forfeiting army's ally (army 2 in game 0, army 3 in game 1)
+        // is told the game is over, from its team's side; the army that
+        // forfeited is not.
+        // The last game's ally idles when `junqi` exits: its shell may log
+        // the line a moment later.
+        let results = || {
+            let mut results = Vec::new();
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let file = path.file_name().unwrap().to_str().unwrap().to_string();
+                if !(file.starts_with(&format!("{name}.sh.")) && file.ends_with(".in")) {
+                    continue;
+                }
+                let mut seat = None;
+                for line in std::fs::read_to_string(&path).unwrap().lines() {
+                    if line.starts_with("newgame") {
+                        seat = line.split_whitespace().skip_while(|&w| w != "seat").nth(1).map(str::to_string);
+                    } else if line.starts_with("result") {
+                        results.push((seat.clone().expect("a result after newgame"), line.to_string()));
+                    }
+                }
+            }
+            results.sort();
+            results
+        };
+        let mut told = results();
+        for _ in 0..50 {
+            if told.len() >= 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            told = results();
+        }
+        let expected = [("2", "result loss forfeit"), ("3", "result loss forfeit")];
+        assert_eq!(told, expected.map(|(s, l)| (s.to_string(), l.to_string())), "{name}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -197,7 +235,8 @@ fn after(g: &SiguoGame, rules: Rules, seat: Army, ply: usize) -> (junqi_siguo::P
 /// by a wrapper, is compared with the stored games: each position line's
 /// views (now and at the start) against the true positions, its events
 /// against the moves played (and they hold no kind letter), the legal
-/// moves and the `newgame` line; no other line may carry a position.
+/// moves and the `newgame` line, whose seed must not give the deal away;
+/// no other line may carry a position.
 #[test]
 fn a_siguo_engine_is_never_told_a_kind_its_seat_cannot_know() {
     let dir = scratch("fair");
@@ -213,6 +252,7 @@ fn a_siguo_engine_is_never_told_a_kind_its_seat_cannot_know() {
     let mut rules = Rules::preset(Mode::Anqi);
     rules.apply_override("max_plies=160").unwrap();
     let (mut positions, mut hidden, mut identified, mut newgames) = (0, 0, 0, 0);
+    let mut seeds = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "log") {
@@ -225,6 +265,20 @@ fn a_siguo_engine_is_never_told_a_kind_its_seat_cannot_know() {
             match words.first().copied() {
                 Some("newgame") => {
                     assert_eq!(words[1..3], ["siguo", "anqi"], "{line}");
+                    // The engine's seed tells nothing of the deal: it is no
+                    // deal seed of the run, nor what the old host derived
+                    // from one (`game_seed(deal ^ id.rotate_left(32), army)`,
+                    // splitmix64, which an engine could invert to the deal).
+                    assert_eq!(words[words.len() - 2], "seed", "{line}");
+                    let told: u64 = words[words.len() - 1].parse().unwrap();
+                    for (id, g) in games.iter().enumerate() {
+                        assert_ne!(told, g.seed, "a deal seed: {line}");
+                        for army in 0..4 {
+                            let old = junqi_selfplay::game_seed(g.seed ^ (id as u64).rotate_left(32), army);
+                            assert_ne!(told, old, "derived from game {id}'s deal: {line}");
+                        }
+                    }
+                    seeds.push(told);
                     let at = words.iter().position(|&w| w == "seat").unwrap();
                     let seat = Army::new(words[at + 1].parse().unwrap()).unwrap();
                     // Team A (the engine) holds armies 0 and 2 in game 0, 1 and 3 in game 1.
@@ -266,6 +320,9 @@ fn a_siguo_engine_is_never_told_a_kind_its_seat_cannot_know() {
         }
     }
     assert_eq!(newgames, 4, "two armies in each of two games");
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), 4, "each army its own seed");
     assert!(positions > 40, "{positions} positions");
     assert!(hidden > 40 * 20, "{hidden} hidden pieces");
     // Kinds the announcements gave away (a flier's move, a ruling) are told.
