@@ -429,14 +429,32 @@ pub fn decode_siguo_position(text: &str, rules: &Rules, seat: Army) -> Result<Si
         _ => return Err("after the view only `start <view> moves <event> ...` may come".into()),
     };
     // The seat must be told every kind it sees, and no more at the start
-    // than its own kinds (its ally's in 双明, all in 全明) and shown flags.
+    // than its own kinds (its ally's in 双明, all in 全明) and shown flags:
+    // the flag of a live army it does not see, and only where that army's
+    // 司令 may have left the board (fewer than 25 of its pieces stand, so
+    // never at a game's deal), §10.8 司令阵亡，军旗亮开.
     let probe = SiguoInfoSet::new(&Position::empty(*rules), seat);
+    let mut on_board = [0usize; 4];
+    for (army, _) in start.board.iter().flatten() {
+        on_board[army.index()] += 1;
+    }
+    let mut flags = [0usize; 4];
     for n in Node::all() {
         if let Some((army, kind)) = start.board[n.index()] {
-            if probe.sees(army) != kind.is_some() && kind != Some(Kind::Flag) {
+            if probe.sees(army) == kind.is_some() {
+                continue;
+            }
+            let a = army.index();
+            let shown_flag = kind == Some(Kind::Flag) && start.ended[a].is_none() && on_board[a] < 25;
+            flags[a] += shown_flag as usize;
+            if !shown_flag || flags[a] > 1 {
                 return Err(format!(
                     "inconsistent position: the start view writes the piece on {n} {}",
-                    if kind.is_some() { "with a kind the seat does not see" } else { "as `?`, but the seat sees it" }
+                    if kind.is_some() {
+                        "with a kind the seat does not see (a flag only once its army's 司令 has left the board)"
+                    } else {
+                        "as `?`, but the seat sees it"
+                    }
                 ));
             }
         }
@@ -699,5 +717,39 @@ mod tests {
         assert!(err.contains("does not see"), "{err}");
         let info = SiguoInfoSet::new(&pos, Army::new(0).unwrap());
         assert!(decode_siguo_position(&encode_view(&info), &rules, Army::new(0).unwrap()).is_ok());
+    }
+
+    /// Another army's flag may be written in a start view only once its 司令
+    /// has left the board: with the 司令 gone (24 pieces) the shown flag is
+    /// accepted; with all 25 pieces standing (a deal, here with the 司令
+    /// turned into an engineer so that the referee's set shows the flag) it
+    /// is refused.
+    #[test]
+    fn a_start_view_shows_a_flag_only_after_its_commander_fell() {
+        let rules = Rules::preset(Mode::Anqi);
+        let (seat, east) = (Army::new(0).unwrap(), Army::new(1).unwrap());
+        let deal = Position::new_game(rules, 5);
+        let commander = deal.pieces().find(|(_, p)| p.army == east && p.kind == Kind::Commander).unwrap().0;
+        let mut fallen = Position::empty(rules);
+        let mut disguised = Position::empty(rules);
+        for (node, piece) in deal.pieces() {
+            if node != commander {
+                fallen.put(node, piece);
+                disguised.put(node, piece);
+            } else {
+                disguised.put(node, junqi_siguo::Piece::new(east, Kind::Engineer));
+            }
+        }
+        for pos in [&mut fallen, &mut disguised] {
+            pos.set_turn(seat);
+            pos.set_counters(0, 4);
+        }
+        let view = encode_view(&SiguoInfoSet::new(&fallen, seat));
+        assert!(view.contains("Fe"), "{view}");
+        assert!(decode_siguo_position(&view, &rules, seat).is_ok(), "{view}");
+        let view = encode_view(&SiguoInfoSet::new(&disguised, seat));
+        assert!(view.contains("Fe"), "{view}");
+        let err = decode_siguo_position(&view, &rules, seat).unwrap_err();
+        assert!(err.contains("司令 has left the board"), "{err}");
     }
 }
