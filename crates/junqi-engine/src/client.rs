@@ -31,6 +31,10 @@ pub const ENGINE_KEYS: [&str; 7] = ["cmd", "name", "timeout", "movetime", "sims"
 pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// What a `movetime` move may overrun before it forfeits (pipes, start-up, scheduling).
 pub(crate) const MOVETIME_GRACE: Duration = Duration::from_secs(1);
+/// The longest `timeout`, `movetime` and `tc` (its start and its increment)
+/// a spec may give: one day, so that no deadline (`Instant::now() + …`)
+/// overflows.
+pub(crate) const MAX_DURATION_MS: u64 = 86_400_000;
 
 /// Make `engine:` specs buildable by [`junqi_bots::from_spec`], and four-player
 /// bots of `arena --siguo` and `sprt --siguo` ([`crate::siguo_client`]).
@@ -293,8 +297,10 @@ pub struct EngineBot {
 /// `60+0.5`: a clock of 60 s plus 0.5 s a move.
 fn parse_clock(text: &str) -> Option<(Duration, Duration)> {
     let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let seconds =
-        |t: &str| t.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e7).map(Duration::from_secs_f64);
+    let most = (MAX_DURATION_MS / 1000) as f64;
+    let seconds = |t: &str| {
+        t.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0 && *s <= most).map(Duration::from_secs_f64)
+    };
     let base = seconds(base).filter(|b| !b.is_zero())?;
     Some((base, seconds(inc)?))
 }
@@ -357,7 +363,15 @@ pub(crate) fn engine_config(spec: &BotSpec) -> Result<EngineConfig, BotSpecError
             })
             .transpose()
     };
-    let explicit_timeout = millis("timeout")?.map(Duration::from_millis);
+    let duration = |key: &str| -> Result<Option<u64>, BotSpecError> {
+        match millis(key)? {
+            Some(ms) if ms > MAX_DURATION_MS => {
+                Err(spec.bad(key, &format!("must be at most {MAX_DURATION_MS} milliseconds (one day)")))
+            }
+            other => Ok(other),
+        }
+    };
+    let explicit_timeout = duration("timeout")?.map(Duration::from_millis);
     let debug = match spec.get("debug") {
         None | Some("false") => false,
         Some("true") => true,
@@ -383,12 +397,14 @@ pub(crate) fn engine_config(spec: &BotSpec) -> Result<EngineConfig, BotSpecError
         args: words.collect(),
         timeout,
         explicit_timeout,
-        movetime: millis("movetime")?,
+        movetime: duration("movetime")?,
         sims: millis("sims")?,
         clock: spec
             .get("tc")
             .map(|tc| {
-                parse_clock(tc).ok_or_else(|| spec.bad("tc", "expected <seconds>+<increment seconds>, e.g. 60+0.5"))
+                parse_clock(tc).ok_or_else(|| {
+                    spec.bad("tc", "expected <seconds>+<increment seconds>, each at most 86400 (one day), e.g. 60+0.5")
+                })
             })
             .transpose()?,
         options,
@@ -624,5 +640,29 @@ impl Agent for EngineBot {
         }
         self.last = None;
         self.deployed = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `timeout`, `movetime` and `tc` over one day are a one-line error when
+    /// the spec is read (a deadline that far could overflow `Instant`); a day
+    /// itself is accepted.
+    #[test]
+    fn durations_over_a_day_are_refused_at_parsing() {
+        let config = |extra: &str| engine_config(&BotSpec::parse(&format!("engine:cmd=sh,{extra}")).unwrap());
+        for extra in ["timeout=86400000", "movetime=86400000", "tc=86400+86400", "tc=60+0.5"] {
+            assert!(config(extra).is_ok(), "{extra}");
+        }
+        for extra in ["timeout=86400001", "movetime=18446744073709551615", "tc=86401+0", "tc=60+86400.5", "tc=1e300+0"]
+        {
+            let err = config(extra).unwrap_err().to_string();
+            assert!(err.contains("one day") && !err.contains('\n'), "{extra}: {err}");
+        }
+        let huge = config("timeout=86400000,movetime=86400000,tc=86400+86400").unwrap();
+        // The longest deadline a move can have is now + a day + the grace.
+        let _ = Instant::now() + Duration::from_millis(huge.movetime.unwrap()) + MOVETIME_GRACE + huge.timeout;
     }
 }
