@@ -22,7 +22,10 @@
 # SEED + 1), TEACHER_GAMES (default 3000), TRAIN_STEPS (default: the
 # config's 2,500), ARENA_GAMES (default 100), PLANES (110, the default, makes
 # the loop's nets read the history planes, widening the distilled net at
-# generation 0; 100 is the recorded run, made before them), QUIET (the
+# generation 0; 100 is the recorded run, made before them), RETURN (the
+# training's data.policy_target_return, default 0; 0.75 took the 翻棋 plain
+# policy past +100 Elo against heuristic, BENCHMARKS.md "Decisive play"),
+# QUIET (the
 # loop's [train.data] value_target_quiet, default 0), DRAW (the loop's
 # self-play draw score, e.g. auto; default none), JUNQI_BIN (default:
 # scripts/setup.sh, then build target/release/junqi). A smoke test of the
@@ -50,6 +53,7 @@ step "3/4 the loop from the distilled net (planes $planes)"
 loop_args=(--set "train.init=$distilled" --set "train.model.in_channels=$planes"
     --set "bootstrap.bot=mcts:sims=32,c=4,mix=0.5,search=gumbel,k=16,eval=net:$distilled")
 [ -n "${QUIET:-}" ] && loop_args+=(--set "train.data.value_target_quiet=$QUIET")
+[ -n "${RETURN:-}" ] && loop_args+=(--set "train.data.policy_target_return=$RETURN")
 [ -n "${DRAW:-}" ] && loop_args+=(--set "selfplay.draw=\"$DRAW\"")
 "$J" loop --config configs/loop/anqi-q.toml --out "$out/loop" "${loop_args[@]}" "$@"
 best=$(recipe_best_net "$out/loop")

@@ -18,7 +18,10 @@
 # recorded gauntlet used 25), TEACHER_GAMES (default 2000), TRAIN_STEPS
 # (default: the config's 5,000), ARENA_GAMES (default 100), PLANES (110,
 # the default, trains a net that reads the history planes; 100 is the
-# recorded run, made before them), QUIET (the training's
+# recorded run, made before them), RETURN (the
+# training's data.policy_target_return, default 0; 0.75 took the plain
+# policy past +100 Elo against heuristic, BENCHMARKS.md "Decisive play"),
+# QUIET (the training's
 # data.value_target_quiet, default 0), DRAW (the teacher search's draw
 # score, e.g. auto; default none), JUNQI_BIN
 # (default: scripts/setup.sh, then build target/release/junqi). A smoke
@@ -43,6 +46,7 @@ step "2/4 teacher games: $teacher"
 step "3/4 training"
 train_args=(--set "model.in_channels=$planes")
 [ -n "${QUIET:-}" ] && train_args+=(--set "data.value_target_quiet=$QUIET")
+[ -n "${RETURN:-}" ] && train_args+=(--set "data.policy_target_return=$RETURN")
 "$J" train --config configs/train/distill-fanqi1h-q5k.toml --data "$out/teacher" --out "$out/train" \
     ${TRAIN_STEPS:+--steps "$TRAIN_STEPS"} "${train_args[@]}"
 
