@@ -608,11 +608,16 @@ impl Engine {
                 notes.push(format!("info string sims ignored: bot `{}` has no simulation budget", self.spec));
             }
         }
-        if limits.movetime.is_some() || limits.clock.is_some() {
-            notes.push(format!("info string time ignored: four-player bot `{}` has no time budget", self.spec));
-        }
         let started = std::time::Instant::now();
+        let keep_sims = bot.is_some();
         let bot = bot.as_mut().unwrap_or(&mut self.bot);
+        // `go movetime` (or the clock's share a `tc` search spends, at most 90 % of `timeout`) for this move;
+        // a time past any instant is no limit.
+        if let Some(deadline) = crate::server::move_time(&limits).and_then(|t| started.checked_add(t)) {
+            if !bot.time_next_move(deadline, keep_sims) {
+                notes.push(format!("info string time ignored: four-player bot `{}` has no time budget", self.spec));
+            }
+        }
         let mv = bot.choose(info, &mut game.rng).ok_or("go: the bot found no move")?;
         notes.push(format!("info time {} pv {mv}", started.elapsed().as_millis()));
         notes.push(format!("bestmove {mv}"));
@@ -751,5 +756,41 @@ mod tests {
         assert!(view.contains("Fe"), "{view}");
         let err = decode_siguo_position(&view, &rules, seat).unwrap_err();
         assert!(err.contains("司令 has left the board"), "{err}");
+    }
+
+    /// `go movetime 50` stops `mcts:sims=100000000` by time (a generous
+    /// bound: seconds, where the simulations would take hours), with
+    /// `go sims` too the smaller budget; a bot without a time notion says so.
+    #[test]
+    fn go_movetime_bounds_the_four_player_search() {
+        let rules = Rules::preset(Mode::Anqi);
+        let pos = Position::new_game(rules, 5);
+        let seat = pos.turn();
+        let info = SiguoInfoSet::new(&pos, seat);
+        let position = SiguoRecord::new(&info).position(&info);
+        let session = |spec: &str, go: &str| {
+            let input = format!("{}\nposition {position}\n{go}\nquit\n", newgame_line(&rules, seat, 1));
+            let mut out = Vec::new();
+            let started = std::time::Instant::now();
+            serve_siguo(spec, input.as_bytes(), &mut out).unwrap();
+            (String::from_utf8(out).unwrap(), started.elapsed())
+        };
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        let best =
+            |out: &str| out.lines().find_map(|l| l.strip_prefix("bestmove ")).map(|m| m.parse::<Move>().unwrap());
+        for (spec, go) in [
+            ("mcts:100000000", "go movetime 50"),
+            ("mcts:100000000", "go time 1500 inc 0"),
+            ("mcts:sims=100000000,movetime=50", "go"),
+        ] {
+            let (out, took) = session(spec, go);
+            assert!(!out.contains("ignored") && !out.contains("error"), "{spec} {go}: {out}");
+            assert!(legal.contains(best(&out).expect(&out)), "{out}");
+            assert!(took < std::time::Duration::from_secs(10), "{spec} {go}: {took:?}");
+        }
+        let (out, _) = session("heuristic", "go movetime 50");
+        assert!(out.contains("info string time ignored: four-player bot `heuristic` has no time budget"), "{out}");
+        assert!(best(&out).is_some(), "{out}");
     }
 }

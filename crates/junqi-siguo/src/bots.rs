@@ -50,6 +50,21 @@ pub trait SiguoBot: Send {
         let _ = (moves, rng);
         None
     }
+    /// Decide the next move by `deadline` (a host's time for it: `junqi
+    /// engine --siguo`'s `go movetime`, `junqi play --siguo --tc`), in
+    /// place of the bot's own budget for that one move; with `keep_sims`
+    /// its simulations still cap it, else time alone decides. Returns
+    /// whether the bot plays by time (the search, `mcts`); a bot without a
+    /// time notion ignores it and returns false.
+    fn time_next_move(&mut self, deadline: std::time::Instant, keep_sims: bool) -> bool {
+        let _ = (deadline, keep_sims);
+        false
+    }
+    /// Does the bot's spec set its own time (`movetime`)? A clock for
+    /// every bot of a game (`play --siguo --tc`) then leaves it alone.
+    fn plays_by_time(&self) -> bool {
+        false
+    }
 }
 
 /// The bot names [`bot_from_spec`] knows, besides the search `mcts:N`
@@ -64,9 +79,10 @@ pub fn bot_from_spec(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
         "heuristic" => Ok(Box::new(HeuristicBot)),
         other => match crate::search::parse_spec(other) {
             Some(bot) => Ok(Box::new(bot?)),
-            None => {
-                Err(format!("unknown four-player bot `{other}`: expected one of {}, or mcts:N", BOT_NAMES.join(", ")))
-            }
+            None => Err(format!(
+                "unknown four-player bot `{other}`: expected one of {}, or mcts:N (mcts:sims=N,movetime=MS)",
+                BOT_NAMES.join(", ")
+            )),
         },
     }
 }

@@ -23,6 +23,14 @@
 //! minimises it. The army to move is read from the world ([`Position::turn`]
 //! skips ended armies), never derived from the depth, so skipped turns cost
 //! no simulation and the sign is always that of whoever actually moved.
+//!
+//! By time: `mcts:sims=N,movetime=MS` (or `mcts:movetime=MS`, `sims` then
+//! [`TIMED_SIMS`]) stops at the deadline or after `N` simulations, whichever
+//! comes first, as the two-player search (junqi-bots' `mcts::clock`): it
+//! looks at the clock after every simulation and always makes at least one,
+//! so a move always comes back. A host's time for one decision (`junqi
+//! engine --siguo`'s `go movetime`, `junqi play --siguo --tc`) comes through
+//! [`SiguoBot::time_next_move`].
 
 use crate::board::{Army, Team};
 use crate::bots::{piece_value, HeuristicBot, SiguoBot};
@@ -30,6 +38,7 @@ use crate::infoset::{ruling, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
 use junqi_core::piece::Kind;
 use rand::{Rng, RngCore};
+use std::time::{Duration, Instant};
 
 /// The search's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,15 +54,30 @@ pub struct SearchConfig {
     /// [`HeuristicBot::scores`] prior (softmax) times this, over 1 + its
     /// visits, is added to its UCB value; 0 searches without it.
     pub prior: f64,
+    /// Time per decision (`movetime`): the search stops at the deadline,
+    /// after at least one simulation; `None` searches by simulations only.
+    pub movetime: Option<Duration>,
 }
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
-        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7, prior: PRIOR }
+        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7, prior: PRIOR, movetime: None }
     }
 }
 
 const PRIOR: f64 = 1.0;
+
+/// The simulations cap of a search by time given no `sims`: time decides.
+pub const TIMED_SIMS: u32 = 100_000_000;
+
+/// The longest `movetime`: an hour (as the two-player search's).
+const MAX_MOVETIME_MS: u64 = 3_600_000;
+
+/// Is the search past `deadline` after `done` simulations? Never before the
+/// first one, so a move always comes back (junqi-bots' search stops alike).
+fn out_of_time(deadline: Option<Instant>, done: u32) -> bool {
+    done > 0 && deadline.is_some_and(|d| Instant::now() >= d)
+}
 
 /// What an army that has not ended is worth in the material value, besides
 /// its pieces (its flag still stands: an army ends when it falls).
@@ -149,20 +173,36 @@ pub struct RootStats {
     pub moves: Vec<(Move, u32, f64)>,
 }
 
-/// `mcts:N`.
+/// `mcts:N`, `mcts:sims=N,movetime=MS`.
 #[derive(Clone, Debug, Default)]
 pub struct SearchBot {
     pub config: SearchConfig,
+    /// The next decision's deadline and simulations cap from a host
+    /// ([`SiguoBot::time_next_move`]), used once.
+    next: Option<(Instant, u32)>,
 }
 
 impl SearchBot {
     pub fn new(config: SearchConfig) -> SearchBot {
-        SearchBot { config }
+        SearchBot { config, next: None }
     }
 
     /// The search from `info`'s seat: the root's statistics, or `None` when
-    /// the seat is not to move or has no legal move.
+    /// the seat is not to move or has no legal move. With `movetime`, it
+    /// stops at the deadline (after at least one simulation).
     pub fn search(&self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<RootStats> {
+        let deadline = self.config.movetime.map(|t| Instant::now() + t);
+        self.search_until(info, rng, self.config.simulations, deadline)
+    }
+
+    /// [`SearchBot::search`] with at most `simulations` and a `deadline`.
+    fn search_until(
+        &self,
+        info: &SiguoInfoSet,
+        rng: &mut dyn RngCore,
+        simulations: u32,
+        deadline: Option<Instant>,
+    ) -> Option<RootStats> {
         if info.outcome().is_some() || info.turn() != info.seat() {
             return None;
         }
@@ -183,7 +223,10 @@ impl SearchBot {
         let mut nodes = vec![Node::default()];
         let mut list = MoveList::new();
         let mut path: Vec<(usize, usize)> = Vec::new();
-        for _ in 0..self.config.simulations.max(1) {
+        for done in 0..simulations.max(1) {
+            if out_of_time(deadline, done) {
+                break;
+            }
             let Ok(mut world) = info.sample_world(rng) else { continue };
             path.clear();
             let mut node = 0;
@@ -278,10 +321,16 @@ impl SearchBot {
 
 impl SiguoBot for SearchBot {
     fn name(&self) -> String {
-        format!("mcts:{}", self.config.simulations)
+        match self.config.movetime {
+            None => format!("mcts:{}", self.config.simulations),
+            Some(t) => format!("mcts:sims={},movetime={}", self.config.simulations, t.as_millis()),
+        }
     }
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
-        let stats = self.search(info, rng)?;
+        let stats = match self.next.take() {
+            Some((deadline, sims)) => self.search_until(info, rng, sims, Some(deadline)),
+            None => self.search(info, rng),
+        }?;
         let team = info.seat().team();
         // The most visited move; ties by the seat's team value.
         stats
@@ -290,21 +339,118 @@ impl SiguoBot for SearchBot {
             .max_by(|a, b| (a.1, oriented(a.2, team)).partial_cmp(&(b.1, oriented(b.2, team))).unwrap())
             .map(|m| m.0)
     }
+    fn time_next_move(&mut self, deadline: Instant, keep_sims: bool) -> bool {
+        self.next = Some((deadline, if keep_sims { self.config.simulations } else { TIMED_SIMS }));
+        true
+    }
+    fn plays_by_time(&self) -> bool {
+        self.config.movetime.is_some()
+    }
 }
 
-/// `mcts` (200 simulations) or `mcts:N`; `None` for another spec.
+/// `mcts` (200 simulations), `mcts:N`, or keys: `mcts:sims=N`,
+/// `mcts:movetime=MS`, `mcts:N,movetime=MS` (`sims` 1 to 100 000 000,
+/// [`TIMED_SIMS`] with `movetime` and no `sims`; `movetime` 1 to 3 600 000
+/// ms); `None` for another spec, a one-line error for a bad one.
 pub fn parse_spec(spec: &str) -> Option<Result<SearchBot, String>> {
     let rest = spec.strip_prefix("mcts")?;
-    let simulations = match rest {
-        "" => SearchConfig::default().simulations,
-        r => match r.strip_prefix(':').and_then(|n| n.parse::<u32>().ok()) {
-            Some(n) if n > 0 => n,
-            _ => {
-                return Some(Err(format!(
-                    "bad four-player bot `{spec}`: expected mcts or mcts:N with N ≥ 1 simulations"
-                )))
+    if rest.is_empty() {
+        return Some(Ok(SearchBot::new(SearchConfig::default())));
+    }
+    Some(match rest.strip_prefix(':') {
+        Some(keys) => parse_keys(spec, keys),
+        None => Err(format!("bad four-player bot `{spec}`: expected mcts, mcts:N or mcts:sims=N,movetime=MS")),
+    })
+}
+
+fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
+    let bad =
+        |why: String| format!("bad four-player bot `{spec}`: {why} (expected mcts, mcts:N or mcts:sims=N,movetime=MS)");
+    let (mut sims, mut movetime) = (None, None);
+    for (i, part) in keys.split(',').enumerate() {
+        let part = part.trim();
+        let (key, value) = match part.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None if i == 0 => ("sims", part),
+            None => return Err(bad(format!("`{part}` is not key=value"))),
+        };
+        let number = |max: u64| value.parse::<u64>().ok().filter(|n| (1..=max).contains(n));
+        match key {
+            "sims" if sims.is_none() => {
+                let n = number(TIMED_SIMS as u64)
+                    .ok_or_else(|| bad(format!("sims `{value}`: expected 1 to {TIMED_SIMS}")))?;
+                sims = Some(n as u32);
             }
-        },
-    };
-    Some(Ok(SearchBot::new(SearchConfig { simulations, ..SearchConfig::default() })))
+            "movetime" if movetime.is_none() => {
+                let ms = number(MAX_MOVETIME_MS)
+                    .ok_or_else(|| bad(format!("movetime `{value}`: expected 1 to {MAX_MOVETIME_MS} milliseconds")))?;
+                movetime = Some(Duration::from_millis(ms));
+            }
+            "sims" | "movetime" => return Err(bad(format!("`{key}` given twice"))),
+            other => return Err(bad(format!("unknown key `{other}`; the keys are sims and movetime"))),
+        }
+    }
+    let d = SearchConfig::default();
+    let simulations = sims.unwrap_or(if movetime.is_some() { TIMED_SIMS } else { d.simulations });
+    Ok(SearchBot::new(SearchConfig { simulations, movetime, ..d }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::bot_from_spec;
+    use crate::rules::{Mode, Rules};
+
+    fn start() -> (Position, SiguoInfoSet) {
+        let pos = Position::new_game(Rules::preset(Mode::Anqi), 7);
+        let info = SiguoInfoSet::new(&pos, pos.turn());
+        (pos, info)
+    }
+
+    /// `mcts:sims=100000000,movetime=50` comes back with a legal move long
+    /// before its simulations would run out (a generous bound: seconds, in
+    /// a debug build on a loaded machine, where the 10⁸ simulations would
+    /// take hours).
+    #[test]
+    fn movetime_stops_the_search_with_a_legal_move() {
+        let (pos, info) = start();
+        let mut bot = bot_from_spec("mcts:sims=100000000,movetime=50").unwrap();
+        assert_eq!(bot.name(), "mcts:sims=100000000,movetime=50");
+        assert!(bot.plays_by_time());
+        let started = Instant::now();
+        let mv = bot.choose(&info, &mut junqi_core::rng_from_seed(1)).expect("a move");
+        assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        assert!(legal.contains(mv), "{mv} is not legal");
+        // A host's deadline for one move, already past: still one simulation and a legal move.
+        let mut bot = bot_from_spec("mcts:100000000").unwrap();
+        assert!(!bot.plays_by_time());
+        assert!(bot.time_next_move(Instant::now(), false));
+        assert!(legal.contains(bot.choose(&info, &mut junqi_core::rng_from_seed(2)).expect("a move")));
+        assert!(!bot_from_spec("heuristic").unwrap().time_next_move(Instant::now(), false), "no time notion");
+    }
+
+    #[test]
+    fn time_keys_parse_and_bad_ones_are_one_line_errors() {
+        let name = |spec: &str| bot_from_spec(spec).unwrap().name();
+        assert_eq!(name("mcts:37"), "mcts:37");
+        assert_eq!(name("mcts:sims=37"), "mcts:37");
+        assert_eq!(name("mcts:movetime=20"), format!("mcts:sims={TIMED_SIMS},movetime=20"));
+        assert_eq!(name("mcts:37,movetime=20"), "mcts:sims=37,movetime=20");
+        for bad in [
+            "mcts:movetime=0",
+            "mcts:movetime=x",
+            "mcts:movetime=3600001",
+            "mcts:sims=5,movetime=",
+            "mcts:movetime=5,movetime=6",
+            "mcts:tc=60+1",
+            "mcts:sims=100000001",
+            "mcts:5,7",
+        ] {
+            let err = bot_from_spec(bad).err().unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(err.contains(bad) && !err.contains('\n'), "{bad}: {err}");
+        }
+        assert!(bot_from_spec("mcts:movetime=0").err().unwrap().contains("movetime `0`"));
+    }
 }
