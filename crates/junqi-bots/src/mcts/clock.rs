@@ -40,6 +40,24 @@ pub fn parse_clock(text: &str) -> Option<(Duration, Duration)> {
     Some((base, seconds(inc)?))
 }
 
+/// The built-in bots that take `movetime` and `tc` (the search, with or
+/// without an outside evaluator, and its cheating reference).
+pub const TIMED_BOTS: [&str; 2] = ["mcts", "cheat-mcts"];
+
+/// `--tc BASE+INC` of `junqi play` and `junqi serve`: `spec` with
+/// `tc=BASE+INC` added when it names a built-in search ([`TIMED_BOTS`]) that
+/// sets neither `movetime` nor `tc`; any other spec (a bot without a time
+/// notion, an `engine:` with its own keys, a search with its own time) as
+/// it is. An error when `tc` is not a clock ([`parse_clock`]).
+pub fn with_clock(spec: &crate::BotSpec, tc: &str) -> Result<crate::BotSpec, String> {
+    let (base, inc) =
+        parse_clock(tc).ok_or_else(|| format!("--tc `{tc}`: expected <seconds>+<increment seconds>, e.g. 60+0.5"))?;
+    if !TIMED_BOTS.contains(&spec.name.as_str()) || spec.get("movetime").is_some() || spec.get("tc").is_some() {
+        return Ok(spec.clone());
+    }
+    Ok(spec.clone().with("tc", format!("{}+{}", seconds_text(base), seconds_text(inc))))
+}
+
 /// Seconds as a spec writes them: `60`, `0.5`.
 fn seconds_text(d: Duration) -> String {
     format!("{}", d.as_secs_f64())
@@ -145,6 +163,21 @@ mod tests {
         let tc = TimeControl::Clock { base: s(60.0), inc: s(0.5) };
         assert_eq!(tc.spec(), "tc=60+0.5");
         assert_eq!(TimeControl::MoveTime(Duration::from_millis(100)).spec(), "movetime=100");
+    }
+
+    #[test]
+    fn with_clock_sets_tc_on_searches_without_their_own_time() {
+        let clocked = |spec: &str| with_clock(&spec.parse().unwrap(), "1+0.1").unwrap().to_string();
+        assert_eq!(clocked("mcts:sims=1000000"), "mcts:sims=1000000,tc=1+0.1");
+        assert_eq!(clocked("mcts:800"), "mcts:800,tc=1+0.1");
+        assert_eq!(clocked("cheat-mcts"), "cheat-mcts:tc=1+0.1");
+        assert_eq!(clocked("mcts:movetime=50"), "mcts:movetime=50", "a spec's own time stays");
+        assert_eq!(clocked("mcts:tc=5+0"), "mcts:tc=5+0");
+        assert_eq!(clocked("greedy"), "greedy", "no time notion: unchanged");
+        assert_eq!(clocked("heuristic:temp=0.5"), "heuristic:temp=0.5");
+        let err = with_clock(&"mcts".parse().unwrap(), "0+1").unwrap_err();
+        assert!(err.contains("--tc `0+1`") && !err.contains('\n'), "{err}");
+        crate::build(&with_clock(&"mcts:100".parse().unwrap(), "60+0.5").unwrap()).expect("the clocked spec builds");
     }
 
     #[test]

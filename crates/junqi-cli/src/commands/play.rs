@@ -44,6 +44,14 @@ pub struct Args {
     /// quanming; default anqi) or a four-player rules file, --set its options.
     #[arg(long)]
     siguo: bool,
+    /// A clock for the built-in search bots: BASE seconds for the game plus
+    /// INC a move (`60+0.5`), as their spec key `tc` (each move spends 1/30
+    /// of what is left plus ¾ of the increment). A spec that sets its own
+    /// `movetime` or `tc` keeps it; bots without a time notion (random,
+    /// greedy, heuristic, net, engine) are unaffected. With --siguo, the
+    /// four-player `mcts` bots play each move by this clock's budget.
+    #[arg(long, value_name = "BASE+INC")]
+    tc: Option<String>,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -67,6 +75,8 @@ pub struct Session {
     /// Write each input line after the prompt (when stdin is not a
     /// terminal, so a scripted game reads as a transcript).
     pub echo: bool,
+    /// Print how long each bot move took (`--tc`).
+    pub timed: bool,
 }
 
 /// How the loop ended.
@@ -97,10 +107,14 @@ pub fn run(args: Args) -> Result<()> {
             position: args.position.as_deref(),
             color: use_color(&args.color),
             rules: &args.rules,
+            tc: args.tc.as_deref(),
         });
     }
-    let spec: junqi_bots::BotSpec =
+    let mut spec: junqi_bots::BotSpec =
         args.bot.as_deref().unwrap_or("greedy").parse().map_err(|e| anyhow::anyhow!("--bot: {e}"))?;
+    if let Some(tc) = &args.tc {
+        spec = junqi_bots::mcts::clock::with_clock(&spec, tc).map_err(anyhow::Error::msg)?;
+    }
     let mut bot = junqi_bots::build(&spec).context("--bot")?;
     let human = match args.seat.unwrap_or(1) {
         1 => Seat::First,
@@ -141,7 +155,8 @@ pub fn run(args: Args) -> Result<()> {
     writeln!(out, "type `help` for the commands")?;
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
-    let mut session = Session { game: Game::new(start), human, bot, rng, color: use_color(&args.color), echo };
+    let timed = args.tc.is_some();
+    let mut session = Session { game: Game::new(start), human, bot, rng, color: use_color(&args.color), echo, timed };
     if let End::Over(outcome) = play_loop(&mut session, &mut stdin.lock(), &mut out)? {
         session.bot.game_over(human.other(), &outcome);
     }
@@ -198,7 +213,9 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
             break End::Over(o);
         }
         if s.game.truth().turn() != s.human {
+            let started = std::time::Instant::now();
             let mv = s.bot.act(&s.game, &mut s.rng).action;
+            let took = started.elapsed();
             if let Some(reason) = s.bot.take_forfeit() {
                 writeln!(out, "the bot forfeits: {reason}")?;
                 break End::Over(Outcome::forfeit(s.game.truth().turn()));
@@ -209,6 +226,9 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
             let colour_before = s.game.infoset(s.human).colour();
             let (_, obs) = s.game.play_unchecked(mv);
             writeln!(out, "bot plays {mv}: {}", describe(s, &obs[s.human.index()], colour_before))?;
+            if s.timed {
+                writeln!(out, "bot's time: {} ms", took.as_millis())?;
+            }
             show_board = true;
             continue;
         }

@@ -37,6 +37,10 @@ pub struct Options<'a> {
     pub position: Option<&'a str>,
     pub color: bool,
     pub rules: &'a crate::rules_arg::RulesArgs,
+    /// `--tc BASE+INC`: a clock for each bot seat whose bot searches
+    /// (`mcts` without its own `movetime`); each move gets the budget a
+    /// two-player `tc` search spends.
+    pub tc: Option<&'a str>,
 }
 
 /// The referee's game and every seat's information set.
@@ -76,6 +80,9 @@ pub struct Session {
     pub color: bool,
     /// Write each input line after the prompt (a scripted game reads as a transcript).
     pub echo: bool,
+    /// Each bot seat's clock (`--tc`), kept as the two-player search keeps
+    /// its own (junqi-bots' `MoveClock`); `None` for a bot without one.
+    pub clocks: [Option<junqi_bots::mcts::MoveClock>; 4],
 }
 
 /// How the loop ended.
@@ -109,6 +116,16 @@ pub fn run(opts: Options) -> Result<()> {
     let seat = opts.seat.unwrap_or(0);
     let human = Army::new(seat as usize).ok_or_else(|| anyhow!("--seat {seat}: the four-player seats are 0 to 3"))?;
     let bots = build_bots(opts.bot.unwrap_or("heuristic"), human)?;
+    let mut clocks: [Option<junqi_bots::mcts::MoveClock>; 4] = Default::default();
+    if let Some(tc) = opts.tc {
+        let (base, inc) = junqi_bots::mcts::clock::parse_clock(tc)
+            .ok_or_else(|| anyhow!("--tc `{tc}`: expected <seconds>+<increment seconds>, e.g. 60+0.5"))?;
+        for (clock, bot) in clocks.iter_mut().zip(&bots) {
+            if bot.as_ref().is_some_and(|b| b.name().starts_with("mcts") && !b.plays_by_time()) {
+                *clock = Some(junqi_bots::mcts::MoveClock::new(junqi_bots::mcts::TimeControl::Clock { base, inc }));
+            }
+        }
+    }
     let seed = opts.seed.unwrap_or_else(clock_seed);
     let start = match opts.position {
         Some(text) => super::siguo_board::position(opts.rules, text)?,
@@ -130,6 +147,13 @@ pub fn run(opts: Options) -> Result<()> {
         human.team(),
         names.join(", ")
     )?;
+    if let Some(tc) = opts.tc {
+        let timed: Vec<String> =
+            Army::ALL.iter().filter(|a| clocks[a.index()].is_some()).map(|a| a.to_string()).collect();
+        let timed =
+            if timed.is_empty() { "none of the bots searches without its own time".into() } else { timed.join(", ") };
+        writeln!(out, "clock tc={tc} for: {timed}")?;
+    }
     let sees = match mode {
         junqi_siguo::Mode::Anqi => {
             "you see the kinds of your own pieces only; every other piece is `??` until its kind is public"
@@ -152,6 +176,7 @@ pub fn run(opts: Options) -> Result<()> {
         rng: rng_from_seed(seed ^ 0x5167_756f_626f_7473),
         color: opts.color,
         echo,
+        clocks,
     };
     play_loop(&mut session, &mut stdin.lock(), &mut out)?;
     Ok(())
@@ -180,7 +205,19 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
                 told_ended = true;
             }
             let bot = s.bots[turn.index()].as_mut().context("a bot on every other seat")?;
-            let chosen = bot.choose(&s.game.infos[turn.index()], &mut s.rng);
+            let info = &s.game.infos[turn.index()];
+            let chosen = match s.clocks[turn.index()].as_mut() {
+                Some(clock) => {
+                    // One clock per army (its seat always First): a ply not after the last starts it again.
+                    bot.time_next_move(clock.start_move(junqi_core::Seat::First, s.game.truth.ply()), false);
+                    let chosen = bot.choose(info, &mut s.rng);
+                    let took = clock.end_move();
+                    let left = clock.remaining().as_secs_f64();
+                    writeln!(out, "{turn}'s time: {} ms, {left:.1} s left", took.as_millis())?;
+                    chosen
+                }
+                None => bot.choose(info, &mut s.rng),
+            };
             s.game.truth.legal_moves(&mut list);
             let mv = match chosen {
                 Some(mv) if list.contains(mv) => mv,

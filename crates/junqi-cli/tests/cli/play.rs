@@ -323,3 +323,89 @@ fn a_bad_bot_spec_is_one_error_line() {
     let o = play_script(&["--position", "not a jfen"], "");
     assert_clean_error(&o, "");
 }
+
+/// The milliseconds of every `bot's time: N ms` / `army's time: N ms, …` line.
+fn bot_times(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.split_once("'s time: "))
+        .map(|(_, rest)| rest.split(" ms").next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// `--tc 1+0.1` puts a search bot with a million simulations (minutes a
+/// move in a debug build) on the clock: its spec shows the clock, and each
+/// of its moves comes back well inside a generous bound (it spends about
+/// 1/30 of what is left plus ¾ of the increment, ~0.1 s); a spec with its
+/// own time keeps it, a bot without a time notion is left as it is, and a
+/// bad clock is one error line.
+#[test]
+fn tc_puts_the_built_in_search_on_a_clock() {
+    let start = Position::new_game(Rules::preset(Mode::Mingqi), 5);
+    let jfen = start.to_jfen();
+    let began = std::time::Instant::now();
+    let mut s = Session::start(&[
+        "--position",
+        &jfen,
+        "--seed",
+        "3",
+        "--color",
+        "never",
+        "--tc",
+        "1+0.1",
+        "--bot",
+        "mcts:sims=1000000",
+    ]);
+    let intro = s.until_prompt();
+    assert!(intro.contains("against bot `mcts:tc=1+0.1`"), "{intro}");
+    let mut times = Vec::new();
+    for turn in 0..2 {
+        let legal = s.legal_moves();
+        s.send(&legal[turn * 5 % legal.len()]);
+        let reply = s.until_prompt();
+        assert!(reply.contains("bot plays "), "{reply}");
+        times.extend(bot_times(&reply));
+    }
+    s.send("quit");
+    let (code, _, err) = s.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(times.len(), 2, "one time line per bot move: {times:?}");
+    assert!(times.iter().all(|&ms| ms < 10_000), "{times:?}");
+    assert!(began.elapsed() < Duration::from_secs(60), "{:?}", began.elapsed());
+
+    let intro =
+        |bot: &str| stdout(&play_script(&["--tc", "1+0.1", "--bot", bot, "--seat", "2", "--seed", "3"], "quit\n"));
+    assert!(intro("mcts:movetime=20").contains("against bot `mcts:movetime=20`"), "its own time stays");
+    assert!(intro("greedy").contains("against bot `greedy`"), "no time notion: unchanged");
+    assert_clean_error(&play_script(&["--tc", "0+1", "--bot", "mcts"], ""), "--tc `0+1`");
+}
+
+/// `play --siguo --tc`: every `mcts` seat plays each move on its own clock
+/// (a hundred million simulations would take hours), the header names the
+/// clocked armies, and each of their moves prints its time.
+#[test]
+fn siguo_tc_puts_the_four_player_search_on_a_clock() {
+    let o = play_script(
+        &[
+            "--siguo",
+            "--seat",
+            "3",
+            "--seed",
+            "4",
+            "--color",
+            "never",
+            "--tc",
+            "1+0.1",
+            "--bot",
+            "mcts:100000000,heuristic,mcts:movetime=30",
+        ],
+        "quit\n",
+    );
+    let text = stdout(&o);
+    assert!(text.contains("clock tc=1+0.1 for: "), "{text}");
+    let clocked = text.lines().find_map(|l| l.strip_prefix("clock tc=1+0.1 for: ")).unwrap();
+    assert!(!clocked.contains(','), "one army: the heuristic has no time, the other search its own: {clocked}");
+    let times = bot_times(&text);
+    assert_eq!(times.len(), 1, "{text}");
+    assert!(times.iter().all(|&ms| ms < 10_000), "{times:?}");
+    assert_clean_error(&play_script(&["--siguo", "--tc", "x", "--bot", "mcts"], ""), "--tc `x`");
+}
