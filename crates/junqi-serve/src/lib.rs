@@ -33,12 +33,17 @@ pub struct ServeOptions {
     pub runs: Vec<PathBuf>,
     /// Offer `engine:` bots, which start programs on this machine.
     pub allow_engines: bool,
+    /// `--tc BASE+INC`: a clock for the built-in search bots of every game
+    /// (`mcts`, `cheat-mcts` without their own `movetime`/`tc`; the
+    /// four-player `mcts` without its own `movetime`), kept per game.
+    pub tc: Option<String>,
 }
 
 /// State shared by every request.
 pub(crate) struct AppState {
     pub roots: Vec<PathBuf>,
     pub allow_engines: bool,
+    pub tc: Option<String>,
     pub datasets: datasets::Cache,
     pub games: play::Sessions,
     pub siguo: siguo::SiguoSessions,
@@ -47,6 +52,14 @@ pub(crate) struct AppState {
 /// Listen on `options.addr` and serve until Ctrl-C. Prints
 /// `listening on http://ADDR` once the socket is bound (tests wait for it).
 pub fn serve(options: ServeOptions) -> std::io::Result<()> {
+    if let Some(tc) = &options.tc {
+        if junqi_bots::mcts::clock::parse_clock(tc).is_none() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("--tc `{tc}`: expected <seconds>+<increment seconds>, e.g. 60+0.5"),
+            ));
+        }
+    }
     for root in &options.runs {
         if !root.is_dir() {
             return Err(std::io::Error::new(
@@ -72,6 +85,7 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
         let state = Arc::new(AppState {
             roots: roots.clone(),
             allow_engines: options.allow_engines,
+            tc: options.tc.clone(),
             datasets: datasets::Cache::default(),
             games: play::Sessions::default(),
             siguo: siguo::SiguoSessions::default(),
@@ -82,6 +96,9 @@ pub fn serve(options: ServeOptions) -> std::io::Result<()> {
         let _ = writeln!(out, "listening on http://{addr}");
         for root in &options.runs {
             let _ = writeln!(out, "runs from {}", root.display());
+        }
+        if let Some(tc) = &options.tc {
+            let _ = writeln!(out, "the built-in search bots play on a clock of {tc} a game");
         }
         if let Some(dir) = &samples_dir {
             let _ =

@@ -112,6 +112,21 @@ pub struct Session {
     /// What happened, as the person saw it.
     log: Vec<String>,
     outcome: Option<Outcome>,
+    /// With `junqi serve --tc` (or a spec's own `tc`): the bot's clock as
+    /// the search keeps it (a mirror of its [`junqi_bots::mcts::MoveClock`],
+    /// per game) and the time of its last move.
+    clock: Option<(junqi_bots::mcts::MoveClock, Option<u64>)>,
+}
+
+/// The bot's clock, as the page is told it.
+#[derive(Serialize, Debug, PartialEq)]
+pub struct BotClock {
+    /// The clock, `BASE+INC` in seconds.
+    pub tc: String,
+    /// What is left on it, in milliseconds.
+    pub left_ms: u64,
+    /// How long the bot's last move took, in milliseconds.
+    pub last_ms: Option<u64>,
 }
 
 /// What the page is shown: the person's view only.
@@ -144,6 +159,9 @@ pub struct PlayState {
     /// Once the game is over: the referee's board (every piece, the
     /// face-down ones as `#rX`), so the page can show what was hidden.
     pub reveal: Option<String>,
+    /// The bot's clock, when it plays on one (`junqi serve --tc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot_clock: Option<BotClock>,
     /// What the person's information set knows beyond the board.
     #[serde(flatten)]
     pub knowledge: Knowledge,
@@ -153,6 +171,13 @@ impl Session {
     /// A new game; in 暗棋 and 明棋 the bot deploys now and the person
     /// edits a random legal deployment before the first move.
     pub fn new(req: &NewGame, allow_engines: bool) -> Result<Session, ApiError> {
+        Session::new_timed(req, allow_engines, None)
+    }
+
+    /// [`Session::new`] with `junqi serve --tc`: a built-in search bot
+    /// whose spec sets no time of its own plays on this clock
+    /// ([`junqi_bots::mcts::clock::with_clock`]), kept through this game.
+    pub fn new_timed(req: &NewGame, allow_engines: bool, tc: Option<&str>) -> Result<Session, ApiError> {
         if req.bot.len() > MAX_SPEC_BYTES {
             return Err(ApiError::bad_request(format!(
                 "a bot spec of {} bytes: at most {MAX_SPEC_BYTES}",
@@ -160,7 +185,17 @@ impl Session {
             )));
         }
         // Parsed once: the guard decides on the bot that is then built.
-        let spec = BotSpec::parse(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        let mut spec =
+            BotSpec::parse(&req.bot).map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", req.bot)))?;
+        if let Some(tc) = tc {
+            spec = junqi_bots::mcts::clock::with_clock(&spec, tc).map_err(ApiError::bad_request)?;
+        }
+        let clock = match spec.get("tc").and_then(junqi_bots::mcts::clock::parse_clock) {
+            Some((base, inc)) if junqi_bots::mcts::clock::TIMED_BOTS.contains(&spec.name.as_str()) => {
+                Some((junqi_bots::mcts::MoveClock::new(junqi_bots::mcts::TimeControl::Clock { base, inc }), None))
+            }
+            _ => None,
+        };
         if !allow_engines && spec.starts_programs() {
             return Err(ApiError::bad_request(
                 "engine bots start programs on this machine: run `junqi serve --allow-engines` to offer them",
@@ -189,6 +224,7 @@ impl Session {
             game: None,
             log: Vec::new(),
             outcome: None,
+            clock,
         };
         if rules.mode == Mode::Fanqi {
             let start = Position::deal_fanqi(rules, &mut s.rng);
@@ -307,7 +343,13 @@ impl Session {
             if game.truth().turn() == human {
                 return;
             }
+            if let Some((clock, _)) = self.clock.as_mut() {
+                clock.start_move(human.other(), game.truth().ply());
+            }
             let mv = self.bot.act(game, &mut self.rng).action;
+            if let Some((clock, last)) = self.clock.as_mut() {
+                *last = Some(clock.end_move().as_millis() as u64);
+            }
             if let Some(reason) = self.bot.take_forfeit() {
                 self.log.push(format!("the bot forfeits: {reason}"));
                 self.outcome = Some(Outcome::forfeit(human.other()));
@@ -358,6 +400,11 @@ impl Session {
             zone: Vec::new(),
             bot_to_move: false,
             reveal: None,
+            bot_clock: self.clock.as_ref().map(|(clock, last)| BotClock {
+                tc: clock.control.spec().trim_start_matches("tc=").to_string(),
+                left_ms: clock.remaining().as_millis() as u64,
+                last_ms: *last,
+            }),
             knowledge: Knowledge::default(),
         };
         if let Some(d) = &self.proposal {

@@ -231,7 +231,7 @@ async fn run_file(State(s): Shared, Query(q): Query<FileQuery>) -> Result<Respon
 
 async fn new_game(State(s): Shared, Body(req): Body<NewGame>) -> ApiResult<PlayState> {
     blocking(move || {
-        let session = Session::new(&req, s.allow_engines)?;
+        let session = Session::new_timed(&req, s.allow_engines, s.tc.as_deref())?;
         let (_, game) = s.games.insert(session);
         let mut g = game.lock().expect("game lock");
         if !req.bot_later {
@@ -337,7 +337,7 @@ async fn play_record(State(s): Shared, UrlPath(id): UrlPath<u64>) -> Result<Resp
 /// moves unless `bot_later`.
 async fn siguo_new(State(s): Shared, Body(req): Body<NewSiguoGame>) -> ApiResult<SiguoState> {
     blocking(move || {
-        let g = SiguoSession::new(&req)?;
+        let g = SiguoSession::new_timed(&req, s.tc.as_deref())?;
         let (_, game) = s.siguo.insert(g);
         let mut g = game.lock().map_err(|_| ApiError::conflict("this game was broken by an earlier error"))?;
         if !req.bot_later {

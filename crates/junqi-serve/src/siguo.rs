@@ -106,6 +106,10 @@ pub struct SiguoSession {
     log: Vec<String>,
     /// The person resigned: their team lost.
     resigned: bool,
+    /// With `junqi serve --tc`: each searching bot's clock (`mcts` without
+    /// its own `movetime`), per game; each move gets its budget as a
+    /// deadline ([`SiguoBot::time_next_move`]).
+    clocks: [Option<junqi_bots::mcts::MoveClock>; 4],
 }
 
 /// A piece as a seat sees it: `{army}{kind letter}` when the seat knows the
@@ -182,6 +186,19 @@ fn team_name(t: Team) -> String {
 
 impl SiguoSession {
     pub fn new(req: &NewSiguoGame) -> Result<SiguoSession, ApiError> {
+        SiguoSession::new_timed(req, None)
+    }
+
+    /// [`SiguoSession::new`] with `junqi serve --tc`: every `mcts` seat
+    /// without its own `movetime` plays on this clock.
+    pub fn new_timed(req: &NewSiguoGame, tc: Option<&str>) -> Result<SiguoSession, ApiError> {
+        let clock = match tc {
+            Some(tc) => Some(junqi_bots::mcts::clock::parse_clock(tc).ok_or_else(|| {
+                ApiError::bad_request(format!("--tc `{tc}`: expected <seconds>+<increment seconds>, e.g. 60+0.5"))
+            })?),
+            None => None,
+        };
+        let mut clocks: [Option<junqi_bots::mcts::MoveClock>; 4] = Default::default();
         let mode = req.mode.as_deref().unwrap_or("anqi");
         let rules = Rules::preset_with(mode, &req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
         let human = Army::new(req.seat as usize)
@@ -216,6 +233,9 @@ impl SiguoSession {
             }
             let bot = bot_from_spec(spec).map_err(|e| ApiError::bad_request(format!("seat {i}: {e}")))?;
             names[i] = bot.name();
+            if let Some((base, inc)) = clock.filter(|_| names[i].starts_with("mcts") && !bot.plays_by_time()) {
+                clocks[i] = Some(junqi_bots::mcts::MoveClock::new(junqi_bots::mcts::TimeControl::Clock { base, inc }));
+            }
             bots[i] = Some(bot);
         }
         let seed = req.seed.unwrap_or_else(crate::play::random_seed);
@@ -237,6 +257,7 @@ impl SiguoSession {
             moves: Vec::new(),
             log: Vec::new(),
             resigned: false,
+            clocks,
         })
     }
 
@@ -309,7 +330,16 @@ impl SiguoSession {
             let seat = self.truth.turn();
             let i = seat.index();
             let Some(bot) = self.bots[i].as_mut() else { return };
-            let chosen = bot.choose(&self.infos[i], &mut self.rng);
+            let chosen = match self.clocks[i].as_mut() {
+                Some(clock) => {
+                    // One clock per army (its seat always First): the plies of one game only grow.
+                    bot.time_next_move(clock.start_move(junqi_core::Seat::First, self.truth.ply()), false);
+                    let chosen = bot.choose(&self.infos[i], &mut self.rng);
+                    clock.end_move();
+                    chosen
+                }
+                None => bot.choose(&self.infos[i], &mut self.rng),
+            };
             let mut list = MoveList::new();
             self.truth.legal_moves(&mut list);
             let mv = match chosen {

@@ -17,7 +17,7 @@ fn start_server() -> SocketAddr {
 
 fn start_server_on(runs: Vec<std::path::PathBuf>) -> SocketAddr {
     let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    std::thread::spawn(move || serve(ServeOptions { addr, runs, allow_engines: false }));
+    std::thread::spawn(move || serve(ServeOptions { addr, runs, allow_engines: false, tc: None }));
     let t = Instant::now();
     while TcpStream::connect(addr).is_err() {
         assert!(t.elapsed() < Duration::from_secs(30), "the server did not start");

@@ -18,6 +18,14 @@ pub struct Args {
     /// this machine, named by whoever uses the page).
     #[arg(long)]
     allow_engines: bool,
+    /// A clock for the built-in search bots of every game: BASE seconds for
+    /// the game plus INC a move (`60+0.5`), kept per game as the spec key
+    /// `tc` keeps it; a bot spec with its own `movetime` or `tc` keeps it,
+    /// bots without a time notion are unaffected; the four-player `mcts`
+    /// plays each move by this clock's budget. The play API's state reports
+    /// the two-player bot's clock (`bot_clock`).
+    #[arg(long, value_name = "BASE+INC")]
+    tc: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -29,6 +37,11 @@ pub fn run(args: Args) -> Result<()> {
             vec![]
         }
     };
-    junqi_serve::serve(junqi_serve::ServeOptions { addr: args.addr, runs, allow_engines: args.allow_engines })?;
+    junqi_serve::serve(junqi_serve::ServeOptions {
+        addr: args.addr,
+        runs,
+        allow_engines: args.allow_engines,
+        tc: args.tc,
+    })?;
     Ok(())
 }

@@ -1,0 +1,86 @@
+//! `junqi serve --tc`: the built-in search bots of every game play on the
+//! server's clock, kept per game and reported in the play API's state.
+//! Bots given a million (two-player) or a hundred million (four-player)
+//! simulations, which would take minutes or hours a move, answer within a
+//! generous bound.
+
+use junqi_serve::{serve, ServeOptions};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+fn start_server(tc: &str) -> SocketAddr {
+    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let tc = Some(tc.to_string());
+    std::thread::spawn(move || serve(ServeOptions { addr, runs: vec![], allow_engines: false, tc }));
+    let t = Instant::now();
+    while TcpStream::connect(addr).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(30), "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    addr
+}
+
+/// One request; the status and the body as JSON.
+fn request(addr: SocketAddr, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let body = body.to_string();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status: u16 = text.split(' ').nth(1).unwrap().parse().unwrap();
+    let (_, payload) = text.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(payload).unwrap_or(Value::String(payload.to_string())))
+}
+
+#[test]
+fn a_search_with_a_million_simulations_answers_on_the_servers_clock() {
+    let addr = start_server("1+0.1");
+    let began = Instant::now();
+    let new = json!({"mode": "fanqi", "seat": 2, "bot": "mcts:sims=1000000", "seed": 3});
+    let (status, st) = request(addr, "POST", "/api/play", &new);
+    assert_eq!(status, 200, "{st}");
+    assert_eq!(st["bot"], "mcts:tc=1+0.1", "{st}");
+    let clock = &st["bot_clock"];
+    assert_eq!(clock["tc"], "1+0.1", "{st}");
+    let first = clock["last_ms"].as_u64().expect("the bot moved first");
+    assert!(first < 10_000, "{st}");
+    assert!(clock["left_ms"].as_u64().unwrap() <= 1100, "{st}");
+    // The person's move and the bot's reply, on the same clock.
+    let id = st["id"].as_u64().unwrap();
+    let mv = st["legal"][0].as_str().unwrap().to_string();
+    let (status, st) = request(addr, "POST", &format!("/api/play/{id}/move"), &json!({"move": mv}));
+    assert_eq!(status, 200, "{st}");
+    let reply = st["bot_clock"]["last_ms"].as_u64().unwrap();
+    assert!(reply < 10_000, "{st}");
+    assert!(began.elapsed() < Duration::from_secs(60), "{:?}", began.elapsed());
+    // Another game has its own clock: full, no move yet.
+    let later = json!({"mode": "fanqi", "seat": 2, "bot": "mcts", "seed": 4, "bot_later": true});
+    let (_, other) = request(addr, "POST", "/api/play", &later);
+    assert_eq!(other["bot_clock"], json!({"tc": "1+0.1", "left_ms": 1000, "last_ms": null}), "{other}");
+    // A bot with its own time keeps it; one without a time notion has no clock.
+    let own = json!({"mode": "fanqi", "seat": 2, "bot": "mcts:movetime=20", "seed": 5, "bot_later": true});
+    let (_, st) = request(addr, "POST", "/api/play", &own);
+    assert_eq!(st["bot"], "mcts:movetime=20", "{st}");
+    assert!(st.get("bot_clock").is_none(), "{st}");
+    let greedy = json!({"mode": "fanqi", "seat": 2, "bot": "greedy", "seed": 5, "bot_later": true});
+    let (_, st) = request(addr, "POST", "/api/play", &greedy);
+    assert!(st.get("bot_clock").is_none() && st["bot"] == "greedy", "{st}");
+}
+
+#[test]
+fn the_four_player_search_answers_on_the_servers_clock() {
+    let addr = start_server("1+0.1");
+    let began = Instant::now();
+    let new = json!({"seat": 3, "bot": "mcts:100000000", "seed": 4});
+    let (status, st) = request(addr, "POST", "/api/play/siguo", &new);
+    assert_eq!(status, 200, "{st}");
+    assert!(st["moves"].as_array().unwrap().len() >= 3, "the three bots moved: {st}");
+    assert!(began.elapsed() < Duration::from_secs(60), "{:?}", began.elapsed());
+}
