@@ -50,6 +50,7 @@ mod run;
 mod run_dir;
 mod run_lock;
 mod siguo;
+pub mod siguo_jgn;
 mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};

@@ -73,7 +73,7 @@ fn check_game(g: &StoredGame) -> Result<(Rules, Seat), String> {
 
 /// A termination is a name like `flag_captured` (`junqi replay` checks
 /// that it is the one the rules give).
-fn check_termination(t: &str) -> Result<(), String> {
+pub(crate) fn check_termination(t: &str) -> Result<(), String> {
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
         return Err(format!("termination `{t}` is not a name like `flag_captured`"));
     }
@@ -90,7 +90,7 @@ fn check_move(text: &str) -> Result<(), String> {
 }
 
 /// A number in its one spelling: digits, no sign, no leading zero.
-fn canonical_number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+pub(crate) fn canonical_number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     if !digits || (text.len() > 1 && text.starts_with('0')) {
         return Err(format!("`{text}` is not a number (decimal digits, no leading zero)"));
@@ -162,7 +162,7 @@ fn rules_tag(json: &str, rules: &Rules) -> (&'static str, String) {
 }
 
 /// A tag value in double quotes, `\` and `"` escaped with a backslash.
-fn push_tag(out: &mut String, name: &str, value: &str) {
+pub(crate) fn push_tag(out: &mut String, name: &str, value: &str) {
     out.push('[');
     out.push_str(name);
     out.push_str(" \"");
@@ -176,13 +176,13 @@ fn push_tag(out: &mut String, name: &str, value: &str) {
 }
 
 /// Lines of at most [`WRAP_COLUMNS`] (a longer unit gets a line of its own).
-struct Wrapped<'a> {
-    out: &'a mut String,
-    line: usize,
+pub(crate) struct Wrapped<'a> {
+    pub(crate) out: &'a mut String,
+    pub(crate) line: usize,
 }
 
 impl Wrapped<'_> {
-    fn push(&mut self, unit: &str) {
+    pub(crate) fn push(&mut self, unit: &str) {
         if self.line > 0 && self.line + 1 + unit.len() > WRAP_COLUMNS {
             self.out.push('\n');
             self.line = 0;
@@ -276,7 +276,7 @@ pub struct Record {
 }
 
 /// Parse one tag line `[Name "value"]` (trailing spaces allowed).
-fn parse_tag(line: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_tag(line: &str) -> Result<(String, String), String> {
     let shape = "a tag pair is `[Name \"value\"]` on one line";
     let inner = line.trim_end().strip_prefix('[').and_then(|s| s.strip_suffix(']')).ok_or(shape)?;
     let (name, rest) = inner.split_once(' ').ok_or(shape)?;
@@ -331,6 +331,11 @@ impl Tags {
 fn game_from_tags(t: &Tags) -> Result<(StoredGame, Seat), RecordError> {
     let at = |line: u64| move |message: String| RecordError { line, message };
     let game_id = t.number::<u64>(tag::GAME_ID)?;
+    if let Some((game, line)) = t.find(crate::siguo_jgn::GAME_TAG) {
+        if game == crate::siguo_jgn::SIGUO_GAME {
+            return err(line, crate::siguo_jgn::MIXED_FOUR_IN_TWO);
+        }
+    }
     let (mode_text, mode_line) = t.get(tag::MODE)?;
     let mode: Mode = mode_text.parse().map_err(|e: junqi_core::RulesError| at(mode_line)(e.to_string()))?;
     let (rules, rules_json) = match (t.find(tag::RULES), t.find(tag::RULES_JSON)) {
@@ -391,7 +396,7 @@ impl<R: BufRead> RecordReader<R> {
     }
 
     /// The next line without its line break (`\n` or `\r\n`), numbered.
-    fn next_line(&mut self) -> Result<Option<(u64, String)>, RecordError> {
+    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, String)>, RecordError> {
         if let Some(l) = self.ahead.take() {
             return Ok(Some(l));
         }
@@ -570,7 +575,7 @@ pub fn parse_records(text: &str) -> Result<Vec<Record>, RecordError> {
 }
 
 /// At most 40 characters of some text, for an error message.
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     match s.char_indices().nth(40) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),

@@ -60,7 +60,8 @@ pub struct Args {
     /// (anqi, shuangming, quanming) or a four-player rules file. Writes
     /// arena.json, run.json, games/ (the four-seat schema), results.json and
     /// results.md; a finished run is read back, a killed one not resumed.
-    #[arg(long, conflicts_with_all = ["bot", "schedule", "pgnout", "part", "openings"])]
+    /// --pgnout writes the games as four-player records once all are played.
+    #[arg(long, conflicts_with_all = ["bot", "schedule", "part", "openings"])]
     siguo: bool,
     /// A time limit per move in milliseconds, a match setting
     /// (docs/evaluation.md): a decision that takes longer is a timeout of
@@ -96,7 +97,15 @@ fn run_siguo(args: &Args) -> Result<()> {
     let [a, b] = siguo_team_bots(list)?;
     let config = SiguoArenaConfig::new(rules, [&a, &b], args.games_per_pair, args.seed)?;
     let threads = threads(args.threads)?;
+    let pgn = args.pgnout.as_deref().map(PgnOut::new).transpose()?;
     let report = run_siguo_arena(&config, &args.out, threads)?;
+    if let Some(p) = pgn {
+        // The records of all the games, read back from games/ (four-player records).
+        super::export::write_atomically(&p.file, |w| {
+            super::export::write_records(&args.out, Some("arena siguo"), None, w)
+        })
+        .with_context(|| format!("--pgnout {}", p.file.display()))?;
+    }
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{}", report.to_markdown())?;
     writeln!(stdout, "written: {} and results.md", args.out.join("results.json").display())?;

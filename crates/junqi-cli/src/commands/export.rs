@@ -2,6 +2,7 @@
 //! (JGN, PGN-like; see docs/records.md).
 
 use anyhow::{anyhow, bail, Context, Result};
+use junqi_selfplay::siguo_jgn;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,8 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Write the record of every game of the dataset in `dir` (shard by shard,
 /// rows in order; only game `only` when given) to `out`, each with `event`
-/// as its `Event` tag. Returns the number of games written.
+/// as its `Event` tag: two-player records, or four-player ones for a
+/// four-player dataset. Returns the number of games written.
 pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &mut dyn Write) -> Result<u64> {
     let games = junqi_selfplay::games_dir(dir);
     let files = junqi_selfplay::shard_files(&games)?;
@@ -55,7 +57,13 @@ pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &m
         bail!("{} holds no games shards (shard-*.parquet)", games.display());
     }
     let (mut n, mut text) = (0, String::new());
-    for path in &files {
+    // The schema of the dataset, told by its first shard's footer (as
+    // `junqi replay` tells them apart); every shard must be of it.
+    let four = siguo_jgn::is_siguo_games_file(&files[0])?;
+    if four {
+        n = write_siguo_records(&files, event, only, out)?;
+    }
+    for path in files.iter().filter(|_| !four) {
         for g in junqi_selfplay::read_games_file(path)? {
             if only.is_some_and(|id| id != g.game_id) {
                 continue;
@@ -70,6 +78,31 @@ pub fn write_records(dir: &Path, event: Option<&str>, only: Option<u64>, out: &m
     }
     if let (Some(id), 0) = (only, n) {
         bail!("game {id} is not in {}", games.display());
+    }
+    Ok(n)
+}
+
+/// [`write_records`] for a four-player (`junqi-siguo-games/1`) dataset:
+/// each game with its footer's forfeit reason, if any.
+fn write_siguo_records(files: &[PathBuf], event: Option<&str>, only: Option<u64>, out: &mut dyn Write) -> Result<u64> {
+    let (mut n, mut text) = (0, String::new());
+    for path in files {
+        if !siguo_jgn::is_siguo_games_file(path)? {
+            bail!("{}: a two-player games shard in a four-player dataset", path.display());
+        }
+        let forfeits = siguo_jgn::read_siguo_forfeits(path)?;
+        for g in junqi_selfplay::read_siguo_games_file(path)? {
+            if only.is_some_and(|id| id != g.game_id) {
+                continue;
+            }
+            text.clear();
+            let forfeit = forfeits.get(&g.game_id).map(String::as_str);
+            siguo_jgn::write_siguo_record(&mut text, &g, event, forfeit).map_err(|why| {
+                anyhow!("{}: game {}: {why}, so it cannot be written as a record", path.display(), g.game_id)
+            })?;
+            out.write_all(text.as_bytes())?;
+            n += 1;
+        }
     }
     Ok(n)
 }

@@ -25,6 +25,7 @@ mod selfplay;
 mod serve;
 mod shard_checksums;
 mod siguo_engine;
+mod siguo_records;
 mod siguo_tools;
 mod sprt_verdicts;
 mod study_ladder;
