@@ -96,7 +96,8 @@ pub enum End {
 
 /// The bots of the three seats other than `human`.
 fn build_bots(spec: &str, human: Army) -> Result<[Option<Box<dyn SiguoBot>>; 4]> {
-    let specs: Vec<&str> = spec.split(',').map(str::trim).collect();
+    // A part `key=value` continues the spec before it (`mcts:100,movetime=50,heuristic`: two specs).
+    let specs: Vec<String> = junqi_bots::split_bot_list(spec);
     if specs.len() != 1 && specs.len() != 3 {
         bail!(
             "--bot: one four-player bot spec for the three other seats, or three separated by commas, found {}",
@@ -106,7 +107,7 @@ fn build_bots(spec: &str, human: Army) -> Result<[Option<Box<dyn SiguoBot>>; 4]>
     let mut bots: [Option<Box<dyn SiguoBot>>; 4] = Default::default();
     let others = Army::ALL.into_iter().filter(|&a| a != human);
     for (i, army) in others.enumerate() {
-        let spec = specs[if specs.len() == 1 { 0 } else { i }];
+        let spec = specs[if specs.len() == 1 { 0 } else { i }].trim();
         bots[army.index()] = Some(bot_from_spec(spec).map_err(|e| anyhow!("--bot: {e}"))?);
     }
     Ok(bots)

@@ -396,7 +396,7 @@ fn siguo_tc_puts_the_four_player_search_on_a_clock() {
             "--tc",
             "1+0.1",
             "--bot",
-            "mcts:100000000,heuristic,mcts:movetime=30",
+            "mcts:100000000,heuristic,mcts:sims=100,movetime=30",
         ],
         "quit\n",
     );
