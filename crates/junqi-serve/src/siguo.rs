@@ -168,6 +168,10 @@ pub struct SiguoState {
     pub bot_to_move: bool,
     /// Once the game is over: the referee's board (every kind).
     pub reveal: Option<Vec<String>>,
+    /// With `junqi serve --tc`: per army, the milliseconds left on its
+    /// bot's clock (`null` for a seat without one); absent without `--tc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks_left_ms: Option<Vec<Option<u64>>>,
 }
 
 fn end_name(c: junqi_siguo::EndCause) -> String {
@@ -433,6 +437,11 @@ impl SiguoSession {
                     .map(|n| self.truth.piece_at(n).map_or_else(|| ".".into(), |p| token(p.army, Some(p.kind))))
                     .collect()
             }),
+            clocks_left_ms: self
+                .clocks
+                .iter()
+                .any(Option::is_some)
+                .then(|| self.clocks.iter().map(|c| c.as_ref().map(|c| c.remaining().as_millis() as u64)).collect()),
         }
     }
 

@@ -82,5 +82,9 @@ fn the_four_player_search_answers_on_the_servers_clock() {
     let (status, st) = request(addr, "POST", "/api/play/siguo", &new);
     assert_eq!(status, 200, "{st}");
     assert!(st["moves"].as_array().unwrap().len() >= 3, "the three bots moved: {st}");
+    let left = st["clocks_left_ms"].as_array().expect("the clocks are reported");
+    assert_eq!(left.len(), 4, "{st}");
+    assert!(left[3].is_null(), "the person has no clock: {st}");
+    assert!(left[..3].iter().all(|l| l.as_u64().is_some_and(|ms| ms <= 1100)), "{st}");
     assert!(began.elapsed() < Duration::from_secs(60), "{:?}", began.elapsed());
 }
