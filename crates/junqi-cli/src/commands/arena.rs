@@ -77,9 +77,10 @@ pub struct Args {
     rules: RulesArgs,
 }
 
-/// `--siguo`: two team bots from `--bots A,B` (four-player specs hold no commas).
+/// `--siguo`: two team bots from `--bots A,B` (a spec's own `key=value`
+/// parameters after a comma stay with it, as for two players).
 pub fn siguo_team_bots(list: &str) -> Result<[String; 2]> {
-    let specs: Vec<String> = list.split(',').map(|b| b.trim().to_string()).collect();
+    let specs = junqi_bots::split_bot_list(list);
     match <[String; 2]>::try_from(specs) {
         Ok(bots) => Ok(bots),
         Err(specs) => anyhow::bail!(

@@ -156,7 +156,7 @@ fn config_file(path: &std::path::Path) -> Result<Config> {
 /// `--siguo`: a four-player run.
 fn run_siguo(args: &Args, threads: usize) -> Result<()> {
     let rules = super::perft::siguo_rules(&args.rules, None)?;
-    let specs: Vec<String> = args.bots.split(',').map(|b| b.trim().to_string()).collect();
+    let specs = junqi_bots::split_bot_list(&args.bots);
     let bots: [String; 2] = match specs.as_slice() {
         [one] => [one.clone(), one.clone()],
         [a, b] => [a.clone(), b.clone()],

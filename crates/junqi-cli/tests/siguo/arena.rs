@@ -129,3 +129,39 @@ fn sprt_siguo_stops_on_an_obvious_difference() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A team spec with its own parameters after a comma
+/// (`mcts:sims=4,movetime=50`) stays one spec in `arena --siguo` and
+/// `selfplay --siguo`, as it does for two players.
+#[test]
+fn siguo_team_specs_keep_their_own_parameters() {
+    let dir = fresh_dir("keys");
+    let d = dir.to_str().unwrap();
+    let text = stdout(&junqi(&[
+        "arena",
+        "--siguo",
+        "--bots",
+        "mcts:sims=4,movetime=50,random",
+        "--games-per-pair",
+        "2",
+        "--out",
+        d,
+    ]));
+    assert!(text.contains("| mcts:sims=4,movetime=50 | random | 2 |"), "{text}");
+    let arena = json(dir.join("arena.json"));
+    assert_eq!(arena["config"]["bots"], serde_json::json!(["mcts:sims=4,movetime=50", "random"]));
+    let played = dir.join("selfplay");
+    let p = played.to_str().unwrap();
+    let text = stdout(&junqi(&[
+        "selfplay",
+        "--siguo",
+        "--bots",
+        "mcts:sims=4,movetime=50,random",
+        "--games",
+        "2",
+        "--out",
+        p,
+    ]));
+    assert!(text.contains("team mcts:sims=4,movetime=50"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
