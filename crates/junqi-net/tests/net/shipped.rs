@@ -62,10 +62,7 @@ fn earlier_fanqi_nets_keep_their_names() {
     assert_ne!(plays("fanqi-decisive"), plays("fanqi"));
     assert_eq!(
         plays("fanqi-decisive"),
-        plays(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/nets/fanqi-history-quiet-r4-return1/net.safetensors"
-        ))
+        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi-history-quiet-r4-return1/net.safetensors"))
     );
     let size = |name: &str| std::fs::metadata(junqi_net::resolve_net_path(name)).unwrap().len();
     assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is the 4×64 net, net:fanqi-gumbel a 3×32 one");
