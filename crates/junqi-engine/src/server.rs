@@ -260,26 +260,40 @@ pub fn move_time(limits: &Limits) -> Option<Duration> {
 /// Serve the protocol for bot `spec` on `input`/`output` until `quit` or the
 /// end of the input. Bad commands are answered with `error` lines; only an
 /// I/O error on the streams ends the loop early.
-pub fn serve(spec: &BotSpec, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
+pub fn serve(spec: &BotSpec, input: impl BufRead, output: impl Write) -> Result<(), String> {
     let player = build(spec)?;
     let mut engine = Engine { spec: spec.clone(), player: Some(player), game: None };
+    serve_lines(MAX_LINE, input, output, |line, out| engine.handle(line, out))
+}
+
+/// The command loop both protocols share: read `input` a line at a time (at
+/// most `max_len` bytes of a line are kept; a longer one, or one that is not
+/// UTF-8, is answered with an `error` line) and hand each line, without its
+/// line ending, to `handler` with `output`, until the end of the input or the
+/// handler answers `false`. Only an I/O error on the streams ends it early.
+pub(crate) fn serve_lines<W: Write>(
+    max_len: usize,
+    input: impl BufRead,
+    mut output: W,
+    mut handler: impl FnMut(&str, &mut W) -> std::io::Result<bool>,
+) -> Result<(), String> {
     let mut input = input;
     let mut bytes = Vec::new();
     loop {
         bytes.clear();
-        // At most MAX_LINE bytes of a line are kept; a longer one is an error.
-        let read = (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
+        // At most max_len bytes of a line are kept; a longer one is an error.
+        let read = (&mut input).take(max_len as u64 + 1).read_until(b'\n', &mut bytes);
         if read.map_err(|e| format!("reading commands: {e}"))? == 0 {
             break;
         }
         let complete = bytes.ends_with(b"\n");
-        let reply = if !complete && bytes.len() > MAX_LINE {
+        let reply = if !complete && bytes.len() > max_len {
             skip_line(&mut input).map_err(|e| format!("reading commands: {e}"))?;
-            Some(format!("error command longer than {MAX_LINE} bytes"))
+            Some(format!("error command longer than {max_len} bytes"))
         } else {
             match std::str::from_utf8(&bytes) {
                 Ok(line) => {
-                    let keep = engine.handle(line.trim_end_matches(['\n', '\r']), &mut output);
+                    let keep = handler(line.trim_end_matches(['\n', '\r']), &mut output);
                     if !keep.map_err(|e| format!("writing answers: {e}"))? {
                         break;
                     }

@@ -24,7 +24,7 @@ use junqi_siguo::{
     Announcement, Army, EndCause, Move, MoveList, Node, Outcome, Piece, Position, Rules, Ruling, SiguoBot,
     SiguoInfoSet, Team, Termination, NODES, OPTION_NAMES,
 };
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 
 /// The longest command line `junqi engine --siguo` reads: a position line
 /// carries every event of the game (about 10 bytes each), so a game of
@@ -628,36 +628,9 @@ impl Engine {
 /// Serve the four-player protocol for bot `spec` (random, greedy,
 /// heuristic, mcts:N) on `input`/`output` until `quit` or the end of the
 /// input; bad commands are answered with `error` lines.
-pub fn serve_siguo(spec: &str, input: impl BufRead, mut output: impl Write) -> Result<(), String> {
+pub fn serve_siguo(spec: &str, input: impl BufRead, output: impl Write) -> Result<(), String> {
     let mut engine = Engine { spec: spec.trim().to_string(), bot: build(spec)?, game: None };
-    let mut input = input;
-    let mut bytes = Vec::new();
-    loop {
-        bytes.clear();
-        let read = (&mut input).take(SIGUO_MAX_LINE as u64 + 1).read_until(b'\n', &mut bytes);
-        if read.map_err(|e| format!("reading commands: {e}"))? == 0 {
-            break;
-        }
-        let reply = if !bytes.ends_with(b"\n") && bytes.len() > SIGUO_MAX_LINE {
-            crate::server::skip_line(&mut input).map_err(|e| format!("reading commands: {e}"))?;
-            Some(format!("error command longer than {SIGUO_MAX_LINE} bytes"))
-        } else {
-            match std::str::from_utf8(&bytes) {
-                Ok(line) => {
-                    let keep = engine.handle(line.trim_end_matches(['\n', '\r']), &mut output);
-                    if !keep.map_err(|e| format!("writing answers: {e}"))? {
-                        break;
-                    }
-                    None
-                }
-                Err(_) => Some("error command is not valid UTF-8".to_string()),
-            }
-        };
-        if let Some(reply) = reply {
-            writeln!(output, "{reply}").and_then(|()| output.flush()).map_err(|e| format!("writing answers: {e}"))?;
-        }
-    }
-    Ok(())
+    crate::server::serve_lines(SIGUO_MAX_LINE, input, output, |line, out| engine.handle(line, out))
 }
 
 #[cfg(test)]
