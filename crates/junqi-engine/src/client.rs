@@ -68,6 +68,28 @@ pub(crate) struct EngineConfig {
     pub(crate) options: Vec<(String, String)>,
 }
 
+impl EngineConfig {
+    /// The limits to send with a move and how long its answer may take: the
+    /// move's time plus a grace second with `movetime`, what is left on the
+    /// clock (`remaining`) with `tc`, else `timeout` (which, when given, caps
+    /// the other two as well). The limits' own `timeout` is left unset.
+    pub(crate) fn move_limits(&self, remaining: Duration) -> (Limits, Duration) {
+        let mut limits = Limits { sims: self.sims, movetime: self.movetime, ..Limits::default() };
+        let mut timeout = self.timeout;
+        if let Some(ms) = self.movetime {
+            timeout = Duration::from_millis(ms) + MOVETIME_GRACE;
+        }
+        if let Some((_, inc)) = self.clock {
+            limits.clock = Some((remaining.as_millis() as u64, inc.as_millis() as u64));
+            timeout = if self.movetime.is_some() { timeout.min(remaining) } else { remaining };
+        }
+        if let Some(cap) = self.explicit_timeout {
+            timeout = timeout.min(cap);
+        }
+        (limits, timeout)
+    }
+}
+
 /// A running engine: its process, its stdin, and its stdout lines (read by a
 /// thread, so that waiting for an answer can time out).
 pub(crate) struct EngineProcess {
@@ -441,21 +463,7 @@ impl EngineBot {
         self.last = Some((seat, ply));
         let mut legal = MoveList::new();
         info.legal_moves(&mut legal);
-        let mut limits = Limits { sims: self.config.sims, movetime: self.config.movetime, ..Limits::default() };
-        // How long the answer may take: the move's time plus a grace second
-        // with `movetime`, what is left on the clock with `tc`, else `timeout`
-        // (which, when given, caps the other two as well).
-        let mut timeout = self.config.timeout;
-        if let Some(ms) = self.config.movetime {
-            timeout = Duration::from_millis(ms) + MOVETIME_GRACE;
-        }
-        if let Some((_, inc)) = self.config.clock {
-            limits.clock = Some((self.remaining.as_millis() as u64, inc.as_millis() as u64));
-            timeout = if self.config.movetime.is_some() { timeout.min(self.remaining) } else { self.remaining };
-        }
-        if let Some(cap) = self.config.explicit_timeout {
-            timeout = timeout.min(cap);
-        }
+        let (mut limits, timeout) = self.config.move_limits(self.remaining);
         let process = self.process()?;
         process.drain()?;
         let history = process.protocol >= crate::HISTORY_VERSION;

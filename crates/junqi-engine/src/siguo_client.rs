@@ -11,8 +11,8 @@
 //! forfeits the game for its army's team (the arena records it), and is
 //! killed; a fresh one starts for the next game.
 
-use crate::client::{engine_config, probe, put_idle, take_idle, EngineConfig, EngineProcess, MOVETIME_GRACE};
-use crate::grammar::{Command, GameResult, Limits};
+use crate::client::{engine_config, probe, put_idle, take_idle, EngineConfig, EngineProcess};
+use crate::grammar::{Command, GameResult};
 use crate::siguo::{newgame_line, SiguoRecord};
 use junqi_bots::BotSpec;
 use junqi_siguo::{Announcement, Army, Move, MoveList, Rules, SiguoAgent, SiguoInfoSet, Team, OPTION_NAMES};
@@ -102,20 +102,8 @@ impl SiguoEngine {
         let ply = info.ply();
         let mut legal = MoveList::new();
         info.legal_moves(&mut legal);
-        let mut limits = Limits { sims: self.config.sims, movetime: self.config.movetime, ..Limits::default() };
-        // As for two players: the move's time plus a grace second with
-        // `movetime`, what is left on the clock with `tc`, else `timeout`.
-        let mut timeout = self.config.timeout;
-        if let Some(ms) = self.config.movetime {
-            timeout = Duration::from_millis(ms) + MOVETIME_GRACE;
-        }
-        if let Some((_, inc)) = self.config.clock {
-            limits.clock = Some((self.remaining.as_millis() as u64, inc.as_millis() as u64));
-            timeout = if self.config.movetime.is_some() { timeout.min(self.remaining) } else { self.remaining };
-        }
-        if let Some(cap) = self.config.explicit_timeout {
-            timeout = timeout.min(cap);
-        }
+        // As for two players (see EngineConfig::move_limits).
+        let (mut limits, timeout) = self.config.move_limits(self.remaining);
         limits.timeout = Some(timeout.as_millis() as u64);
         let process = self.process()?;
         process.drain()?;
