@@ -94,40 +94,7 @@ pub fn parse_newgame(args: &[&str]) -> Result<(Rules, Army, Option<u64>), String
 
 // ---------------------------------------------------------------- views
 
-/// The nodes of `army`'s zone, rank 6 to rank 1, each from file a to e (§10.4).
-fn zone_ranks(army: Army) -> impl Iterator<Item = Vec<Node>> {
-    (1..=6usize).rev().map(move |rank| {
-        (0..5).map(move |file| Node::new(army.index() * 30 + (rank - 1) * 5 + file).expect("a zone node")).collect()
-    })
-}
-
-/// The nine centre nodes in index order.
-fn centre() -> Vec<Node> {
-    (120..129).map(|i| Node::new(i).expect("a centre node")).collect()
-}
-
-/// What a view says about one node: the army of its piece and the kind when written.
-type Square = Option<(Army, Option<Kind>)>;
-
-fn write_run(out: &mut String, nodes: &[Node], at: impl Fn(Node) -> Square) {
-    let mut empty = 0;
-    for &n in nodes {
-        match at(n) {
-            None => empty += 1,
-            Some((army, kind)) => {
-                if empty > 0 {
-                    out.push_str(&empty.to_string());
-                    empty = 0;
-                }
-                out.push(kind.map_or('?', |k| k.letter()));
-                out.push(army.letter());
-            }
-        }
-    }
-    if empty > 0 {
-        out.push_str(&empty.to_string());
-    }
-}
+use junqi_siguo::notation::{read_board, write_board, Square};
 
 /// What `info`'s seat sees, in the four-seat notation with `?` for every
 /// kind it does not know (a piece is written with its letter exactly when
@@ -135,16 +102,7 @@ fn write_run(out: &mut String, nodes: &[Node], at: impl Fn(Node) -> Square) {
 pub fn encode_view(info: &SiguoInfoSet) -> String {
     let at = |n: Node| info.army_at(n).map(|a| (a, info.known_kind(n)));
     let mut out = String::new();
-    for army in Army::ALL {
-        for (i, rank) in zone_ranks(army).enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_run(&mut out, &rank, at);
-        }
-        out.push('/');
-    }
-    write_run(&mut out, &centre(), at);
+    write_board(&mut out, at);
     let mut ended = String::new();
     for army in Army::ALL {
         if let Some(cause) = info.ended(army) {
@@ -184,44 +142,6 @@ struct View {
     ply: u32,
 }
 
-fn read_run(text: &str, nodes: &[Node], board: &mut [Square], what: &str) -> Result<(), String> {
-    let bad = |msg: String| format!("view: {what}: {msg}");
-    let mut i = 0;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if let Some(d) = c.to_digit(10) {
-            if d == 0 {
-                return Err(bad("a run of empty nodes is 1 to 9".into()));
-            }
-            i += d as usize;
-        } else {
-            let kind = match c {
-                '?' => None,
-                c if c.is_ascii_uppercase() => {
-                    Some(Kind::from_letter(c).ok_or_else(|| bad(format!("`{c}` is not a kind letter or `?`")))?)
-                }
-                c => return Err(bad(format!("`{c}` is not a kind letter or `?`"))),
-            };
-            let army = chars
-                .next()
-                .and_then(Army::from_letter)
-                .ok_or_else(|| bad(format!("`{c}` must be followed by an army letter s, e, n or w")))?;
-            if i >= nodes.len() {
-                return Err(bad(format!("more than {} nodes", nodes.len())));
-            }
-            board[nodes[i].index()] = Some((army, kind));
-            i += 1;
-        }
-        if i > nodes.len() {
-            return Err(bad(format!("more than {} nodes", nodes.len())));
-        }
-    }
-    if i != nodes.len() {
-        return Err(bad(format!("{i} nodes, expected {}", nodes.len())));
-    }
-    Ok(())
-}
-
 /// Read a view (six words) under `rules`.
 fn decode_view(fields: &[&str], rules: &Rules) -> Result<View, String> {
     let [board_text, mode, turn, ended_text, quiet, ply] = fields else {
@@ -238,16 +158,9 @@ fn decode_view(fields: &[&str], rules: &Rules) -> Result<View, String> {
         return Err(format!("view: {} groups separated by `/`, expected 5", groups.len()));
     }
     let mut board = vec![None; NODES];
-    for army in Army::ALL {
-        let ranks: Vec<&str> = groups[army.index()].split(',').collect();
-        if ranks.len() != 6 {
-            return Err(format!("view: zone {}: {} ranks, expected 6", army.letter(), ranks.len()));
-        }
-        for (text, nodes) in ranks.iter().zip(zone_ranks(army)) {
-            read_run(text, &nodes, &mut board, &format!("zone {}", army.letter()))?;
-        }
-    }
-    read_run(groups[4], &centre(), &mut board, "centre")?;
+    let groups: [&str; 5] = groups.try_into().expect("five groups");
+    read_board(&groups, true, |node, army, kind| board[node.index()] = Some((army, kind)))
+        .map_err(|e| format!("view: {e}"))?;
     let turn = match turn.chars().collect::<Vec<_>>()[..] {
         [c] => Army::from_letter(c),
         _ => None,

@@ -48,18 +48,22 @@ fn centre() -> Vec<Node> {
     (MIDDLE..MIDDLE + 9).map(|i| Node::new(i).unwrap()).collect()
 }
 
-fn write_run(out: &mut String, pos: &Position, nodes: &[Node]) {
+/// What the board part of the notation says about one node: the army of its
+/// piece and its kind, `None` where the text writes `?` (a kind not known).
+pub type Square = Option<(Army, Option<Kind>)>;
+
+fn write_run(out: &mut String, nodes: &[Node], at: &impl Fn(Node) -> Square) {
     let mut empty = 0;
     for &n in nodes {
-        match pos.piece_at(n) {
+        match at(n) {
             None => empty += 1,
-            Some(p) => {
+            Some((army, kind)) => {
                 if empty > 0 {
                     write!(out, "{empty}").unwrap();
                     empty = 0;
                 }
-                out.push(p.kind.letter());
-                out.push(p.army.letter());
+                out.push(kind.map_or('?', |k| k.letter()));
+                out.push(army.letter());
             }
         }
     }
@@ -68,19 +72,26 @@ fn write_run(out: &mut String, pos: &Position, nodes: &[Node]) {
     }
 }
 
-/// The position as one line of §10.4 notation.
-pub fn to_notation(pos: &Position) -> String {
-    let mut out = String::new();
+/// Write the board part of the notation (the four zones in army order, rank
+/// 6 to rank 1 separated by `,`, each zone ended by `/`, then the centre),
+/// with what `at` says of each node; a kind `None` is written `?`.
+pub fn write_board(out: &mut String, at: impl Fn(Node) -> Square) {
     for army in Army::ALL {
         for (i, rank) in ranks_of_zone(army).enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            write_run(&mut out, pos, &rank);
+            write_run(out, &rank, &at);
         }
         out.push('/');
     }
-    write_run(&mut out, pos, &centre());
+    write_run(out, &centre(), &at);
+}
+
+/// The position as one line of §10.4 notation.
+pub fn to_notation(pos: &Position) -> String {
+    let mut out = String::new();
+    write_board(&mut out, |n| pos.piece_at(n).map(|p| (p.army, Some(p.kind))));
     let mut ended = String::new();
     for army in Army::ALL {
         if let Some(cause) = pos.ended(army) {
@@ -98,10 +109,17 @@ pub fn to_notation(pos: &Position) -> String {
     out
 }
 
-fn read_run(text: &str, nodes: &[Node], pos: &mut Position, what: &str) -> Result<(), NotationError> {
-    let bad = |msg: String| NotationError::Board(format!("{what}: {msg}"));
+fn read_run(
+    text: &str,
+    nodes: &[Node],
+    unknown: bool,
+    put: &mut impl FnMut(Node, Army, Option<Kind>),
+    what: &str,
+) -> Result<(), String> {
+    let bad = |msg: String| format!("{what}: {msg}");
+    let not_a_kind = |c: char| bad(format!("`{c}` is not a kind letter{}", if unknown { " or `?`" } else { "" }));
     let mut i = 0;
-    let mut chars = text.chars().peekable();
+    let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if let Some(d) = c.to_digit(10) {
             if d == 0 {
@@ -109,9 +127,10 @@ fn read_run(text: &str, nodes: &[Node], pos: &mut Position, what: &str) -> Resul
             }
             i += d as usize;
         } else {
-            let kind = Kind::from_letter(c)
-                .filter(|_| c.is_ascii_uppercase())
-                .ok_or_else(|| bad(format!("`{c}` is not a kind letter")))?;
+            let kind = match c {
+                '?' if unknown => None,
+                c => Some(Kind::from_letter(c).filter(|_| c.is_ascii_uppercase()).ok_or_else(|| not_a_kind(c))?),
+            };
             let army = chars
                 .next()
                 .and_then(Army::from_letter)
@@ -119,7 +138,7 @@ fn read_run(text: &str, nodes: &[Node], pos: &mut Position, what: &str) -> Resul
             if i >= nodes.len() {
                 return Err(bad(format!("more than {} nodes", nodes.len())));
             }
-            pos.put(nodes[i], Piece::new(army, kind));
+            put(nodes[i], army, kind);
             i += 1;
         }
         if i > nodes.len() {
@@ -130,6 +149,28 @@ fn read_run(text: &str, nodes: &[Node], pos: &mut Position, what: &str) -> Resul
         return Err(bad(format!("{i} nodes, expected {}", nodes.len())));
     }
     Ok(())
+}
+
+/// Read the board part of the notation, already split at `/` into its five
+/// groups (the four zones in army order, then the centre), handing every
+/// piece to `put` with its node. With `unknown`, `?` stands for a kind not
+/// known (as in the engine protocol's views); without it only kind letters
+/// are read. An error names the zone or the centre and what is wrong.
+pub fn read_board(
+    groups: &[&str; 5],
+    unknown: bool,
+    mut put: impl FnMut(Node, Army, Option<Kind>),
+) -> Result<(), String> {
+    for army in Army::ALL {
+        let ranks: Vec<&str> = groups[army.index()].split(',').collect();
+        if ranks.len() != 6 {
+            return Err(format!("zone {}: {} ranks, expected 6", army.letter(), ranks.len()));
+        }
+        for (text, nodes) in ranks.iter().zip(ranks_of_zone(army)) {
+            read_run(text, &nodes, unknown, &mut put, &format!("zone {}", army.letter()))?;
+        }
+    }
+    read_run(groups[4], &centre(), unknown, &mut put, "centre")
 }
 
 /// Read a position under `rules` (whose mode must match the text's; the
@@ -149,16 +190,9 @@ pub fn parse(text: &str, rules: Rules) -> Result<Position, NotationError> {
             groups.len()
         )));
     }
-    for army in Army::ALL {
-        let ranks: Vec<&str> = groups[army.index()].split(',').collect();
-        if ranks.len() != 6 {
-            return Err(NotationError::Board(format!("zone {}: {} ranks, expected 6", army.letter(), ranks.len())));
-        }
-        for (text, nodes) in ranks.iter().zip(ranks_of_zone(army)) {
-            read_run(text, &nodes, &mut pos, &format!("zone {}", army.letter()))?;
-        }
-    }
-    read_run(groups[4], &centre(), &mut pos, "centre")?;
+    let groups: [&str; 5] = groups.try_into().expect("five groups");
+    read_board(&groups, false, |node, army, kind| pos.put(node, Piece::new(army, kind.expect("a kind letter"))))
+        .map_err(NotationError::Board)?;
     for army in Army::ALL {
         for kind in Kind::ALL {
             if pos.count(army, kind) > kind.count() {
