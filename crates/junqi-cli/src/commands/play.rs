@@ -164,9 +164,48 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// A seed from the clock, for a game nobody asked to reproduce.
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     now.as_nanos() as u64 % 1_000_000_000
+}
+
+/// What the person typed at the prompt.
+pub(crate) enum Typed<'a> {
+    /// The input ended (a newline has been written after the prompt).
+    Eof,
+    /// A line that is not UTF-8 (the error has been written).
+    NotUtf8,
+    /// A line, trimmed (echoed when `echo`).
+    Line(&'a str),
+}
+
+/// Write the prompt and read one line of `input` into `bytes`: the
+/// two-player and the four-player play loops share it.
+pub(crate) fn read_typed<'a>(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    bytes: &'a mut Vec<u8>,
+    echo: bool,
+) -> std::io::Result<Typed<'a>> {
+    write!(out, "{PROMPT}")?;
+    out.flush()?;
+    bytes.clear();
+    if input.read_until(b'\n', bytes)? == 0 {
+        writeln!(out)?;
+        return Ok(Typed::Eof);
+    }
+    let Ok(line) = std::str::from_utf8(bytes) else {
+        if echo {
+            writeln!(out)?;
+        }
+        writeln!(out, "error: the input line is not valid UTF-8")?;
+        return Ok(Typed::NotUtf8);
+    };
+    let line = line.trim();
+    if echo {
+        writeln!(out, "{line}")?;
+    }
+    Ok(Typed::Line(line))
 }
 
 /// A new game: a 翻棋 deal, or the person's random legal deployment and the bot's own.
@@ -237,24 +276,11 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
             writeln!(out, "{}", status_line(s))?;
             show_board = false;
         }
-        write!(out, "{PROMPT}")?;
-        out.flush()?;
-        bytes.clear();
-        if input.read_until(b'\n', &mut bytes)? == 0 {
-            writeln!(out)?;
-            break End::Eof;
-        }
-        let Ok(line) = std::str::from_utf8(&bytes) else {
-            if s.echo {
-                writeln!(out)?;
-            }
-            writeln!(out, "error: the input line is not valid UTF-8")?;
-            continue;
+        let line = match read_typed(input, out, &mut bytes, s.echo)? {
+            Typed::Eof => break End::Eof,
+            Typed::NotUtf8 => continue,
+            Typed::Line(line) => line,
         };
-        let line = line.trim();
-        if s.echo {
-            writeln!(out, "{line}")?;
-        }
         match line.to_ascii_lowercase().as_str() {
             "" => writeln!(out, "error: empty line: type a move such as a6a7, or `help`")?,
             "help" | "?" => writeln!(out, "{HELP}")?,

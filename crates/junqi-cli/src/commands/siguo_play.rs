@@ -9,6 +9,7 @@
 //! reads any [`BufRead`] and writes any [`Write`], so a scripted stdin plays
 //! the same game.
 
+use super::play::{clock_seed, read_typed, Typed};
 use super::siguo_board::{mode_chinese, render_view, view_status_line};
 use anyhow::{anyhow, bail, Context, Result};
 use junqi_core::{rng_from_seed, GameRng};
@@ -16,9 +17,6 @@ use junqi_siguo::{
     bot_from_spec, Announcement, Army, Move, MoveList, Node, Outcome, Position, Ruling, SiguoBot, SiguoInfoSet,
 };
 use std::io::{BufRead, IsTerminal, Write};
-
-/// The prompt before each of the person's turns (tests wait for it).
-pub const PROMPT: &str = "your move> ";
 
 const HELP: &str = "\
 type a move as <from>-<to> (sc6-sc5, sd2-ms) or two nodes (sc6 sc5); a node is an army letter (s, e, n, w), \
@@ -183,11 +181,6 @@ pub fn run(opts: Options) -> Result<()> {
     Ok(())
 }
 
-fn clock_seed() -> u64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    now.as_nanos() as u64 % 1_000_000_000
-}
-
 /// Play until the game ends, the person resigns or quits, or `input` ends;
 /// then print the result and the moves.
 pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write) -> Result<End> {
@@ -243,24 +236,11 @@ pub fn play_loop(s: &mut Session, input: &mut impl BufRead, out: &mut impl Write
             writeln!(out, "{}; you are {}", view_status_line(info), s.human)?;
             show_board = false;
         }
-        write!(out, "{PROMPT}")?;
-        out.flush()?;
-        bytes.clear();
-        if input.read_until(b'\n', &mut bytes)? == 0 {
-            writeln!(out)?;
-            break End::Eof;
-        }
-        let Ok(line) = std::str::from_utf8(&bytes) else {
-            if s.echo {
-                writeln!(out)?;
-            }
-            writeln!(out, "error: the input line is not valid UTF-8")?;
-            continue;
+        let line = match read_typed(input, out, &mut bytes, s.echo)? {
+            Typed::Eof => break End::Eof,
+            Typed::NotUtf8 => continue,
+            Typed::Line(line) => line,
         };
-        let line = line.trim();
-        if s.echo {
-            writeln!(out, "{line}")?;
-        }
         match line.to_ascii_lowercase().as_str() {
             "" => writeln!(out, "error: empty line: type a move such as sc6-sc5, or `help`")?,
             "help" | "?" => writeln!(out, "{HELP}")?,
