@@ -265,6 +265,46 @@ fn err<T>(line: u64, message: impl Into<String>) -> Result<T, RecordError> {
     Err(RecordError { line, message: message.into() })
 }
 
+/// The pending line if there is one, else the next line `read` gives: the
+/// two-player and the four-player readers walk a record's lines so.
+pub(crate) fn pending_or_next(
+    pending: &mut Option<(u64, String)>,
+    read: impl FnOnce() -> Result<Option<(u64, String)>, RecordError>,
+) -> Result<Option<(u64, String)>, RecordError> {
+    match pending.take() {
+        Some(x) => Ok(Some(x)),
+        None => read(),
+    }
+}
+
+/// The checks on a result token among the moves, shared by the two-player
+/// and the four-player readers: no move number before it, the same result
+/// as tag Result, nothing after it on its line (`after`).
+pub(crate) fn check_result_token(token: &str, after: Option<&str>, numbered: bool, result: &str) -> Result<(), String> {
+    if numbered {
+        return Err("a move number with no move after it".into());
+    }
+    if token != result {
+        return Err(format!("the moves end with {token}, but tag Result says {result}"));
+    }
+    if let Some(extra) = after {
+        return Err(format!("`{}` after the result token, which ends the game", clip(extra)));
+    }
+    Ok(())
+}
+
+/// A token among the moves that is no move: `*` or a comment, variation or
+/// annotation (shared by the two-player and the four-player readers).
+pub(crate) fn refuse_non_move(token: &str) -> Result<(), String> {
+    if token == "*" {
+        return Err("`*` (a game not over): records hold finished games, ending in 1-0, 0-1 or 1/2-1/2".into());
+    }
+    if token.starts_with(['{', ';', '(', '$', '%']) {
+        return Err(format!("`{}`: comments, variations and annotations are not part of JGN", clip(token)));
+    }
+    Ok(())
+}
+
 /// One game read from a text of records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
@@ -450,16 +490,13 @@ impl<R: BufRead> RecordReader<R> {
         let mut tags = Tags { start, list: Vec::new() };
         let mut line = Some((start, first));
         let moves_start = loop {
-            let (n, l) = match line.take() {
-                Some(x) => x,
-                None => match self.next_line()? {
-                    Some(x) => x,
-                    None => {
-                        return err(self.line, format!(
-                            "the file ends after the tags of the game starting at line {start}: its moves and result are missing"
-                        ))
-                    }
-                },
+            let Some((n, l)) = pending_or_next(&mut line, || self.next_line())? else {
+                return err(
+                    self.line,
+                    format!(
+                        "the file ends after the tags of the game starting at line {start}: its moves and result are missing"
+                    ),
+                );
             };
             if l.trim().is_empty() {
                 continue;
@@ -480,20 +517,14 @@ impl<R: BufRead> RecordReader<R> {
         let mut numbered = false;
         let mut line = Some(moves_start);
         loop {
-            let (n, l) = match line.take() {
-                Some(x) => x,
-                None => match self.next_line()? {
-                    Some(x) => x,
-                    None => {
-                        return err(
-                            self.line,
-                            format!(
-                                "the file ends inside the moves of the game starting at line {start}: no result token \
-                             (1-0, 0-1 or 1/2-1/2) ends them (a truncated file?)"
-                            ),
-                        )
-                    }
-                },
+            let Some((n, l)) = pending_or_next(&mut line, || self.next_line())? else {
+                return err(
+                    self.line,
+                    format!(
+                        "the file ends inside the moves of the game starting at line {start}: no result token \
+                         (1-0, 0-1 or 1/2-1/2) ends them (a truncated file?)"
+                    ),
+                );
             };
             if l.starts_with('[') {
                 return err(
@@ -508,15 +539,8 @@ impl<R: BufRead> RecordReader<R> {
             while let Some(token) = tokens.next() {
                 let p = game.moves.len() + offset;
                 if RESULTS.contains(&token) {
-                    if numbered {
-                        return err(n, "a move number with no move after it");
-                    }
-                    if token != game.result {
-                        return err(n, format!("the moves end with {token}, but tag Result says {}", game.result));
-                    }
-                    if let Some(extra) = tokens.next() {
-                        return err(n, format!("`{}` after the result token, which ends the game", clip(extra)));
-                    }
+                    check_result_token(token, tokens.next(), numbered, &game.result)
+                        .map_err(|message| RecordError { line: n, message })?;
                     if game.moves.len() != game.plies as usize {
                         let line = tags.get(tag::PLIES)?.1;
                         return err(
@@ -545,15 +569,7 @@ impl<R: BufRead> RecordReader<R> {
                     numbered = true;
                     continue;
                 }
-                if token == "*" {
-                    return err(n, "`*` (a game not over): records hold finished games, ending in 1-0, 0-1 or 1/2-1/2");
-                }
-                if token.starts_with(['{', ';', '(', '$', '%']) {
-                    return err(
-                        n,
-                        format!("`{}`: comments, variations and annotations are not part of JGN", clip(token)),
-                    );
-                }
+                refuse_non_move(token).map_err(|message| RecordError { line: n, message })?;
                 check_move(token).map_err(|message| RecordError { line: n, message })?;
                 game.moves.push(token.to_string());
                 numbered = false;

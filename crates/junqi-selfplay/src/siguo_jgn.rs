@@ -10,7 +10,10 @@
 //! [`SiguoRecordReader`]); the reader also re-plays the moves, so a move
 //! that is not legal under the four-player rules is an error.
 
-use crate::records::{canonical_number, check_termination, clip, parse_tag, push_tag, Wrapped};
+use crate::records::{
+    canonical_number, check_result_token, check_termination, clip, parse_tag, pending_or_next, push_tag,
+    refuse_non_move, Wrapped,
+};
 use crate::{RecordError, RecordReader, SelfplayError, SiguoGame, RESULTS};
 use junqi_siguo::{Mode, Move, MoveList, Rules, OPTION_NAMES};
 use std::collections::BTreeMap;
@@ -299,17 +302,13 @@ impl<R: BufRead> SiguoRecordReader<R> {
         let mut tags: Tags = Vec::new();
         let mut line = Some((start, first));
         let moves_start = loop {
-            let (n, l) = match line.take() {
-                Some(x) => x,
-                None => match self.next_line()? {
-                    Some(x) => x,
-                    None => {
-                        return Err(fail(
-                            start,
-                            format!("the file ends after the tags of the game starting at line {start}: its moves and result are missing"),
-                        ))
-                    }
-                },
+            let Some((n, l)) = pending_or_next(&mut line, || self.next_line())? else {
+                return Err(fail(
+                    start,
+                    format!(
+                        "the file ends after the tags of the game starting at line {start}: its moves and result are missing"
+                    ),
+                ));
             };
             if l.trim().is_empty() {
                 continue;
@@ -380,17 +379,14 @@ impl<R: BufRead> SiguoRecordReader<R> {
         let mut move_lines: Vec<u64> = Vec::new();
         let mut line = Some(moves_start);
         loop {
-            let (n, l) = match line.take() {
-                Some(x) => x,
-                None => match self.next_line()? {
-                    Some(x) => x,
-                    None => {
-                        return Err(fail(
-                            start,
-                            format!("the file ends inside the moves of the game starting at line {start}: no result token (1-0, 0-1 or 1/2-1/2) ends them (a truncated file?)"),
-                        ))
-                    }
-                },
+            let Some((n, l)) = pending_or_next(&mut line, || self.next_line())? else {
+                return Err(fail(
+                    start,
+                    format!(
+                        "the file ends inside the moves of the game starting at line {start}: no result token \
+                         (1-0, 0-1 or 1/2-1/2) ends them (a truncated file?)"
+                    ),
+                ));
             };
             if l.starts_with('[') {
                 return Err(fail(
@@ -402,18 +398,7 @@ impl<R: BufRead> SiguoRecordReader<R> {
             while let Some(token) = tokens.next() {
                 let p = game.moves.len();
                 if RESULTS.contains(&token) {
-                    if numbered {
-                        return Err(fail(n, "a move number with no move after it".into()));
-                    }
-                    if token != game.result {
-                        return Err(fail(
-                            n,
-                            format!("the moves end with {token}, but tag Result says {}", game.result),
-                        ));
-                    }
-                    if let Some(extra) = tokens.next() {
-                        return Err(fail(n, format!("`{}` after the result token, which ends the game", clip(extra))));
-                    }
+                    check_result_token(token, tokens.next(), numbered, &game.result).map_err(|e| fail(n, e))?;
                     if game.moves.len() != game.plies as usize {
                         return Err(fail(
                             plies_line,
@@ -446,18 +431,7 @@ impl<R: BufRead> SiguoRecordReader<R> {
                     numbered = true;
                     continue;
                 }
-                if token == "*" {
-                    return Err(fail(
-                        n,
-                        "`*` (a game not over): records hold finished games, ending in 1-0, 0-1 or 1/2-1/2".into(),
-                    ));
-                }
-                if token.starts_with(['{', ';', '(', '$', '%']) {
-                    return Err(fail(
-                        n,
-                        format!("`{}`: comments, variations and annotations are not part of JGN", clip(token)),
-                    ));
-                }
+                refuse_non_move(token).map_err(|e| fail(n, e))?;
                 check_move(token).map_err(|e| fail(n, format!("move {}: {e}", p + 1)))?;
                 game.moves.push(token.to_string());
                 move_lines.push(n);
