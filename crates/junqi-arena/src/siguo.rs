@@ -772,7 +772,7 @@ mod tests {
     fn bad_configs_are_refused() {
         let err = |bots: [&str; 2], games| SiguoArenaConfig::new(anqi(), bots, games, 0).unwrap_err().to_string();
         assert!(err(["nope", "random"], 2).contains("nope"));
-        assert!(err(["mcts:sims=100", "random"], 2).contains("mcts"));
+        assert!(err(["mcts:sims=100,c=4", "random"], 2).contains("unknown key"));
         assert!(err(["net:fanqi", "random"], 2).contains("net:fanqi"));
         assert!(err(["random", "random"], 2).contains("both teams"));
         assert!(err(["greedy", "random"], 3).contains("even"));

@@ -66,7 +66,7 @@ fn arena_and_sprt_siguo_refuse_bad_input() {
     let arena =
         |bots: &str, games: &str| junqi(&["arena", "--siguo", "--bots", bots, "--games-per-pair", games, "--out", d]);
     assert_clean_error(&arena("nope,random", "2"), "unknown four-player bot `nope`");
-    assert_clean_error(&arena("mcts:sims=100,random", "2"), "mcts:sims=100");
+    assert_clean_error(&arena("mcts:sims=100,c=4,random", "2"), "unknown key `c`");
     assert_clean_error(&arena("net:fanqi,random", "2"), "net:fanqi");
     assert_clean_error(&arena("cheat-mcts,random", "2"), "cheat-mcts");
     assert_clean_error(&arena("mcts:0,random", "2"), "mcts:0");
