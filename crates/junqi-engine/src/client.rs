@@ -237,6 +237,35 @@ impl EngineProcess {
         }
     }
 
+    /// Send `go` and wait for `bestmove` within `timeout`, keeping the
+    /// game's clock (`clock` = (base, increment), `remaining` what is left):
+    /// no answer once the clock has run out loses on time at `ply`, and an
+    /// answer adds the increment to what is left. Returns the lines up to
+    /// `bestmove` and the move's text (two- and four-player hosts parse it).
+    pub(crate) fn go(
+        &mut self,
+        limits: Limits,
+        timeout: Duration,
+        clock: Option<(Duration, Duration)>,
+        remaining: &mut Duration,
+        ply: impl std::fmt::Display,
+    ) -> Result<(Vec<String>, String), String> {
+        let started = Instant::now();
+        self.send(&Command::Go(limits))?;
+        let lines = match self.answer("bestmove", timeout) {
+            Err(_) if clock.is_some() && started.elapsed() >= *remaining => {
+                return Err(format!("lost on time at ply {ply}"));
+            }
+            other => other?,
+        };
+        if let Some((_, inc)) = clock {
+            *remaining = remaining.saturating_sub(started.elapsed()) + inc;
+        }
+        let best = lines.last().expect("answer ends with its keyword");
+        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?.to_string();
+        Ok((lines, text))
+    }
+
     /// Lines up to the first that starts with `keyword` (returned last),
     /// within `timeout`. An `error` line from the engine is a failure.
     pub(crate) fn answer(&mut self, keyword: &str, timeout: Duration) -> Result<Vec<String>, String> {
@@ -464,6 +493,7 @@ impl EngineBot {
         let mut legal = MoveList::new();
         info.legal_moves(&mut legal);
         let (mut limits, timeout) = self.config.move_limits(self.remaining);
+        let (clock, mut remaining) = (self.config.clock, self.remaining);
         let process = self.process()?;
         process.drain()?;
         let history = process.protocol >= crate::HISTORY_VERSION;
@@ -472,19 +502,9 @@ impl EngineBot {
         }
         process.send(&Command::Position(encode_position_with(info, history)))?;
         process.send(&Command::Legal(legal.iter().copied().collect()))?;
-        let started = Instant::now();
-        process.send(&Command::Go(limits))?;
-        let lines = match process.answer("bestmove", timeout) {
-            Err(_) if self.config.clock.is_some() && started.elapsed() >= self.remaining => {
-                return Err(format!("lost on time at ply {ply}"));
-            }
-            other => other?,
-        };
-        if let Some((_, inc)) = self.config.clock {
-            self.remaining = self.remaining.saturating_sub(started.elapsed()) + inc;
-        }
+        let (lines, text) = process.go(limits, timeout, clock, &mut remaining, ply)?;
+        self.remaining = remaining;
         let best = lines.last().expect("answer ends with its keyword");
-        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
         let action: Move = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a move"))?;
         if !legal.contains(action) {
             return Err(format!("illegal move {action} at ply {ply}"));

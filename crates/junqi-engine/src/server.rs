@@ -75,15 +75,7 @@ impl Engine {
             Ok(Some(command)) => self.answer(command),
             Err(message) => Err(message),
         };
-        match answer {
-            Ok(lines) => {
-                for l in lines {
-                    writeln!(out, "{l}")?;
-                }
-            }
-            Err(message) => writeln!(out, "error {}", message.replace('\n', " "))?,
-        }
-        out.flush()?;
+        write_answer(out, answer)?;
         Ok(true)
     }
 
@@ -264,6 +256,20 @@ pub fn serve(spec: &BotSpec, input: impl BufRead, output: impl Write) -> Result<
     let player = build(spec)?;
     let mut engine = Engine { spec: spec.clone(), player: Some(player), game: None };
     serve_lines(MAX_LINE, input, output, |line, out| engine.handle(line, out))
+}
+
+/// Write a command's answer: its lines, or one `error …` line (on one
+/// line, whatever the message holds); then flush.
+pub(crate) fn write_answer(out: &mut impl Write, answer: Result<Vec<String>, String>) -> std::io::Result<()> {
+    match answer {
+        Ok(lines) => {
+            for l in lines {
+                writeln!(out, "{l}")?;
+            }
+        }
+        Err(message) => writeln!(out, "error {}", message.replace('\n', " "))?,
+    }
+    out.flush()
 }
 
 /// The command loop both protocols share: read `input` a line at a time (at

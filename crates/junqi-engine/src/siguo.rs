@@ -445,15 +445,7 @@ impl Engine {
                 Err(message) => Err(message),
             },
         };
-        match answer {
-            Ok(lines) => {
-                for l in lines {
-                    writeln!(out, "{l}")?;
-                }
-            }
-            Err(message) => writeln!(out, "error {}", message.replace('\n', " "))?,
-        }
-        out.flush()?;
+        crate::server::write_answer(out, answer)?;
         Ok(true)
     }
 

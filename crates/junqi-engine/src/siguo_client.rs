@@ -17,7 +17,7 @@ use crate::siguo::{newgame_line, SiguoRecord};
 use junqi_bots::BotSpec;
 use junqi_siguo::{Announcement, Army, Move, MoveList, Rules, SiguoAgent, SiguoInfoSet, Team, OPTION_NAMES};
 use rand::RngCore;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Whether an engine whose handshake had these `plays siguo …` lines (the
 /// words after `siguo`) plays `rules`; the error says what it cannot play.
@@ -105,24 +105,15 @@ impl SiguoEngine {
         // As for two players (see EngineConfig::move_limits).
         let (mut limits, timeout) = self.config.move_limits(self.remaining);
         limits.timeout = Some(timeout.as_millis() as u64);
+        let (clock, mut remaining) = (self.config.clock, self.remaining);
         let process = self.process()?;
         process.drain()?;
         process.send_line(&format!("position {position}"))?;
         let moves: Vec<String> = legal.iter().map(Move::to_string).collect();
         process.send_line(&format!("legal {}", moves.join(" ")))?;
-        let started = Instant::now();
-        process.send_line(&Command::Go(limits).to_string())?;
-        let lines = match process.answer("bestmove", timeout) {
-            Err(_) if self.config.clock.is_some() && started.elapsed() >= self.remaining => {
-                return Err(format!("lost on time at ply {ply}"));
-            }
-            other => other?,
-        };
-        if let Some((_, inc)) = self.config.clock {
-            self.remaining = self.remaining.saturating_sub(started.elapsed()) + inc;
-        }
+        let (lines, text) = process.go(limits, timeout, clock, &mut remaining, ply)?;
+        self.remaining = remaining;
         let best = lines.last().expect("answer ends with its keyword");
-        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
         let mv: Move = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a four-player move"))?;
         if !legal.contains(mv) {
             return Err(format!("illegal move {mv} at ply {ply}"));
