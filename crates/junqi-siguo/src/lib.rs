@@ -8,7 +8,8 @@
 //! four-seat position notation and `perft`; each seat's information set
 //! ([`SiguoInfoSet`], §10.13) updated from the referee's [`Announcement`]s,
 //! determinization ([`SiguoInfoSet::sample_world`]), and observation planes
-//! and legal-action masks seen from a seat ([`observation`]); bots that
+//! and legal-action masks seen from a seat ([`observation`]) with their
+//! compact code for datasets ([`code`]); bots that
 //! decide from a seat's information set only ([`bots`]: random, greedy,
 //! heuristic), and an information-set search with a team value
 //! ([`search`]: `mcts:N`); players that may fail (external engines) and
@@ -31,6 +32,7 @@
 pub mod agent;
 pub mod board;
 pub mod bots;
+pub mod code;
 pub mod determinize;
 pub mod infoset;
 pub mod notation;
@@ -46,6 +48,7 @@ pub mod svg;
 pub use agent::{build_agent, register_siguo_agent, SiguoAgent, SiguoAgentFactory};
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
 pub use bots::{bot_from_spec, play_bots, BotGame, SiguoBot, BOT_NAMES};
+pub use code::{SiguoCode, CODE_FORMAT, CODE_LEN};
 pub use determinize::DeterminizeError;
 pub use infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 pub use notation::{parse, to_notation, NotationError};

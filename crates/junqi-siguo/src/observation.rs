@@ -13,9 +13,7 @@
 use crate::board::{tables, Army, Node, NodeKind, MIDDLE, NODES, ZONE};
 use crate::infoset::SiguoInfoSet;
 use crate::position::{Move, MoveList};
-use crate::rules::{RailTurns, TurnOrder};
 use junqi_core::piece::{Kind, KINDS};
-use junqi_core::rules::MineRule;
 
 /// Side of the grid the board is drawn on (§10.1).
 pub const GRID: usize = 17;
@@ -146,20 +144,9 @@ pub fn encode_into(info: &SiguoInfoSet, out: &mut [f32]) -> Result<(), BufferLen
     }
     fill(PLANE_QUIET, (info.quiet() as f32 / rules.no_progress_plies as f32).min(1.0));
     fill(PLANE_PLY, (info.ply() as f32 / rules.max_plies as f32).min(1.0));
-    let options = [
-        rules.turn_order == TurnOrder::Clockwise,
-        rules.rail_turns == RailTurns::OneTurn,
-        rules.palace_arcs,
-        rules.bomb_flies,
-        rules.bomb_front_rank,
-        rules.mine_rule == MineRule::Trade,
-        !rules.commander_hits_mine,
-        !rules.hq_locked,
-    ];
-    for (i, on) in options.into_iter().enumerate() {
-        if on {
-            fill(PLANE_RULES + i, 1.0);
-        }
+    let flags = crate::code::rule_flags(rules);
+    for i in (0..8).filter(|i| flags & (1 << i) != 0) {
+        fill(PLANE_RULES + i, 1.0);
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod board;
 mod bots;
+mod code;
 mod common;
 mod game;
 mod infoset;
