@@ -40,11 +40,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
-/// The shipped 翻棋 net, relative to the repository root: 4×64, trained on
-/// the 128-simulation Gumbel search of `net:fanqi-gumbel`
-/// (`configs/train/distill-gumbel128-q5k.toml`); its policy alone and its
-/// search both beat `heuristic`.
+/// The shipped 翻棋 net, relative to the repository root: the net that plays
+/// to win (issue 40), a copy of [`FANQI_DECISIVE_NET`]. Its plain policy
+/// beats `heuristic` by about +110 Elo with under half the games drawn.
 pub const FANQI_NET: &str = "data/nets/fanqi.safetensors";
+/// The shipped 翻棋 net until 2026-12-05 (`net:fanqi-policy`): 4×64, trained
+/// on the 128-simulation Gumbel search of `net:fanqi-gumbel`
+/// (`configs/train/distill-gumbel128-q5k.toml`), before the history planes.
+pub const FANQI_POLICY_NET: &str = "data/nets/fanqi-policy/net.safetensors";
 /// The shipped 暗棋 net (belief head, learned deployments): the last net of
 /// the loop `configs/loop/anqi-q.toml`.
 pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
@@ -52,10 +55,11 @@ pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
 /// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
 /// The other names keep earlier nets that configs and reports name:
-/// `fanqi-policy` is the old name of today's `fanqi`; `fanqi-gumbel` is
-/// the best net of the Gumbel loop (`net:fanqi` until the distilled net,
-/// the teacher of `configs/train/distill-gumbel*.toml`); `fanqi-decisive`
-/// is [`FANQI_DECISIVE_NET`]; `fanqi-1h-bilinear` is the
+/// `fanqi-policy` is [`FANQI_POLICY_NET`], `net:fanqi` until 2026-12-05;
+/// `fanqi-gumbel` is the best net of the Gumbel loop (`net:fanqi` before
+/// it, the teacher of `configs/train/distill-gumbel*.toml`);
+/// `fanqi-decisive` is [`FANQI_DECISIVE_NET`], today's `fanqi` under the
+/// name of its directory of reports; `fanqi-1h-bilinear` is the
 /// one-hour loop's net, where the Gumbel loop started; `anqi-distilled` is
 /// the 暗棋 net distilled from `mcts:3200`, where the loop that made
 /// `net:anqi` started. A loop config names these rather than a path, which
@@ -64,7 +68,7 @@ pub const SHIPPED_NETS: [(&str, &str); 8] = [
     ("default", FANQI_NET),
     ("fanqi", FANQI_NET),
     ("anqi", ANQI_NET),
-    ("fanqi-policy", FANQI_NET),
+    ("fanqi-policy", FANQI_POLICY_NET),
     ("fanqi-gumbel", "data/nets/fanqi-gumbel/net-005.safetensors"),
     ("fanqi-1h-bilinear", "data/nets/fanqi-1h-bilinear.safetensors"),
     ("anqi-distilled", ANQI_DISTILLED_NET),
@@ -75,6 +79,7 @@ pub const SHIPPED_NETS: [(&str, &str); 8] = [
 /// value target, and a policy target that damps the way back
 /// (`configs/train/history-fanqi-quiet-r4-return1.toml`); its plain policy
 /// beats `heuristic` by about +110 Elo with under half the games drawn.
+/// The same bytes as [`FANQI_NET`] since it became the shipped net.
 pub const FANQI_DECISIVE_NET: &str = "data/nets/fanqi-history-quiet-r4-return1/net.safetensors";
 /// The 暗棋 net distilled from `mcts:3200` (BENCHMARKS.md, "A value target
 /// from the teacher's search"): no learned deployments.

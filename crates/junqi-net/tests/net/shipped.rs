@@ -41,29 +41,28 @@ fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
 }
 
 /// The earlier 翻棋 nets keep names of their own (configs and reports name
-/// them): `fanqi-policy` is today's `fanqi`; `fanqi-gumbel` (the teacher)
-/// and `fanqi-1h-bilinear` (where the Gumbel loop started) are other nets, each
-/// with its own file.
+/// them): `fanqi-policy` is the shipped net until 2026-12-05, now its own
+/// file; `fanqi-decisive` is today's `fanqi`; `fanqi-gumbel` (the teacher)
+/// and `fanqi-1h-bilinear` (where the Gumbel loop started) are other nets,
+/// each with its own file.
 #[test]
 fn earlier_fanqi_nets_keep_their_names() {
     let _services = crate::shared_services();
     register_net_bots();
     let game = Game::new(Position::new_game(Rules::preset(Mode::Fanqi), 11));
     let plays = |name: &str| policy(&decide(&format!("net:{name}"), &game));
-    assert_eq!(plays("fanqi-policy"), plays("fanqi"));
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/");
+    // The net that plays to win is today's net:fanqi, read through the history planes.
+    assert_eq!(plays("fanqi-decisive"), plays("fanqi"));
+    assert_eq!(plays("fanqi-decisive"), plays(&format!("{root}fanqi-history-quiet-r4-return1/net.safetensors")));
+    // The net it replaced keeps its old name and plays differently.
+    let replaced = plays("fanqi-policy");
+    assert_ne!(replaced, plays("fanqi"));
+    assert_eq!(replaced, plays(&format!("{root}fanqi-policy/net.safetensors")));
     let teacher = plays("fanqi-gumbel");
-    assert_ne!(teacher, plays("fanqi"));
+    assert_ne!(teacher, replaced);
     assert_ne!(teacher, plays("fanqi-1h-bilinear"));
-    assert_eq!(
-        plays("fanqi-1h-bilinear"),
-        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi-1h-bilinear.safetensors"))
-    );
-    // The net that plays to win is its own file, read through the history planes.
-    assert_ne!(plays("fanqi-decisive"), plays("fanqi"));
-    assert_eq!(
-        plays("fanqi-decisive"),
-        plays(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi-history-quiet-r4-return1/net.safetensors"))
-    );
+    assert_eq!(plays("fanqi-1h-bilinear"), plays(&format!("{root}fanqi-1h-bilinear.safetensors")));
     let size = |name: &str| std::fs::metadata(junqi_net::resolve_net_path(name)).unwrap().len();
-    assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is the 4×64 net, net:fanqi-gumbel a 3×32 one");
+    assert!(size("fanqi") > 3 * size("fanqi-gumbel"), "net:fanqi is a 4×64 net, net:fanqi-gumbel a 3×32 one");
 }
