@@ -51,6 +51,7 @@ mod run_dir;
 mod run_lock;
 mod siguo;
 pub mod siguo_jgn;
+mod siguo_samples;
 mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};
@@ -68,12 +69,16 @@ pub use replay::{
     StoredGame, StoredSample,
 };
 pub use siguo::{
-    play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema, write_siguo_games_shard,
-    SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
+    play_siguo, play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema,
+    write_siguo_games_shard, SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
+};
+pub use siguo_samples::{
+    check_siguo_samples, read_siguo_samples_file, sampled_plies, samples_at, siguo_samples_schema,
+    write_siguo_samples_shard, SiguoSample, SIGUO_SAMPLES_FORMAT,
 };
 pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
 pub use run::{
-    dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Plan, Progress, RunOptions, Summary,
+    dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Layout, Plan, Progress, RunOptions, Summary,
     Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, MOVE_MS_KEY, RUN_FILE, THINKING_KEY,
 };
 pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
@@ -358,12 +363,11 @@ impl Config {
     }
     /// Number of shards.
     pub fn shards(&self) -> u64 {
-        self.games.div_ceil(self.shard_games)
+        run::RunConfig::layout(self).shards()
     }
     /// The game indices of shard `s`.
     pub fn shard_range(&self, s: u64) -> std::ops::Range<u64> {
-        let start = s * self.shard_games;
-        start..(start + self.shard_games).min(self.games)
+        run::RunConfig::layout(self).shard_range(s)
     }
     /// The seed game `index` is played from: [`game_seed`] of the index, or
     /// of the pair's index when games are paired.

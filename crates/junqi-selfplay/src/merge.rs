@@ -2,8 +2,8 @@
 //! directory that is the same as a single process would have written: the
 //! same `run.json` (without a part), the same shards.
 
-use crate::run::{read_run_file, write_run_file, RunFile};
-use crate::{Config, Part, RunDir, SelfplayError, GAMES_DIR, RUN_FILE, SAMPLES_DIR};
+use crate::run::{describe_format, read_run_file, write_run_file, Layout, RunConfig, RunFile};
+use crate::{Config, Part, RunDir, SelfplayError, SiguoConfig, GAMES_DIR, RUN_FILE, SAMPLES_DIR};
 use std::path::{Path, PathBuf};
 
 /// What [`merge_parts`] joined.
@@ -32,7 +32,10 @@ pub fn copy_run(from: &Path, to: &Path) -> Result<Merged, SelfplayError> {
 /// directory: every shard of the run is in exactly one of them and sound.
 #[derive(Debug)]
 pub struct MergePlan {
-    config: Config,
+    /// The run's shards, and its config as this program writes it (the
+    /// shards' footers hold it so).
+    layout: Layout,
+    config: serde_json::Value,
     /// The run file to write (without a part).
     file: RunFile,
     /// Each source directory and the shards it holds.
@@ -45,10 +48,10 @@ pub struct MergePlan {
 /// written or removed: a damaged shard is reported, and re-running that
 /// part's command mends it.
 pub fn check_parts(parts: &[PathBuf]) -> Result<MergePlan, SelfplayError> {
-    let (config, stored, sources) = identify_parts(parts)?;
+    let ((layout, config), stored, sources) = identify_parts(parts)?;
     let file = RunFile { part: None, ..stored };
-    check_sources_complete(&config, &file, &sources)?;
-    Ok(MergePlan { config, file, sources })
+    check_sources_complete(layout, &config, &file, &sources)?;
+    Ok(MergePlan { layout, config, file, sources })
 }
 
 /// [`check_parts`] for a whole run (made without a part), to be copied.
@@ -57,10 +60,10 @@ pub fn check_whole_run(from: &Path) -> Result<MergePlan, SelfplayError> {
     if let Some(p) = file.part {
         return Err(SelfplayError::NotARun(format!("{} holds part {p} of a run, not a whole run", from.display())));
     }
-    let config = config_of(&file, from)?;
+    let (layout, config) = config_of(&file, from)?;
     let sources = vec![(from.to_path_buf(), Part::new(0, 1).expect("one part"))];
-    check_sources_complete(&config, &file, &sources)?;
-    Ok(MergePlan { config, file, sources })
+    check_sources_complete(layout, &config, &file, &sources)?;
+    Ok(MergePlan { layout, config, file, sources })
 }
 
 impl MergePlan {
@@ -93,20 +96,23 @@ impl MergePlan {
             }
         }
         for (dir, part) in &self.sources {
-            copy_shards(dir, out, &self.config, *part)?;
+            copy_shards(dir, out, self.layout, *part)?;
         }
         let whole = [(out.to_path_buf(), Part::new(0, 1).expect("one part"))];
-        let games = check_sources_complete(&self.config, &self.file, &whole).map_err(|e| SelfplayError::Corrupt {
+        let games = check_sources_complete(self.layout, &self.config, &self.file, &whole).map_err(|e| SelfplayError::Corrupt {
             path: out.to_path_buf(),
             message: format!("the merged run does not read back whole: {e}"),
         })?;
-        Ok(Merged { parts: self.sources.len() as u64, shards: self.config.shards(), games })
+        Ok(Merged { parts: self.sources.len() as u64, shards: self.layout.shards(), games })
     }
 }
 
 /// Whether two run files describe different work (config or code version).
 fn differences_of(a: &RunFile, b: &RunFile) -> Option<String> {
     let mut diffs = crate::differences(&a.config, &b.config);
+    if a.format != b.format {
+        diffs.insert(0, format!("{} vs {}", describe_format(&a.format), describe_format(&b.format)));
+    }
     if a.code_version != b.code_version {
         diffs.push(format!("code version {} vs {}", a.code_version, b.code_version));
     }
@@ -115,13 +121,17 @@ fn differences_of(a: &RunFile, b: &RunFile) -> Option<String> {
 
 /// Read-only: every shard of each source's part is there and sound. Returns
 /// the games they hold.
-fn check_sources_complete(config: &Config, file: &RunFile, sources: &[(PathBuf, Part)]) -> Result<u64, SelfplayError> {
-    let config_json = serde_json::to_value(config).expect("configs serialize");
+fn check_sources_complete(
+    layout: Layout,
+    config_json: &serde_json::Value,
+    file: &RunFile,
+    sources: &[(PathBuf, Part)],
+) -> Result<u64, SelfplayError> {
     let mut games = 0;
     for (dir, part) in sources {
         let required = crate::run::checksum_records_required(file, &dir.join(RUN_FILE))?;
-        let owned: Vec<u64> = part.shards(config.shards()).collect();
-        let check = crate::run::check_shards(config, &config_json, dir, &owned, required);
+        let owned: Vec<u64> = part.shards(layout.shards()).collect();
+        let check = crate::run::check_shards(layout, config_json, dir, &owned, required);
         let mut problems: Vec<String> = Vec::new();
         if !check.missing.is_empty() {
             let shards: Vec<String> = check.missing.iter().map(u64::to_string).collect();
@@ -142,8 +152,8 @@ fn check_sources_complete(config: &Config, file: &RunFile, sources: &[(PathBuf, 
 }
 
 /// Copy part `part`'s shards (both datasets, with their checksum records) from `from` to `to`.
-fn copy_shards(from: &Path, to: &Path, config: &Config, part: Part) -> Result<(), SelfplayError> {
-    for s in part.shards(config.shards()) {
+fn copy_shards(from: &Path, to: &Path, layout: Layout, part: Part) -> Result<(), SelfplayError> {
+    for s in part.shards(layout.shards()) {
         // Samples, then games: a shard counts as done once its games file is there.
         for sub in [SAMPLES_DIR, GAMES_DIR] {
             let (from, to) = (from.join(sub), to.join(sub));
@@ -162,7 +172,9 @@ fn copy_shards(from: &Path, to: &Path, config: &Config, part: Part) -> Result<()
 /// The parts' common config and run file, and each directory's part; an
 /// error unless they are the parts `0..N` of one run, each once.
 #[allow(clippy::type_complexity)]
-fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, Part)>), SelfplayError> {
+fn identify_parts(
+    parts: &[PathBuf],
+) -> Result<((Layout, serde_json::Value), RunFile, Vec<(PathBuf, Part)>), SelfplayError> {
     let Some(first_dir) = parts.first() else {
         return Err(SelfplayError::Merge("no parts to merge".into()));
     };
@@ -176,6 +188,15 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
                 dir.display()
             )));
         };
+        if let Some(f) = first.as_ref().filter(|f| f.format != file.format) {
+            return Err(SelfplayError::Merge(format!(
+                "{} holds {} and {} {}: parts of one run only",
+                first_dir.display(),
+                describe_format(&f.format),
+                dir.display(),
+                describe_format(&file.format)
+            )));
+        }
         if let Some(f) = &first {
             let diffs = crate::differences(&f.config, &file.config);
             if !diffs.is_empty() {
@@ -227,12 +248,21 @@ fn identify_parts(parts: &[PathBuf]) -> Result<(Config, RunFile, Vec<(PathBuf, P
     Ok((config, file, found))
 }
 
-/// The config of a run file, as this program reads it.
-fn config_of(file: &RunFile, dir: &Path) -> Result<Config, SelfplayError> {
-    serde_json::from_value(file.config.clone()).map_err(|e| SelfplayError::Corrupt {
-        path: dir.join(RUN_FILE),
-        message: format!("a config this program cannot read: {e}"),
-    })
+/// The layout and config of a run file (two- or four-player, by its
+/// format), the config as this program writes it.
+fn config_of(file: &RunFile, dir: &Path) -> Result<(Layout, serde_json::Value), SelfplayError> {
+    fn read<C: RunConfig>(file: &RunFile, dir: &Path) -> Result<(Layout, serde_json::Value), SelfplayError> {
+        let config: C = serde_json::from_value(file.config.clone()).map_err(|e| SelfplayError::Corrupt {
+            path: dir.join(RUN_FILE),
+            message: format!("a config this program cannot read: {e}"),
+        })?;
+        Ok((config.layout(), serde_json::to_value(&config).expect("configs serialize")))
+    }
+    if file.format == SiguoConfig::RUN_FORMAT {
+        read::<SiguoConfig>(file, dir)
+    } else {
+        read::<Config>(file, dir)
+    }
 }
 
 /// `dir/run.json`, which must be there.

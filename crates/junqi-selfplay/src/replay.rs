@@ -71,13 +71,13 @@ fn decode(path: &Path) -> Result<(Vec<RecordBatch>, Vec<(String, String)>), Self
 }
 
 /// Typed access to a batch's columns, with a clear error for a missing or mistyped one.
-struct Columns<'a> {
-    batch: &'a RecordBatch,
-    path: &'a Path,
+pub(crate) struct Columns<'a> {
+    pub batch: &'a RecordBatch,
+    pub path: &'a Path,
 }
 
 impl<'a> Columns<'a> {
-    fn get<T: ?Sized>(
+    pub(crate) fn get<T: ?Sized>(
         &self,
         name: &str,
         cast: impl FnOnce(&'a dyn Array) -> Option<&'a T>,
@@ -179,7 +179,7 @@ fn schema_version(path: &Path, metadata: &[(String, String)]) -> Result<u32, Sel
     }
 }
 
-/// Read every sample of one `samples/` shard, of schema version 3 (what
+/// Read every sample of one two-player `samples/` shard, of schema version 3 (what
 /// this build writes), 2 (the same without `hidden_kinds`) or 1 (converted: the `planes-v1` observation to its
 /// compact code, the legal mask to ids, the sparse policy aligned with
 /// them; no value). Any other version is refused, naming it. A shard with
@@ -187,6 +187,9 @@ fn schema_version(path: &Path, metadata: &[(String, String)]) -> Result<u32, Sel
 pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError> {
     let (batches, metadata) = batches_and_metadata(path)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    if let Some((_, format)) = metadata.iter().find(|(k, _)| k == crate::siguo::FORMAT_KEY) {
+        return Err(corrupt(format!("samples of format `{format}`, not two-player samples (this reader reads those only)")));
+    }
     let mut out = Vec::new();
     match schema_version(path, &metadata)? {
         v @ (2 | 3) => {
@@ -209,7 +212,7 @@ pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError
 }
 
 /// Rows `i` of a list column as a slice of its values.
-fn list_values<'a, T: arrow_array::ArrowPrimitiveType>(
+pub(crate) fn list_values<'a, T: arrow_array::ArrowPrimitiveType>(
     list: &'a arrow_array::ListArray,
     name: &str,
     path: &Path,
@@ -433,14 +436,36 @@ pub fn shard_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, SelfplayError>
 type PerFile = (u64, Vec<(u64, std::path::PathBuf, String)>, Vec<u64>);
 
 /// [`replay_dir`]'s work on one four-player games shard.
+/// When the shard lies in a run's `games/`, the run's samples shard of the
+/// same name is checked too: each sample is the game's position at its ply
+/// ([`crate::check_siguo_samples`]).
 fn replay_siguo_file(path: &Path, only: Option<u64>) -> Result<PerFile, SelfplayError> {
     let stored = crate::siguo::read_siguo_games_file(path)?;
+    let samples_path = path
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == crate::GAMES_DIR))
+        .and_then(|d| Some(d.parent()?.join(crate::SAMPLES_DIR).join(path.file_name()?)))
+        .filter(|p| p.is_file());
+    let samples = match &samples_path {
+        Some(p) => crate::read_siguo_samples_file(p)?,
+        None => Vec::new(),
+    };
+    let mut by_game: std::collections::BTreeMap<u64, Vec<&crate::SiguoSample>> = Default::default();
+    for s in &samples {
+        by_game.entry(s.game_id).or_default().push(s);
+    }
     let (mut n, mut bad, mut ids) = (0, Vec::new(), Vec::new());
     for g in stored.iter().filter(|g| only.is_none_or(|id| id == g.game_id)) {
         n += 1;
         ids.push(g.game_id);
         if let Err(why) = crate::siguo::replay_siguo_game(g) {
             bad.push((g.game_id, path.to_path_buf(), why));
+            continue;
+        }
+        if let (Some(p), Some(own)) = (&samples_path, by_game.get(&g.game_id)) {
+            if let Err(why) = crate::check_siguo_samples(g, own) {
+                bad.push((g.game_id, p.clone(), format!("samples: {why}")));
+            }
         }
     }
     Ok((n, bad, ids))

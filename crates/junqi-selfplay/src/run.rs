@@ -49,10 +49,61 @@ pub(crate) fn read_run_file(dir: &RunDir) -> Result<Option<RunFile>, SelfplayErr
 pub(crate) fn parse_run_file(text: &str, path: &Path) -> Result<RunFile, SelfplayError> {
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     let file: RunFile = serde_json::from_str(text).map_err(|e| corrupt(format!("not a run file: {e}")))?;
-    if file.format != RUN_FORMAT {
-        return Err(corrupt(format!("format `{}`, this program writes `{RUN_FORMAT}`", file.format)));
+    if file.format != RUN_FORMAT && file.format != crate::SIGUO_RUN_FORMAT {
+        return Err(corrupt(format!(
+            "format `{}`, this program writes `{RUN_FORMAT}` (two players) and `{}` (four players)",
+            file.format,
+            crate::SIGUO_RUN_FORMAT
+        )));
     }
     Ok(file)
+}
+
+/// "a two-player run" or "a four-player run", for a run file's format.
+pub(crate) fn describe_format(format: &str) -> String {
+    let players = if format == crate::SIGUO_RUN_FORMAT { "four" } else { "two" };
+    format!("a {players}-player run (`{format}`)")
+}
+
+/// How a run's games fall into shards: shard `s` holds the games
+/// `s * shard_games ..` (the last one may hold fewer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub games: u64,
+    pub shard_games: u64,
+}
+
+impl Layout {
+    /// Number of shards.
+    pub fn shards(&self) -> u64 {
+        self.games.div_ceil(self.shard_games)
+    }
+    /// The game indices of shard `s`.
+    pub fn shard_range(&self, s: u64) -> std::ops::Range<u64> {
+        let start = s * self.shard_games;
+        start..(start + self.shard_games).min(self.games)
+    }
+}
+
+/// A run's config, of two or of four players: what `run.json` stores under
+/// its format, and how the run's games fall into shards. Resuming, parts
+/// and merging ([`open_run`], [`crate::merge_parts`]) are the same for both.
+pub(crate) trait RunConfig: Serialize + serde::de::DeserializeOwned {
+    /// The run file's format.
+    const RUN_FORMAT: &'static str;
+    fn layout(&self) -> Layout;
+    /// The run seed (`run.json` records it beside the config).
+    fn seed(&self) -> u64;
+}
+
+impl RunConfig for Config {
+    const RUN_FORMAT: &'static str = RUN_FORMAT;
+    fn layout(&self) -> Layout {
+        Layout { games: self.games, shard_games: self.shard_games }
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 pub(crate) fn write_run_file(dir: &RunDir, file: &RunFile) -> Result<(), SelfplayError> {
@@ -295,10 +346,9 @@ pub fn prepare(config: Config, out: Option<&Path>) -> Result<Plan, SelfplayError
 /// a directory never holds shards of two parts (or a part and a whole run).
 pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> Result<Plan, SelfplayError> {
     let batches = config.check()?.batches;
-    let owned: Vec<u64> = (0..config.shards()).filter(|&s| owns(part, s)).collect();
     let Some(dir) = out else {
         return Ok(Plan {
-            pending: owned,
+            pending: (0..config.shards()).filter(|&s| owns(part, s)).collect(),
             config,
             out: None,
             complete_games: 0,
@@ -309,13 +359,52 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             batches,
         });
     };
+    let opened = open_run(&config, dir, part)?;
+    Ok(Plan {
+        config,
+        out: Some(dir.to_path_buf()),
+        pending: opened.pending,
+        complete_games: opened.complete_games,
+        complete_thinking: opened.complete_thinking,
+        notes: opened.notes,
+        lock: Some(opened.lock),
+        part,
+        batches,
+    })
+}
+
+/// A run directory opened for its run ([`open_run`]).
+pub(crate) struct Opened {
+    /// Shards of the part still to play, in index order.
+    pub pending: Vec<u64>,
+    pub complete_games: u64,
+    pub complete_thinking: Thinking,
+    pub notes: Vec<String>,
+    pub lock: Arc<RunLock>,
+}
+
+/// Open `dir` for the run `config` (part `part`): create it and its
+/// `run.json`, or check that the one there is the same work (format,
+/// config, part); remove temporary files of an interrupted run, remove the
+/// damaged shards of the part (with a note) and find the ones still to play.
+pub(crate) fn open_run<C: RunConfig>(config: &C, dir: &Path, part: Option<Part>) -> Result<Opened, SelfplayError> {
+    let layout = config.layout();
+    let owned: Vec<u64> = (0..layout.shards()).filter(|&s| owns(part, s)).collect();
     let mut notes = Vec::new();
     let run_dir = RunDir::open(dir)?;
     let run_path = dir.join(RUN_FILE);
-    let config_json = serde_json::to_value(&config).expect("configs serialize");
+    let config_json = serde_json::to_value(config).expect("configs serialize");
     let records_required;
     if let Some(stored) = read_run_file(&run_dir)? {
-        match same_work(&stored.config, stored.part, &config, part) {
+        if stored.format != C::RUN_FORMAT {
+            return Err(SelfplayError::NotARun(format!(
+                "{} holds {}; this command plays {}: choose another --out",
+                dir.display(),
+                describe_format(&stored.format),
+                describe_format(C::RUN_FORMAT)
+            )));
+        }
+        match same_work(&stored.config, stored.part, config, part) {
             Ok(()) => {}
             Err(WorkMismatch::Config(diffs)) => {
                 return Err(SelfplayError::ConfigMismatch { dir: dir.to_path_buf(), diffs })
@@ -345,9 +434,9 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             }
         }
         let file = RunFile {
-            format: RUN_FORMAT.into(),
+            format: C::RUN_FORMAT.into(),
             config: config_json.clone(),
-            seed: config.seed,
+            seed: config.seed(),
             code_version: code_version(),
             checksums: Some(crate::CHECKSUM_EXT.into()),
             part,
@@ -366,10 +455,10 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             }
         }
     }
-    let check = check_shards(&config, &config_json, dir, &owned, records_required);
+    let check = check_shards(layout, &config_json, dir, &owned, records_required);
     let mut pending = check.missing;
     for (s, why) in check.damaged {
-        let range = config.shard_range(s);
+        let range = layout.shard_range(s);
         notes.push(format!("shard {s} damaged, re-playing games {} to {}: {why}", range.start, range.end - 1));
         // The games file first: without it the shard is pending even if this
         // is interrupted.
@@ -387,17 +476,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
             check.unrecorded
         ));
     }
-    Ok(Plan {
-        config,
-        out: Some(dir.to_path_buf()),
-        pending,
-        complete_games,
-        complete_thinking,
-        notes,
-        lock: Some(run_dir.lock()),
-        part,
-        batches,
-    })
+    Ok(Opened { pending, complete_games, complete_thinking, notes, lock: run_dir.lock() })
 }
 
 /// Whether every shard of the run `stored` must have a checksum record
@@ -435,7 +514,7 @@ pub(crate) struct ShardCheck {
 /// their checksum records, then their footers. Read-only: a resume removes
 /// the damaged shards, a merge refuses them.
 pub(crate) fn check_shards(
-    config: &Config,
+    layout: Layout,
     config_json: &serde_json::Value,
     dir: &Path,
     owned: &[u64],
@@ -448,7 +527,7 @@ pub(crate) fn check_shards(
             let [games, samples] = shard_paths(dir, s);
             // A shard counts as done once its games file exists (renamed last).
             games.exists().then(|| {
-                let range = config.shard_range(s);
+                let range = layout.shard_range(s);
                 check_complete_shard(&games, &samples, s, config_json, range.end - range.start, records_required)
             })
         })
@@ -461,7 +540,7 @@ pub(crate) fn check_shards(
         unrecorded: 0,
     };
     for (&s, result) in owned.iter().zip(checked) {
-        let range = config.shard_range(s);
+        let range = layout.shard_range(s);
         match result {
             None => check.missing.push(s),
             Some(Ok((files_without_record, thinking))) => {

@@ -1,15 +1,20 @@
 //! Four-player (四国军棋) self-play: two bots as two teams, every deal played
 //! twice with the teams swapped, written as a `games/` dataset of the
-//! four-seat schema (docs/data.md, "Four-player games"), and re-played
-//! through the four-player rules.
+//! four-seat schema (docs/data.md, "Four-player games") and a `samples/`
+//! dataset of the four-player samples ([`crate::siguo_samples`]), and
+//! re-played through the four-player rules. A run's directory, resuming,
+//! its parts and their merge are the two-player run's ([`crate::run::open_run`],
+//! [`crate::merge_parts`]).
 //!
 //! Every games shard of this schema carries `junqi.format =
 //! junqi-siguo-games/1` in its footer and its run file the format
-//! `junqi-siguo-selfplay/1`: the two-player readers refuse both by that name,
+//! `junqi-siguo-selfplay/2`: the two-player readers refuse both by that name,
 //! and two-player datasets (which have no such key) read as before.
 
+use crate::run::{open_run, workers, Layout, RunConfig};
+use crate::siguo_samples::{sampled_plies, samples_at, write_siguo_samples_shard, SiguoSample};
 use crate::writer::{list_of, properties, write_shard_batches};
-use crate::{SelfplayError, GAMES_DIR, RUN_FILE};
+use crate::{RunOptions, SamplesPerGame, SelfplayError, GAMES_DIR, SAMPLES_DIR};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{UInt32Type, UInt64Type};
@@ -19,15 +24,18 @@ use junqi_core::rng_from_seed;
 use junqi_siguo::bots::{bot_from_spec, play_bots, SiguoBot};
 use junqi_siguo::{Move, MoveList, Position, Rules};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 /// The footer key naming a games shard's schema (absent in two-player shards).
 pub const FORMAT_KEY: &str = "junqi.format";
 /// The four-seat games schema.
 pub const SIGUO_GAMES_FORMAT: &str = "junqi-siguo-games/1";
-/// The run file's format of a four-player run.
-pub const SIGUO_RUN_FORMAT: &str = "junqi-siguo-selfplay/1";
+/// The run file's format of a four-player run (version 1, before samples
+/// and resuming, stored another config).
+pub const SIGUO_RUN_FORMAT: &str = "junqi-siguo-selfplay/2";
 /// The most games one run may hold.
 pub const MAX_SIGUO_GAMES: u64 = 10_000_000;
 
@@ -74,41 +82,104 @@ pub struct SiguoGame {
     pub code_version: String,
 }
 
-/// A four-player self-play run's settings.
-#[derive(Clone, Debug, PartialEq)]
+/// A four-player self-play run's settings: everything that decides its
+/// output (`run.json` stores it; resuming requires it equal).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SiguoConfig {
+    /// The rules, stored as a four-player rules file (TOML text).
+    #[serde(with = "rules_text")]
     pub rules: Rules,
     /// Games (an even number: deal `d` is games `2d` and `2d + 1`).
     pub games: u64,
-    /// The two teams' bots: `bots[0]` plays armies 0 and 2 in even games.
+    /// The two teams' bots, as the bots name themselves: `bots[0]` plays
+    /// armies 0 and 2 in even games, armies 1 and 3 in odd games.
     pub bots: [String; 2],
     pub seed: u64,
+    /// Games per shard (shard `s` holds games `s * shard_games ..`).
     pub shard_games: u64,
+    /// Plies of each game written to `samples/`.
+    pub samples_per_game: SamplesPerGame,
+}
+
+/// [`SiguoConfig::rules`] as the text of a rules file.
+mod rules_text {
+    use junqi_siguo::Rules;
+    pub fn serialize<S: serde::Serializer>(rules: &Rules, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&rules.to_toml_string())
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Rules, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        Rules::from_toml_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl RunConfig for SiguoConfig {
+    const RUN_FORMAT: &'static str = SIGUO_RUN_FORMAT;
+    fn layout(&self) -> Layout {
+        Layout { games: self.games, shard_games: self.shard_games }
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
 }
 
 impl SiguoConfig {
-    /// Checked settings: known bots, an even number of games from 2 to
-    /// [`MAX_SIGUO_GAMES`], a positive shard size.
+    /// Checked settings: known bots (named as they name themselves), an
+    /// even number of games from 2 to [`MAX_SIGUO_GAMES`]; every ply sampled,
+    /// the default shard size.
     pub fn new(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Result<SiguoConfig, SelfplayError> {
-        for b in &bots {
+        let [a, b] = &bots;
+        let bots = [bot_from_spec(a), bot_from_spec(b)];
+        let [a, b] = bots.map(|bot| bot.map(|bot| bot.name()).map_err(SelfplayError::Config));
+        let config = SiguoConfig {
+            rules,
+            games,
+            bots: [a?, b?],
+            seed,
+            shard_games: crate::default_shard_games(games),
+            samples_per_game: SamplesPerGame::All,
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Games per shard (at least 1).
+    pub fn with_shard_games(mut self, n: u64) -> Result<SiguoConfig, SelfplayError> {
+        self.shard_games = n;
+        self.check()?;
+        Ok(self)
+    }
+
+    /// Plies of each game written to `samples/`.
+    pub fn with_samples(mut self, samples: SamplesPerGame) -> SiguoConfig {
+        self.samples_per_game = samples;
+        self
+    }
+
+    /// Check every field (a config may come from an edited file).
+    fn check(&self) -> Result<(), SelfplayError> {
+        for b in &self.bots {
             bot_from_spec(b).map_err(SelfplayError::Config)?;
         }
+        let games = self.games;
         if games < 2 || !games.is_multiple_of(2) || games > MAX_SIGUO_GAMES {
             return Err(SelfplayError::Config(format!(
                 "--games {games}: four-player self-play plays every deal twice (teams swapped), so --games must be even, from 2 to {MAX_SIGUO_GAMES}"
             )));
         }
-        let shard_games = (games / 32).clamp(256, 10_000);
-        Ok(SiguoConfig { rules, games, bots, seed, shard_games })
-    }
-
-    /// Games per shard (at least 1).
-    pub fn with_shard_games(mut self, n: u64) -> Result<SiguoConfig, SelfplayError> {
-        if n == 0 {
+        if self.shard_games == 0 {
             return Err(SelfplayError::Config("--shard-games must be at least 1".into()));
         }
-        self.shard_games = n;
-        Ok(self)
+        let shards = self.layout().shards();
+        if shards > crate::limits::MAX_SHARDS {
+            return Err(SelfplayError::Config(format!(
+                "{games} games in shards of {} make {shards} shard files, at most {}: give more games per shard",
+                self.shard_games,
+                crate::limits::MAX_SHARDS
+            )));
+        }
+        Ok(())
     }
 
     /// The deal seed of game `id`: games `2d` and `2d + 1` share deal `d`.
@@ -123,22 +194,18 @@ impl SiguoConfig {
         [&self.bots[a], &self.bots[b], &self.bots[a], &self.bots[b]].map(String::clone)
     }
 
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "game": "siguo",
-            "rules": self.rules.to_toml_string(),
-            "games": self.games,
-            "bots": self.bots,
-            "teams": "bots[0] plays armies 0 and 2 in even games, armies 1 and 3 in odd games",
-            "seed": self.seed,
-            "shard_games": self.shard_games,
-        })
-    }
 }
 
 /// Play game `id` of `config`. The bots draw from a stream seeded by the
 /// deal seed and the game's parity, so a game depends on nothing else.
 pub fn play_siguo_game(config: &SiguoConfig, id: u64, code_version: &str) -> Result<SiguoGame, SelfplayError> {
+    play_siguo(&config.clone().with_samples(SamplesPerGame::Count(0)), id, code_version).map(|(g, _)| g)
+}
+
+/// Play game `id` of `config` ([`play_siguo_game`]) and take its samples
+/// ([`SiguoConfig::samples_per_game`]; which plies depends on the run seed
+/// and the game only).
+pub fn play_siguo(config: &SiguoConfig, id: u64, code_version: &str) -> Result<(SiguoGame, Vec<SiguoSample>), SelfplayError> {
     let seed = config.deal_seed(id);
     let start = Position::new_game(config.rules, seed);
     let specs = config.seats(id);
@@ -146,7 +213,10 @@ pub fn play_siguo_game(config: &SiguoConfig, id: u64, code_version: &str) -> Res
     let mut rng = rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
     let game = play_bots(start, &mut bots, &mut rng)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
-    Ok(SiguoGame {
+    let plies = sampled_plies(config.samples_per_game, config.seed, id, game.moves.len() as u32);
+    let samples = samples_at(id, &game.start, &game.moves, &plies)
+        .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
+    let record = SiguoGame {
         game_id: id,
         rules: config.rules.to_toml_string(),
         seed,
@@ -157,7 +227,8 @@ pub fn play_siguo_game(config: &SiguoConfig, id: u64, code_version: &str) -> Res
         plies: game.moves.len() as u32,
         bots: specs,
         code_version: code_version.to_string(),
-    })
+    };
+    Ok((record, samples))
 }
 
 fn batch(games: &[SiguoGame]) -> Result<RecordBatch, arrow_schema::ArrowError> {
@@ -321,62 +392,94 @@ pub fn replay_siguo_game(g: &SiguoGame) -> Result<(), String> {
     Ok(())
 }
 
-/// What a four-player run wrote.
+/// What a four-player run did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SiguoSummary {
+    /// Games, plies and samples played by this call.
     pub games: u64,
-    pub shards: u64,
     pub plies: u64,
-    /// Points of `bots[0]`'s team and `bots[1]`'s, over every game.
+    pub samples: u64,
+    /// Shards written by this call, complete shards of the run (its part)
+    /// now, and all its shards.
+    pub shards: u64,
+    pub shards_complete: u64,
+    pub shards_total: u64,
+    /// Games in complete shards now.
+    pub games_complete: u64,
+    /// Games of the run (its part).
+    pub games_total: u64,
+    /// Points of `bots[0]`'s team and `bots[1]`'s, over the games played by this call.
     pub points: [f64; 2],
     pub decided: u64,
+    /// Stopped by [`RunOptions::stop`] before every shard was done.
+    pub interrupted: bool,
+    /// Things worth telling the user (damaged shards re-played, another code version).
+    pub notes: Vec<String>,
 }
 
-/// Play every game of `config` on `threads` threads and write them under
-/// `out` (`run.json` and `games/`). A directory that already holds a run
-/// is refused (four-player runs do not resume).
-pub fn run_siguo(config: &SiguoConfig, out: &Path, threads: usize) -> Result<SiguoSummary, SelfplayError> {
-    let run_file = out.join(RUN_FILE);
-    let games_dir = out.join(GAMES_DIR);
-    if run_file.exists() || games_dir.exists() {
-        return Err(SelfplayError::NotARun(format!(
-            "{} already holds a run (four-player self-play does not resume): choose another --out",
-            out.display()
-        )));
-    }
-    std::fs::create_dir_all(&games_dir).map_err(SelfplayError::io(&games_dir))?;
-    let code_version = crate::code_version();
-    let config_json = config.to_json();
-    let run = serde_json::json!({
-        "format": SIGUO_RUN_FORMAT,
-        "config": config_json,
-        "seed": config.seed,
-        "code_version": code_version,
-        "checksums": "crc32c",
-    });
-    let text = serde_json::to_string_pretty(&run).expect("json") + "\n";
-    junqi_core::write_atomic(&run_file, text.as_bytes()).map_err(SelfplayError::io(&run_file))?;
+/// Play the games of `config` (of `options.part`, when given) on
+/// `options.threads` threads and write them under `out`: `run.json`,
+/// `games/` and `samples/`, a shard at a time. Re-running it resumes: the
+/// complete shards are kept and the rest played; a directory holding
+/// another run (another config, part or format) is refused. Setting
+/// `options.stop` abandons the shard being played.
+pub fn run_siguo(config: &SiguoConfig, out: &Path, options: &RunOptions) -> Result<SiguoSummary, SelfplayError> {
+    config.check()?;
+    let threads = workers(options.threads);
+    let opened = open_run(config, out, options.part)?;
+    let layout = config.layout();
+    let part_shards: Vec<u64> = (0..layout.shards()).filter(|&s| crate::part::owns(options.part, s)).collect();
+    let mut summary = SiguoSummary {
+        shards_total: part_shards.len() as u64,
+        shards_complete: (part_shards.len() - opened.pending.len()) as u64,
+        games_complete: opened.complete_games,
+        games_total: part_shards.iter().map(|&s| layout.shard_range(s).count() as u64).sum(),
+        notes: opened.notes,
+        ..SiguoSummary::default()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|cause| SelfplayError::Threads { threads, cause })?;
-    let mut summary = SiguoSummary::default();
-    let shards = config.games.div_ceil(config.shard_games);
-    for s in 0..shards {
-        let first = s * config.shard_games;
-        let last = (first + config.shard_games).min(config.games);
-        let games: Vec<SiguoGame> = pool.install(|| {
-            (first..last).into_par_iter().map(|id| play_siguo_game(config, id, &code_version)).collect::<Result<Vec<_>, _>>()
+    let code_version = crate::code_version();
+    let config_json = serde_json::to_string(config).expect("configs serialize");
+    let progress = &options.progress;
+    for s in opened.pending {
+        let range = layout.shard_range(s);
+        let played: Vec<Option<(SiguoGame, Vec<SiguoSample>)>> = pool.install(|| {
+            range
+                .clone()
+                .into_par_iter()
+                .map(|id| {
+                    if options.stop.load(Ordering::Relaxed) {
+                        return Ok(None);
+                    }
+                    let (game, samples) = play_siguo(config, id, &code_version)?;
+                    progress.games.fetch_add(1, Ordering::Relaxed);
+                    progress.plies.fetch_add(game.plies as u64, Ordering::Relaxed);
+                    progress.moves.fetch_add(game.plies as u64, Ordering::Relaxed);
+                    progress.samples.fetch_add(samples.len() as u64, Ordering::Relaxed);
+                    Ok(Some((game, samples)))
+                })
+                .collect::<Result<Vec<_>, SelfplayError>>()
         })?;
+        let Some(played) = played.into_iter().collect::<Option<Vec<_>>>() else {
+            summary.interrupted = true;
+            break;
+        };
+        let (games, samples): (Vec<SiguoGame>, Vec<Vec<SiguoSample>>) = played.into_iter().unzip();
+        let samples: Vec<SiguoSample> = samples.into_iter().flatten().collect();
         let metadata = vec![
-            ("junqi.config".to_string(), config_json.to_string()),
+            ("junqi.config".to_string(), config_json.clone()),
             ("junqi.seed".to_string(), config.seed.to_string()),
             ("junqi.code_version".to_string(), code_version.clone()),
             ("junqi.shard".to_string(), s.to_string()),
-            ("junqi.first_game".to_string(), first.to_string()),
-            ("junqi.games".to_string(), (last - first).to_string()),
+            ("junqi.first_game".to_string(), range.start.to_string()),
+            ("junqi.games".to_string(), (range.end - range.start).to_string()),
         ];
-        write_siguo_games_shard(&games_dir, s, &games, &metadata)?;
+        // Samples first: a shard counts as done once its games file is there.
+        write_siguo_samples_shard(&out.join(SAMPLES_DIR), s, &samples, &metadata)?;
+        write_siguo_games_shard(&out.join(GAMES_DIR), s, &games, &metadata)?;
         for g in &games {
             summary.games += 1;
             summary.plies += g.plies as u64;
@@ -391,7 +494,10 @@ pub fn run_siguo(config: &SiguoConfig, out: &Path, threads: usize) -> Result<Sig
             }
             summary.decided += (g.result != "1/2-1/2") as u64;
         }
+        summary.samples += samples.len() as u64;
         summary.shards += 1;
+        summary.shards_complete += 1;
+        summary.games_complete += games.len() as u64;
     }
     Ok(summary)
 }
@@ -407,9 +513,17 @@ mod tests {
         dir
     }
 
+    fn threads(threads: usize) -> RunOptions {
+        RunOptions { threads, ..RunOptions::default() }
+    }
+
     fn config(games: u64, seed: u64) -> SiguoConfig {
         let bots = ["heuristic".to_string(), "greedy".to_string()];
-        SiguoConfig::new(Rules::preset(Mode::Anqi), games, bots, seed).unwrap().with_shard_games(3).unwrap()
+        SiguoConfig::new(Rules::preset(Mode::Anqi), games, bots, seed)
+            .unwrap()
+            .with_shard_games(3)
+            .unwrap()
+            .with_samples(SamplesPerGame::Count(0))
     }
 
     fn stored(dir: &Path) -> Vec<SiguoGame> {
@@ -424,7 +538,7 @@ mod tests {
     fn four_player_games_round_trip_and_replay() {
         let dir = fresh_dir("round-trip");
         let c = config(6, 11);
-        let summary = run_siguo(&c, &dir, 2).unwrap();
+        let summary = run_siguo(&c, &dir, &threads(2)).unwrap();
         assert_eq!((summary.games, summary.shards), (6, 2));
         let games = stored(&dir);
         assert_eq!(games.len(), 6);
@@ -442,7 +556,8 @@ mod tests {
         let shard = dir.join(GAMES_DIR).join(crate::writer::shard_name(0));
         let err = crate::read_games_file(&shard).unwrap_err().to_string();
         assert!(err.contains(SIGUO_GAMES_FORMAT), "{err}");
-        assert!(run_siguo(&c, &dir, 1).unwrap_err().to_string().contains("already holds a run"));
+        let again = run_siguo(&c, &dir, &threads(1)).unwrap();
+        assert_eq!((again.games, again.games_complete), (0, 6), "a finished run has nothing left to play");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -450,7 +565,7 @@ mod tests {
     #[test]
     fn replay_catches_tampered_games() {
         let dir = fresh_dir("tamper-source");
-        run_siguo(&config(4, 5), &dir, 1).unwrap();
+        run_siguo(&config(4, 5), &dir, &threads(1)).unwrap();
         let games = stored(&dir);
         type Tamper = (&'static str, fn(&mut SiguoGame));
         let tampers: [Tamper; 4] = [
@@ -484,9 +599,9 @@ mod tests {
     #[test]
     fn four_player_runs_are_determined_by_the_seed() {
         let (a, b, c) = (fresh_dir("seed-a"), fresh_dir("seed-b"), fresh_dir("seed-c"));
-        run_siguo(&config(4, 9), &a, 1).unwrap();
-        run_siguo(&config(4, 9).with_shard_games(4).unwrap(), &b, 2).unwrap();
-        run_siguo(&config(4, 10), &c, 2).unwrap();
+        run_siguo(&config(4, 9), &a, &threads(1)).unwrap();
+        run_siguo(&config(4, 9).with_shard_games(4).unwrap(), &b, &threads(2)).unwrap();
+        run_siguo(&config(4, 10), &c, &threads(2)).unwrap();
         assert_eq!(stored(&a), stored(&b));
         let (ga, gc) = (stored(&a), stored(&c));
         assert!(ga.iter().zip(&gc).all(|(x, y)| x.start != y.start && x.moves != y.moves));

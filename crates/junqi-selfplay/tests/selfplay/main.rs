@@ -6,3 +6,4 @@ mod common;
 mod custom_bot;
 mod dataset;
 mod schema;
+mod siguo;

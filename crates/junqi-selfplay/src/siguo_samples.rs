@@ -1,0 +1,280 @@
+//! Four-player training samples (docs/data.md, "Four-player samples"): one
+//! row per sampled ply, the mover's view of it as a compact code
+//! ([`junqi_siguo::SiguoCode`], from which `observation::encode`'s planes
+//! are rebuilt exactly), its legal actions, the policy target, the move
+//! played and the result for the mover's team.
+//!
+//! Every samples shard of this schema carries `junqi.format =
+//! junqi-siguo-samples/1` in its footer: the two-player samples reader
+//! refuses it by that name, and [`read_siguo_samples_file`] refuses
+//! two-player samples.
+
+use crate::replay::{batches_and_metadata, list_values, Columns};
+use crate::siguo::{SiguoGame, FORMAT_KEY};
+use crate::writer::{list_of, properties, write_shard_batches};
+use crate::{game_seed, SamplesPerGame, SelfplayError};
+use arrow_array::builder::{
+    BinaryBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
+    UInt64Builder, UInt8Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use junqi_core::rng_from_seed;
+use junqi_siguo::observation::action_index;
+use junqi_siguo::{Announcement, Army, Move, MoveList, Position, SiguoCode, SiguoInfoSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// The four-player samples schema.
+pub const SIGUO_SAMPLES_FORMAT: &str = "junqi-siguo-samples/1";
+
+/// Schema of a four-player `samples/` shard: one row per sampled ply.
+pub fn siguo_samples_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    S.get_or_init(|| {
+        Arc::new(Schema::new(vec![
+            Field::new("game_id", DataType::UInt64, false),
+            Field::new("ply", DataType::UInt32, false),
+            Field::new("seat", DataType::UInt8, false),
+            Field::new("code", DataType::Binary, false),
+            Field::new("legal_actions", list_of(DataType::UInt16), false),
+            Field::new("policy", list_of(DataType::Float32), false),
+            Field::new("action", DataType::UInt16, false),
+            Field::new("outcome", DataType::Int8, false),
+            Field::new("termination", DataType::Utf8, false),
+        ]))
+    })
+    .clone()
+}
+
+/// One row of a four-player `samples/` shard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiguoSample {
+    pub game_id: u64,
+    /// Plies played before this position.
+    pub ply: u32,
+    /// The army to move (0–3), whose view this is.
+    pub seat: u8,
+    /// [`SiguoCode::to_bytes`] of the seat's information set.
+    pub code: Vec<u8>,
+    /// The seat's legal moves as seat-relative action indices
+    /// (`junqi_siguo::observation::action_index`), ascending.
+    pub legal_actions: Vec<u16>,
+    /// The policy target over `legal_actions` (same order, sums to 1): one-hot
+    /// on the move played.
+    pub policy: Vec<f32>,
+    /// The move played, as an action index.
+    pub action: u16,
+    /// The game's result for the seat's team: 1 won, 0 drawn, −1 lost.
+    pub outcome: i8,
+    /// How the game ended (`team_eliminated`, `quiet_plies`, …).
+    pub termination: String,
+}
+
+/// The plies of a game of `plies` moves that `samples` keeps: all, or up to
+/// `k` chosen uniformly from a stream seeded by the run seed and the game.
+pub fn sampled_plies(samples: SamplesPerGame, run_seed: u64, game_id: u64, plies: u32) -> Vec<u32> {
+    match samples {
+        SamplesPerGame::All => (0..plies).collect(),
+        SamplesPerGame::Count(k) => {
+            let mut rng = rng_from_seed(game_seed(run_seed ^ 0x5349_4755_4f53_414d, game_id));
+            let mut chosen: Vec<u32> = rand::seq::index::sample(&mut rng, plies as usize, (k.min(plies)) as usize)
+                .into_iter()
+                .map(|i| i as u32)
+                .collect();
+            chosen.sort_unstable();
+            chosen
+        }
+    }
+}
+
+/// The samples of game `game_id` at `plies` (ascending): the moves re-played
+/// from `start` with every seat's information set kept from the referee's
+/// announcements, the mover's set coded at each sampled ply. The reason
+/// when a move is illegal or the game does not end after the last.
+pub fn samples_at(game_id: u64, start: &Position, moves: &[Move], plies: &[u32]) -> Result<Vec<SiguoSample>, String> {
+    let mut out = Vec::with_capacity(plies.len());
+    if plies.is_empty() {
+        return Ok(out);
+    }
+    let mut pos = start.clone();
+    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+    let mut wanted = plies.iter().copied().peekable();
+    let mut list = MoveList::new();
+    for (ply, &mv) in moves.iter().enumerate() {
+        if wanted.peek() == Some(&(ply as u32)) {
+            wanted.next();
+            let seat = pos.turn();
+            let info = &infos[seat.index()];
+            info.legal_moves(&mut list);
+            let mut legal_actions: Vec<u16> = list.iter().map(|&m| action_index(seat, m) as u16).collect();
+            legal_actions.sort_unstable();
+            let action = action_index(seat, mv) as u16;
+            out.push(SiguoSample {
+                game_id,
+                ply: ply as u32,
+                seat: seat.index() as u8,
+                code: SiguoCode::of(info).to_bytes(),
+                policy: legal_actions.iter().map(|&a| if a == action { 1.0 } else { 0.0 }).collect(),
+                legal_actions,
+                action,
+                outcome: 0,
+                termination: String::new(),
+            });
+        }
+        let before = pos.clone();
+        let effect = pos.play(mv).map_err(|e| format!("move {} `{mv}`: {e}", ply + 1))?;
+        let a = Announcement::new(&before, mv, &effect, &pos);
+        for info in &mut infos {
+            info.update(&a);
+        }
+        if wanted.peek().is_none() && pos.outcome().is_none() {
+            // Nothing left to sample: the outcome is the rest of the game's.
+            pos = play_out(pos, &moves[ply + 1..])?;
+            break;
+        }
+    }
+    if let Some(p) = wanted.next() {
+        return Err(format!("ply {p} is past the game's {} moves", moves.len()));
+    }
+    let outcome = pos.outcome().ok_or("the game is not over after its moves")?;
+    for s in &mut out {
+        let team = Army::new(s.seat as usize).expect("a seat").team();
+        s.outcome = match outcome.winner {
+            None => 0,
+            Some(w) if w == team => 1,
+            Some(_) => -1,
+        };
+        s.termination = outcome.termination.name().to_string();
+    }
+    Ok(out)
+}
+
+/// `pos` after `moves`, each checked.
+fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
+    for &mv in moves {
+        pos.play(mv).map_err(|e| format!("`{mv}`: {e}"))?;
+    }
+    Ok(pos)
+}
+
+/// Check a stored game's samples: each is what re-playing the game gives at
+/// its ply (code, legal actions, action, outcome, termination and the
+/// one-hot policy). The reason for the first difference otherwise.
+pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result<(), String> {
+    let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
+    let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
+    let moves: Vec<Move> =
+        game.moves.iter().map(|m| m.parse::<Move>().map_err(|e| format!("move `{m}`: {e}"))).collect::<Result<_, _>>()?;
+    let plies: Vec<u32> = samples.iter().map(|s| s.ply).collect();
+    if plies.windows(2).any(|w| w[0] >= w[1]) {
+        return Err("samples out of ply order or repeated".into());
+    }
+    let want = samples_at(game.game_id, &start, &moves, &plies)?;
+    for (got, want) in samples.iter().zip(&want) {
+        if **got != *want {
+            return Err(format!("the sample at ply {} is not the game's position there", got.ply));
+        }
+    }
+    Ok(())
+}
+
+fn batch(samples: &[SiguoSample]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let schema = siguo_samples_schema();
+    let item = |name: &str| match schema.field_with_name(name).expect("a column").data_type() {
+        DataType::List(f) => f.clone(),
+        _ => unreachable!("a list column"),
+    };
+    let (mut id, mut ply, mut seat) = (UInt64Builder::new(), UInt32Builder::new(), UInt8Builder::new());
+    let mut code = BinaryBuilder::new();
+    let mut legal = ListBuilder::new(UInt16Builder::new()).with_field(item("legal_actions"));
+    let mut policy = ListBuilder::new(Float32Builder::new()).with_field(item("policy"));
+    let (mut action, mut outcome, mut termination) = (UInt16Builder::new(), Int8Builder::new(), StringBuilder::new());
+    for s in samples {
+        id.append_value(s.game_id);
+        ply.append_value(s.ply);
+        seat.append_value(s.seat);
+        code.append_value(&s.code);
+        legal.values().append_slice(&s.legal_actions);
+        legal.append(true);
+        policy.values().append_slice(&s.policy);
+        policy.append(true);
+        action.append_value(s.action);
+        outcome.append_value(s.outcome);
+        termination.append_value(&s.termination);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(id.finish()),
+        Arc::new(ply.finish()),
+        Arc::new(seat.finish()),
+        Arc::new(code.finish()),
+        Arc::new(legal.finish()),
+        Arc::new(policy.finish()),
+        Arc::new(action.finish()),
+        Arc::new(outcome.finish()),
+        Arc::new(termination.finish()),
+    ];
+    RecordBatch::try_new(schema, columns)
+}
+
+/// Write `samples` as shard `shard` of the four-player `samples/` dataset in
+/// `samples_dir`, as every shard is written; `metadata` joins
+/// [`FORMAT_KEY`] and the code's name (`junqi.obs_encoding`) in the footer.
+pub fn write_siguo_samples_shard(
+    samples_dir: &Path,
+    shard: u64,
+    samples: &[SiguoSample],
+    metadata: &[(String, String)],
+) -> Result<PathBuf, SelfplayError> {
+    let mut meta = vec![
+        (FORMAT_KEY.to_string(), SIGUO_SAMPLES_FORMAT.to_string()),
+        ("junqi.obs_encoding".to_string(), junqi_siguo::CODE_FORMAT.to_string()),
+    ];
+    meta.extend(metadata.iter().cloned());
+    let props = properties(8192, &["code", "policy.list.item"], &["legal_actions.list.item"], &meta);
+    write_shard_batches(samples_dir, shard, siguo_samples_schema(), props, samples.chunks(8192).map(batch))
+}
+
+/// Read every sample of one four-player samples shard; a shard of another
+/// format (two-player samples among them) is an error naming it.
+pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, SelfplayError> {
+    let (batches, metadata) = batches_and_metadata(path)?;
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    match metadata.iter().find(|(k, _)| k == FORMAT_KEY) {
+        Some((_, f)) if f == SIGUO_SAMPLES_FORMAT => {}
+        Some((_, f)) => return Err(corrupt(format!("a shard of format `{f}`, not `{SIGUO_SAMPLES_FORMAT}`"))),
+        None => return Err(corrupt(format!("a two-player shard, not `{SIGUO_SAMPLES_FORMAT}`"))),
+    }
+    let mut out = Vec::new();
+    for batch in &batches {
+        let c = Columns { batch, path };
+        let game_id = c.get("game_id", |a| a.as_primitive_opt::<UInt64Type>())?;
+        let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
+        let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
+        let code = c.get("code", |a| a.as_binary_opt::<i32>())?;
+        let legal = list_values::<UInt16Type>(c.get("legal_actions", |a| a.as_list_opt::<i32>())?, "legal_actions", path)?;
+        let policy = list_values::<Float32Type>(c.get("policy", |a| a.as_list_opt::<i32>())?, "policy", path)?;
+        let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
+        let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
+        let termination = c.get("termination", |a| a.as_string_opt::<i32>())?;
+        for i in 0..batch.num_rows() {
+            let bytes = code.value(i);
+            SiguoCode::from_bytes(bytes)
+                .map_err(|e| corrupt(format!("game {} ply {}: {e}", game_id.value(i), ply.value(i))))?;
+            out.push(SiguoSample {
+                game_id: game_id.value(i),
+                ply: ply.value(i),
+                seat: seat.value(i),
+                code: bytes.to_vec(),
+                legal_actions: legal(i).to_vec(),
+                policy: policy(i).to_vec(),
+                action: action.value(i),
+                outcome: outcome.value(i),
+                termination: termination.value(i).to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
