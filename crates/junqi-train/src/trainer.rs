@@ -304,10 +304,20 @@ impl Trainer {
     /// Export the weights (no optimiser state) as safetensors, with the
     /// architecture in the metadata; see `docs/training.md` for loading it
     /// from Python, and [`crate::load_net`] from Rust.
+    ///
+    /// A learned deployment model in `config.init`'s file (暗棋/明棋) comes
+    /// with it unchanged: training does not fit one (the loop refits it
+    /// after each generation), and without it the new net would deploy as
+    /// `heuristic` where its init deployed by what it had learned.
     pub fn export(&self, path: &Path) -> Result<()> {
         let tensors: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
         let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::NET_FORMAT);
         meta.insert("step".into(), self.step.to_string());
-        checkpoint::write(path, tensors, meta)
+        checkpoint::write(path, tensors, meta)?;
+        let Some(init) = &self.config.init else { return Ok(()) };
+        let Some(model) = junqi_net::NetFile::read(init)?.deployment_model()? else { return Ok(()) };
+        let mut file = junqi_net::NetFile::read(path)?;
+        file.set_deployment_model(&model);
+        Ok(file.write(path)?)
     }
 }

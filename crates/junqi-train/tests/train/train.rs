@@ -490,6 +490,35 @@ fn a_net_without_history_planes_starts_one_that_reads_them() {
     assert!(Trainer::initial(&config).is_err(), "another shape is refused");
 }
 
+/// A net trained from `init` keeps the init's learned deployment model
+/// (training fits none), so it deploys as its init did; a net with no
+/// init, or an init without one, has none.
+#[test]
+fn a_net_trained_from_init_keeps_its_deployment_model() {
+    let dir = temp_dir("keep-deploy");
+    let init = dir.join("init.safetensors");
+    Trainer::new(&small_config()).unwrap().export(&init).unwrap();
+    let deployment = |path: &Path| junqi_net::NetFile::read(path).unwrap().deployment_model().unwrap();
+    assert_eq!(deployment(&init), None);
+    let mut model = junqi_bots::DeploymentModel::uniform();
+    model.weights.iter_mut().enumerate().for_each(|(i, w)| *w = (i % 7) as f32 * 0.1 - 0.3);
+    model.bias = 0.25;
+    let mut file = junqi_net::NetFile::read(&init).unwrap();
+    file.set_deployment_model(&model);
+    file.write(&init).unwrap();
+
+    let mut config = small_config();
+    config.init = Some(init.clone());
+    let out = dir.join("out.safetensors");
+    Trainer::initial(&config).unwrap().export(&out).unwrap();
+    assert_eq!(deployment(&out), Some(model));
+    config.init = None;
+    let plain = dir.join("plain.safetensors");
+    Trainer::initial(&config).unwrap().export(&plain).unwrap();
+    assert_eq!(deployment(&plain), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The configs of the nets made before the history planes still make them
 /// from today's data: a 100-plane model trains on 110-plane samples.
 #[test]
