@@ -130,7 +130,14 @@ fn siguo_config(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Resul
         )));
     }
     let shard_games = (games / 32).clamp(256, 10_000);
-    Ok(SiguoConfig { rules, games, bots, seed, shard_games })
+    Ok(SiguoConfig {
+        rules,
+        games,
+        bots,
+        seed,
+        shard_games,
+        samples_per_game: junqi_selfplay::SamplesPerGame::Count(0),
+    })
 }
 
 /// Everything that decides a four-player arena's games.
@@ -169,7 +176,7 @@ pub fn play_or_read(config: &SiguoConfig, dir: &Path, threads: usize) -> Result<
     let played = !(dir.join(RUN_FILE).exists() || dir.join(GAMES_DIR).exists());
     if played {
         if config.bots.iter().all(|b| built_in(b)) {
-            run_siguo(config, dir, threads)?;
+            run_siguo(config, dir, &junqi_selfplay::RunOptions { threads, ..Default::default() })?;
         } else {
             play_with_agents(config, dir, threads)?;
         }
@@ -317,15 +324,7 @@ pub fn play_with_agents(config: &SiguoConfig, out: &Path, threads: usize) -> Res
     }
     std::fs::create_dir_all(&games_dir).map_err(ArenaError::io(&games_dir))?;
     let code_version = junqi_selfplay::code_version();
-    let config_json = serde_json::json!({
-        "game": "siguo",
-        "rules": config.rules.to_toml_string(),
-        "games": config.games,
-        "bots": config.bots,
-        "teams": "bots[0] plays armies 0 and 2 in even games, armies 1 and 3 in odd games",
-        "seed": config.seed,
-        "shard_games": config.shard_games,
-    });
+    let config_json = serde_json::to_value(config).expect("configs serialize");
     let run = serde_json::json!({
         "format": junqi_selfplay::SIGUO_RUN_FORMAT,
         "config": config_json,

@@ -6,6 +6,9 @@ use std::process::{Command, Output};
 // `junqi arena --siguo` and `junqi sprt --siguo`.
 #[path = "siguo/arena.rs"]
 mod arena;
+// `junqi selfplay --siguo`: samples, resuming, parts and `junqi merge`.
+#[path = "siguo/selfplay.rs"]
+mod selfplay;
 
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")
@@ -126,13 +129,12 @@ fn selfplay_siguo_writes_games_that_replay_checks() {
     assert!(text.contains("team heuristic"), "{text}");
     let replayed = stdout(&junqi(&["replay", "--games", d]));
     assert!(replayed.contains("replayed 4 game(s): all match"), "{replayed}");
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
-    assert_eq!(run["format"], "junqi-siguo-selfplay/1");
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["format"], "junqi-siguo-selfplay/2");
     let records = stdout(&junqi(&["export", "--format", "jgn", "--games", d]));
     assert_eq!(records.matches("[Game \"siguo\"]").count(), 4, "{records}");
-    assert_clean_error(&junqi(&["selfplay", "--games", "4", "--out", d]), "junqi-siguo-selfplay/1");
-    assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "4", "--out", d]), "already holds a run");
+    assert_clean_error(&junqi(&["selfplay", "--games", "4", "--out", d]), "four-player run (`junqi-siguo-selfplay/2`)");
+    assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "4", "--out", d]), "different config");
     let other = dir.join("other");
     let o = other.to_str().unwrap();
     assert_clean_error(&junqi(&["selfplay", "--siguo", "--games", "3", "--out", o]), "even");

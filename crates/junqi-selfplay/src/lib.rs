@@ -65,9 +65,16 @@ pub use records::{
     WRAP_COLUMNS,
 };
 pub use replay::{
-    games_dir, read_forfeits, read_games_file, read_move_ms, read_samples_file, replay_dir, replay_game, shard_files, ReplayReport,
-    StoredGame, StoredSample,
+    games_dir, read_forfeits, read_games_file, read_move_ms, read_samples_file, replay_dir, replay_game, shard_files,
+    ReplayReport, StoredGame, StoredSample,
 };
+pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
+pub use run::{
+    dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Layout, Plan, Progress, RunOptions,
+    Summary, Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, MOVE_MS_KEY, RUN_FILE, THINKING_KEY,
+};
+pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
+pub use run_lock::{RunLock, LOCK_FILE};
 pub use siguo::{
     play_siguo, play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema,
     write_siguo_games_shard, SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
@@ -76,13 +83,6 @@ pub use siguo_samples::{
     check_siguo_samples, read_siguo_samples_file, sampled_plies, samples_at, siguo_samples_schema,
     write_siguo_samples_shard, SiguoSample, SIGUO_SAMPLES_FORMAT,
 };
-pub use resign::{Resign, ResignTally, LEVEL_BINS, LEVEL_TOP, LEVEL_WIDTH};
-pub use run::{
-    dataset_stats, describe_part, prepare, prepare_part, workers, DatasetStats, Layout, Plan, Progress, RunOptions, Summary,
-    Tally, Thinking, BATCHED_IN_FLIGHT, DEFAULT_IN_FLIGHT, FORFEITS_KEY, MOVE_MS_KEY, RUN_FILE, THINKING_KEY,
-};
-pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
-pub use run_lock::{RunLock, LOCK_FILE};
 pub use writer::{
     games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,
 };

@@ -99,9 +99,11 @@ impl MergePlan {
             copy_shards(dir, out, self.layout, *part)?;
         }
         let whole = [(out.to_path_buf(), Part::new(0, 1).expect("one part"))];
-        let games = check_sources_complete(self.layout, &self.config, &self.file, &whole).map_err(|e| SelfplayError::Corrupt {
-            path: out.to_path_buf(),
-            message: format!("the merged run does not read back whole: {e}"),
+        let games = check_sources_complete(self.layout, &self.config, &self.file, &whole).map_err(|e| {
+            SelfplayError::Corrupt {
+                path: out.to_path_buf(),
+                message: format!("the merged run does not read back whole: {e}"),
+            }
         })?;
         Ok(Merged { parts: self.sources.len() as u64, shards: self.layout.shards(), games })
     }

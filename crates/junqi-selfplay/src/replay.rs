@@ -188,7 +188,9 @@ pub fn read_samples_file(path: &Path) -> Result<Vec<StoredSample>, SelfplayError
     let (batches, metadata) = batches_and_metadata(path)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     if let Some((_, format)) = metadata.iter().find(|(k, _)| k == crate::siguo::FORMAT_KEY) {
-        return Err(corrupt(format!("samples of format `{format}`, not two-player samples (this reader reads those only)")));
+        return Err(corrupt(format!(
+            "samples of format `{format}`, not two-player samples (this reader reads those only)"
+        )));
     }
     let mut out = Vec::new();
     match schema_version(path, &metadata)? {

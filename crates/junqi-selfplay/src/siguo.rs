@@ -126,8 +126,8 @@ impl RunConfig for SiguoConfig {
 
 impl SiguoConfig {
     /// Checked settings: known bots (named as they name themselves), an
-    /// even number of games from 2 to [`MAX_SIGUO_GAMES`]; every ply sampled,
-    /// the default shard size.
+    /// even number of games from 2 to [`MAX_SIGUO_GAMES`]; no samples
+    /// ([`SiguoConfig::with_samples`] asks for them), the default shard size.
     pub fn new(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Result<SiguoConfig, SelfplayError> {
         let [a, b] = &bots;
         let bots = [bot_from_spec(a), bot_from_spec(b)];
@@ -138,7 +138,7 @@ impl SiguoConfig {
             bots: [a?, b?],
             seed,
             shard_games: crate::default_shard_games(games),
-            samples_per_game: SamplesPerGame::All,
+            samples_per_game: SamplesPerGame::Count(0),
         };
         config.check()?;
         Ok(config)
@@ -193,7 +193,6 @@ impl SiguoConfig {
         let (a, b) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
         [&self.bots[a], &self.bots[b], &self.bots[a], &self.bots[b]].map(String::clone)
     }
-
 }
 
 /// Play game `id` of `config`. The bots draw from a stream seeded by the
@@ -205,7 +204,11 @@ pub fn play_siguo_game(config: &SiguoConfig, id: u64, code_version: &str) -> Res
 /// Play game `id` of `config` ([`play_siguo_game`]) and take its samples
 /// ([`SiguoConfig::samples_per_game`]; which plies depends on the run seed
 /// and the game only).
-pub fn play_siguo(config: &SiguoConfig, id: u64, code_version: &str) -> Result<(SiguoGame, Vec<SiguoSample>), SelfplayError> {
+pub fn play_siguo(
+    config: &SiguoConfig,
+    id: u64,
+    code_version: &str,
+) -> Result<(SiguoGame, Vec<SiguoSample>), SelfplayError> {
     let seed = config.deal_seed(id);
     let start = Position::new_game(config.rules, seed);
     let specs = config.seats(id);
@@ -322,9 +325,8 @@ pub fn read_siguo_games_file(path: &Path) -> Result<Vec<SiguoGame>, SelfplayErro
         };
         let wrong = |name: &str| corrupt(format!("column `{name}` is missing or of the wrong type"));
         let string = |name: &'static str| col(name).and_then(|c| c.as_string_opt::<i32>().ok_or_else(|| wrong(name)));
-        let u64s = |name: &'static str| {
-            col(name).and_then(|c| c.as_primitive_opt::<UInt64Type>().ok_or_else(|| wrong(name)))
-        };
+        let u64s =
+            |name: &'static str| col(name).and_then(|c| c.as_primitive_opt::<UInt64Type>().ok_or_else(|| wrong(name)));
         let (id, rules, seed, start) = (u64s("game_id")?, string("rules")?, u64s("seed")?, string("start")?);
         let moves = col("moves")?.as_list_opt::<i32>().ok_or_else(|| wrong("moves"))?;
         let (result, termination) = (string("result")?, string("termination")?);
@@ -444,6 +446,7 @@ pub fn run_siguo(config: &SiguoConfig, out: &Path, options: &RunOptions) -> Resu
     let code_version = crate::code_version();
     let config_json = serde_json::to_string(config).expect("configs serialize");
     let progress = &options.progress;
+    progress.resumed.fetch_add(opened.complete_games, Ordering::Relaxed);
     for s in opened.pending {
         let range = layout.shard_range(s);
         let played: Vec<Option<(SiguoGame, Vec<SiguoSample>)>> = pool.install(|| {

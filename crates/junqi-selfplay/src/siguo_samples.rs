@@ -166,8 +166,11 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
 pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result<(), String> {
     let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
     let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
-    let moves: Vec<Move> =
-        game.moves.iter().map(|m| m.parse::<Move>().map_err(|e| format!("move `{m}`: {e}"))).collect::<Result<_, _>>()?;
+    let moves: Vec<Move> = game
+        .moves
+        .iter()
+        .map(|m| m.parse::<Move>().map_err(|e| format!("move `{m}`: {e}")))
+        .collect::<Result<_, _>>()?;
     let plies: Vec<u32> = samples.iter().map(|s| s.ply).collect();
     if plies.windows(2).any(|w| w[0] >= w[1]) {
         return Err("samples out of ply order or repeated".into());
@@ -254,7 +257,8 @@ pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, Selfplay
         let ply = c.get("ply", |a| a.as_primitive_opt::<UInt32Type>())?;
         let seat = c.get("seat", |a| a.as_primitive_opt::<UInt8Type>())?;
         let code = c.get("code", |a| a.as_binary_opt::<i32>())?;
-        let legal = list_values::<UInt16Type>(c.get("legal_actions", |a| a.as_list_opt::<i32>())?, "legal_actions", path)?;
+        let legal =
+            list_values::<UInt16Type>(c.get("legal_actions", |a| a.as_list_opt::<i32>())?, "legal_actions", path)?;
         let policy = list_values::<Float32Type>(c.get("policy", |a| a.as_list_opt::<i32>())?, "policy", path)?;
         let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
         let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;

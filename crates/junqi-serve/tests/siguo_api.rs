@@ -169,7 +169,8 @@ fn a_stored_siguo_game_replays_as_the_referee_and_as_each_seat() {
     let config =
         junqi_selfplay::SiguoConfig::new(Rules::preset(Mode::Anqi), 2, ["random".to_string(), "greedy".to_string()], 3)
             .unwrap();
-    junqi_selfplay::run_siguo(&config, &root.join("sg"), 1).unwrap();
+    let options = junqi_selfplay::RunOptions { threads: 1, ..Default::default() };
+    junqi_selfplay::run_siguo(&config, &root.join("sg"), &options).unwrap();
     let addr = start_server_on(vec![root.clone()]);
     let (_, list) = request(addr, "GET", "/api/datasets", None);
     let d = list.as_array().unwrap().iter().find(|x| x["id"].as_str().unwrap().ends_with("sg")).unwrap()["id"]

@@ -21,8 +21,8 @@
 use crate::board::{tables, Army, Node, NodeKind, NODES};
 use crate::infoset::SiguoInfoSet;
 use crate::observation::{
-    relative_army, relative_node, BufferLength, CELLS, GRID, OBS_LEN, PLANE_CAMP, PLANE_ENDED, PLANE_HQ,
-    PLANE_KINDS, PLANE_NODE, PLANE_OCCUPIED, PLANE_PLY, PLANE_QUIET, PLANE_RAILWAY, PLANE_RULES, PLANE_TO_MOVE,
+    relative_army, relative_node, BufferLength, CELLS, GRID, OBS_LEN, PLANE_CAMP, PLANE_ENDED, PLANE_HQ, PLANE_KINDS,
+    PLANE_NODE, PLANE_OCCUPIED, PLANE_PLY, PLANE_QUIET, PLANE_RAILWAY, PLANE_RULES, PLANE_TO_MOVE,
 };
 use crate::rules::{RailTurns, Rules, TurnOrder};
 use junqi_core::piece::{Kind, KindSet, KINDS};
@@ -151,9 +151,11 @@ impl SiguoCode {
 
     /// The pieces as (relative node, relative army, possible kinds).
     pub fn pieces(&self) -> impl Iterator<Item = (Node, usize, KindSet)> + '_ {
-        self.nodes.iter().enumerate().filter(|(_, &v)| v != 0).map(|(j, &v)| {
-            (Node::new(j).expect("a node"), (v >> 12) as usize - 1, v & KIND_BITS)
-        })
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| v != 0)
+            .map(|(j, &v)| (Node::new(j).expect("a node"), (v >> 12) as usize - 1, v & KIND_BITS))
     }
 
     /// The observation planes ([`crate::observation::encode`]'s, exactly) into

@@ -1,7 +1,8 @@
 //! `junqi selfplay`: games between two bots on worker threads, written to the
 //! `games/` and `samples/` Parquet datasets of `--out` (see docs/data.md);
 //! with `--siguo`, four-player games between two teams, written as the
-//! four-seat `games/` schema.
+//! four-seat `games/` schema and the four-player `samples/`; both resume
+//! and play parts alike.
 
 use crate::live::Live;
 use crate::rules_arg::RulesArgs;
@@ -82,12 +83,11 @@ pub struct Args {
     /// Four-player games (四国军棋): --bots A,B names two teams' bots (A plays
     /// armies 0 and 2, B armies 1 and 3; every deal is played twice, the
     /// teams swapped), --rules the mode (anqi, shuangming, quanming) or a
-    /// four-player rules file. Bots: random, greedy, heuristic. Writes
-    /// run.json and games/ only (no samples; no resume).
-    #[arg(
-        long,
-        conflicts_with_all = ["config", "bot", "swap", "paired", "part", "no_write", "resign_threshold", "samples_per_game"]
-    )]
+    /// four-player rules file. Bots: random, greedy, heuristic, mcts:N.
+    /// Writes run.json, games/ and samples/ (the four-player samples:
+    /// docs/data.md); resumes when re-run and plays --part I/N like a
+    /// two-player run.
+    #[arg(long, conflicts_with_all = ["config", "bot", "swap", "paired", "no_write", "resign_threshold"])]
     siguo: bool,
     #[command(flatten)]
     resign: ResignArgs,
@@ -163,21 +163,44 @@ fn run_siguo(args: &Args, threads: usize) -> Result<()> {
         _ => bail!("--siguo --bots takes one or two bots (team A, team B), got {}", specs.len()),
     };
     let games = args.games.expect("clap requires --games without --config");
-    let mut config = junqi_selfplay::SiguoConfig::new(rules, games, bots, args.seed)?;
+    let mut config =
+        junqi_selfplay::SiguoConfig::new(rules, games, bots, args.seed)?.with_samples(args.samples_per_game);
     if let Some(n) = args.shard_games {
         config = config.with_shard_games(n)?;
     }
     let out = args.out.as_deref().expect("clap requires --out without --no-write");
     let start = std::time::Instant::now();
-    let s = junqi_selfplay::run_siguo(&config, out, threads)?;
+    let layout = junqi_selfplay::Layout { games: config.games, shard_games: config.shard_games };
+    let shards = layout.shards();
+    let total = match args.part {
+        None => config.games,
+        Some(p) => p.shards(shards).map(|s| layout.shard_range(s).count() as u64).sum(),
+    };
+    let mut live = Live::start(threads, total, 0)?;
+    live.options.part = args.part;
+    let result = junqi_selfplay::run_siguo(&config, out, &live.options);
+    live.finish();
+    let s = result?;
+    for note in &s.notes {
+        eprintln!("note: {note}");
+    }
+    let of = args.part.map_or(String::new(), |p| format!(" of part {p}"));
+    let mut w = std::io::stdout().lock();
+    if s.games == 0 && !s.interrupted {
+        writeln!(w, "nothing to do: all {} games{of} are already in {}", s.games_total, out.display())?;
+        return Ok(());
+    }
+    if s.games_complete > s.games {
+        eprintln!("resumed: {} of {} games{of} were already complete", s.games_complete - s.games, s.games_total);
+    }
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     let pct = |p: f64| 100.0 * p / s.games.max(1) as f64;
-    let mut w = std::io::stdout().lock();
     writeln!(
         w,
-        "played {} four-player games, {} plies in {secs:.2} s on {threads} thread(s): {:.0} plies/s",
+        "played {} four-player games, {} plies, {} samples in {secs:.2} s on {threads} thread(s): {:.0} plies/s",
         s.games,
         s.plies,
+        s.samples,
         s.plies as f64 / secs
     )?;
     writeln!(
@@ -191,7 +214,25 @@ fn run_siguo(args: &Args, threads: usize) -> Result<()> {
         pct(s.points[1]),
         s.games - s.decided
     )?;
-    writeln!(w, "{}: {} games in {} shards", out.display(), s.games, s.shards)?;
+    let d = dataset_stats(out)?;
+    writeln!(
+        w,
+        "{}{}: {} of {} games in {} of {} shards; samples/ {} rows",
+        out.display(),
+        args.part.map_or(String::new(), |p| format!(" (part {p}; join the parts with `junqi merge`)")),
+        s.games_complete,
+        s.games_total,
+        s.shards_complete,
+        s.shards_total,
+        d.samples
+    )?;
+    if s.interrupted {
+        return Err(Interrupted(format!(
+            "interrupted: {} of {} games in complete shards; run the same command again to resume",
+            s.games_complete, s.games_total
+        ))
+        .into());
+    }
     Ok(())
 }
 

@@ -26,7 +26,8 @@ fn options(threads: usize, part: Option<Part>) -> RunOptions {
 
 /// Every games row and samples row of a run, in order.
 fn stored(dir: &Path) -> (Vec<SiguoGame>, Vec<SiguoSample>) {
-    let games = shard_files(&dir.join(GAMES_DIR)).unwrap().iter().flat_map(|f| read_siguo_games_file(f).unwrap()).collect();
+    let games =
+        shard_files(&dir.join(GAMES_DIR)).unwrap().iter().flat_map(|f| read_siguo_games_file(f).unwrap()).collect();
     let samples =
         shard_files(&dir.join(SAMPLES_DIR)).unwrap().iter().flat_map(|f| read_siguo_samples_file(f).unwrap()).collect();
     (games, samples)
@@ -103,7 +104,8 @@ fn sample_formats_are_refused_by_name_and_replay_checks_them() {
     let err = read_samples_file(&shard).unwrap_err().to_string();
     assert!(err.contains(SIGUO_SAMPLES_FORMAT), "{err}");
     let two = fresh("formats-two");
-    let plan = prepare(Config::new(junqi_core::Rules::default(), 2, ["random", "random"], 1).unwrap(), Some(&two)).unwrap();
+    let plan =
+        prepare(Config::new(junqi_core::Rules::default(), 2, ["random", "random"], 1).unwrap(), Some(&two)).unwrap();
     plan.run(&RunOptions { threads: 1, ..RunOptions::default() }).unwrap();
     let err = read_siguo_samples_file(&two.join(SAMPLES_DIR).join(shard_name(0))).unwrap_err().to_string();
     assert!(err.contains("two-player") && err.contains(SIGUO_SAMPLES_FORMAT), "{err}");
@@ -178,7 +180,10 @@ fn four_player_parts_merge_into_the_whole_run() {
     for sub in [GAMES_DIR, SAMPLES_DIR] {
         for s in 0..3 {
             let name = shard_name(s);
-            assert_eq!(std::fs::read(merged.join(sub).join(&name)).unwrap(), std::fs::read(whole.join(sub).join(&name)).unwrap());
+            assert_eq!(
+                std::fs::read(merged.join(sub).join(&name)).unwrap(),
+                std::fs::read(whole.join(sub).join(&name)).unwrap()
+            );
         }
     }
     // A two-player part beside a four-player one.
