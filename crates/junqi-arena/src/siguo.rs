@@ -37,17 +37,8 @@ pub const SIGUO_SPRT_FILE: &str = "sprt.json";
 pub const SIGUO_SPRT_FORMAT: &str = "junqi-siguo-sprt/1";
 
 /// Four-player rules stored as their rules file (TOML text), so a config
-/// file names every option.
-mod rules_toml {
-    use junqi_siguo::Rules;
-    pub fn serialize<S: serde::Serializer>(rules: &Rules, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&rules.to_toml_string())
-    }
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Rules, D::Error> {
-        let text = <String as serde::Deserialize>::deserialize(d)?;
-        Rules::from_toml_str(&text).map_err(serde::de::Error::custom)
-    }
-}
+/// file names every option (one module for every four-player config).
+use junqi_selfplay::siguo_rules_text as rules_toml;
 
 /// The mode and the options that differ from its preset, for report headers.
 pub fn describe_rules(rules: &Rules) -> String {

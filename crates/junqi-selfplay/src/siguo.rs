@@ -102,8 +102,10 @@ pub struct SiguoConfig {
     pub samples_per_game: SamplesPerGame,
 }
 
-/// [`SiguoConfig::rules`] as the text of a rules file.
-mod rules_text {
+/// Four-player rules stored as their rules file (TOML text), so a config
+/// names every option: `#[serde(with = "junqi_selfplay::siguo_rules_text")]`
+/// (four-player self-play's, arena's and SPRT's configs).
+pub mod rules_text {
     use junqi_siguo::Rules;
     pub fn serialize<S: serde::Serializer>(rules: &Rules, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&rules.to_toml_string())
@@ -240,10 +242,7 @@ fn batch(games: &[SiguoGame]) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let mut seed = UInt64Builder::new();
     let mut start = StringBuilder::new();
     let schema = siguo_games_schema();
-    let item = match schema.field_with_name("moves").expect("moves").data_type() {
-        DataType::List(f) => f.clone(),
-        _ => unreachable!("moves is a list"),
-    };
+    let item = crate::writer::item_field(&schema, "moves");
     let mut moves = ListBuilder::new(StringBuilder::new()).with_field(item);
     let mut result = StringBuilder::new();
     let mut termination = StringBuilder::new();
@@ -308,16 +307,24 @@ pub(crate) fn is_siguo_shard(metadata: &[(String, String)]) -> bool {
     metadata.iter().any(|(k, v)| k == FORMAT_KEY && v == SIGUO_GAMES_FORMAT)
 }
 
+/// The rows of the shard at `path`, whose footer must name the format
+/// `want` (a shard without [`FORMAT_KEY`] is a two-player one): an error
+/// naming the shard's format otherwise.
+pub(crate) fn batches_of_format(path: &Path, want: &str) -> Result<Vec<RecordBatch>, SelfplayError> {
+    let (batches, metadata) = crate::replay::batches_and_metadata(path)?;
+    let found = metadata.iter().find(|(k, _)| k == FORMAT_KEY).map(|(_, f)| f.as_str());
+    if found == Some(want) {
+        return Ok(batches);
+    }
+    let what = found.map_or("a two-player shard".to_string(), |f| format!("a shard of format `{f}`"));
+    Err(SelfplayError::Corrupt { path: path.to_path_buf(), message: format!("{what}, not `{want}`") })
+}
+
 /// Read every game of one four-player games shard; a shard of another
 /// format is an error naming it.
 pub fn read_siguo_games_file(path: &Path) -> Result<Vec<SiguoGame>, SelfplayError> {
-    let (batches, metadata) = crate::replay::batches_and_metadata(path)?;
+    let batches = batches_of_format(path, SIGUO_GAMES_FORMAT)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
-    match metadata.iter().find(|(k, _)| k == FORMAT_KEY) {
-        Some((_, f)) if f == SIGUO_GAMES_FORMAT => {}
-        Some((_, f)) => return Err(corrupt(format!("games of format `{f}`, not `{SIGUO_GAMES_FORMAT}`"))),
-        None => return Err(corrupt(format!("a two-player games shard, not `{SIGUO_GAMES_FORMAT}`"))),
-    }
     let mut out = Vec::new();
     for b in &batches {
         let col = |name: &str| {

@@ -9,9 +9,9 @@
 //! refuses it by that name, and [`read_siguo_samples_file`] refuses
 //! two-player samples.
 
-use crate::replay::{batches_and_metadata, list_values, Columns};
+use crate::replay::{list_values, Columns};
 use crate::siguo::{SiguoGame, FORMAT_KEY};
-use crate::writer::{list_of, properties, write_shard_batches};
+use crate::writer::{item_field, properties, sample_columns, write_shard_batches};
 use crate::{game_seed, SamplesPerGame, SelfplayError};
 use arrow_array::builder::{
     BinaryBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder, UInt32Builder,
@@ -34,17 +34,10 @@ pub const SIGUO_SAMPLES_FORMAT: &str = "junqi-siguo-samples/1";
 pub fn siguo_samples_schema() -> SchemaRef {
     static S: OnceLock<SchemaRef> = OnceLock::new();
     S.get_or_init(|| {
-        Arc::new(Schema::new(vec![
-            Field::new("game_id", DataType::UInt64, false),
-            Field::new("ply", DataType::UInt32, false),
-            Field::new("seat", DataType::UInt8, false),
-            Field::new("code", DataType::Binary, false),
-            Field::new("legal_actions", list_of(DataType::UInt16), false),
-            Field::new("policy", list_of(DataType::Float32), false),
-            Field::new("action", DataType::UInt16, false),
-            Field::new("outcome", DataType::Int8, false),
-            Field::new("termination", DataType::Utf8, false),
-        ]))
+        let mut columns = sample_columns("code");
+        columns
+            .extend([Field::new("outcome", DataType::Int8, false), Field::new("termination", DataType::Utf8, false)]);
+        Arc::new(Schema::new(columns))
     })
     .clone()
 }
@@ -186,10 +179,7 @@ pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result
 
 fn batch(samples: &[SiguoSample]) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let schema = siguo_samples_schema();
-    let item = |name: &str| match schema.field_with_name(name).expect("a column").data_type() {
-        DataType::List(f) => f.clone(),
-        _ => unreachable!("a list column"),
-    };
+    let item = |name: &str| item_field(&schema, name);
     let (mut id, mut ply, mut seat) = (UInt64Builder::new(), UInt32Builder::new(), UInt8Builder::new());
     let mut code = BinaryBuilder::new();
     let mut legal = ListBuilder::new(UInt16Builder::new()).with_field(item("legal_actions"));
@@ -243,13 +233,8 @@ pub fn write_siguo_samples_shard(
 /// Read every sample of one four-player samples shard; a shard of another
 /// format (two-player samples among them) is an error naming it.
 pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, SelfplayError> {
-    let (batches, metadata) = batches_and_metadata(path)?;
+    let batches = crate::siguo::batches_of_format(path, SIGUO_SAMPLES_FORMAT)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
-    match metadata.iter().find(|(k, _)| k == FORMAT_KEY) {
-        Some((_, f)) if f == SIGUO_SAMPLES_FORMAT => {}
-        Some((_, f)) => return Err(corrupt(format!("a shard of format `{f}`, not `{SIGUO_SAMPLES_FORMAT}`"))),
-        None => return Err(corrupt(format!("a two-player shard, not `{SIGUO_SAMPLES_FORMAT}`"))),
-    }
     let mut out = Vec::new();
     for batch in &batches {
         let c = Columns { batch, path };

@@ -85,27 +85,37 @@ pub fn games_schema() -> SchemaRef {
 /// not see (the belief head's targets).
 pub const SAMPLES_SCHEMA_VERSION: u32 = 3;
 
+/// The columns a sample of either game starts with: where it is, whose view
+/// (`seat`), the view's code (named `code_column`), the legal actions, the
+/// policy target over them and the action played.
+pub(crate) fn sample_columns(code_column: &str) -> Vec<Field> {
+    vec![
+        Field::new("game_id", DataType::UInt64, false),
+        Field::new("ply", DataType::UInt32, false),
+        Field::new("seat", DataType::UInt8, false),
+        Field::new(code_column, DataType::Binary, false),
+        Field::new("legal_actions", list_of(DataType::UInt16), false),
+        Field::new("policy", list_of(DataType::Float32), false),
+        Field::new("action", DataType::UInt16, false),
+    ]
+}
+
 /// Schema of `samples/`: one row per sampled position.
 pub fn samples_schema() -> SchemaRef {
     static S: OnceLock<SchemaRef> = OnceLock::new();
     S.get_or_init(|| {
-        Arc::new(Schema::new(vec![
-            Field::new("game_id", DataType::UInt64, false),
-            Field::new("ply", DataType::UInt32, false),
-            Field::new("seat", DataType::UInt8, false),
-            Field::new("position", DataType::Binary, false),
-            Field::new("legal_actions", list_of(DataType::UInt16), false),
-            Field::new("policy", list_of(DataType::Float32), false),
-            Field::new("action", DataType::UInt16, false),
+        let mut columns = sample_columns("position");
+        columns.extend([
             Field::new("value", DataType::Float32, true),
             Field::new("outcome", DataType::Int8, false),
             Field::new("hidden_kinds", DataType::Binary, true),
-        ]))
+        ]);
+        Arc::new(Schema::new(columns))
     })
     .clone()
 }
 
-fn item_field(schema: &Schema, name: &str) -> Arc<Field> {
+pub(crate) fn item_field(schema: &Schema, name: &str) -> Arc<Field> {
     match schema.field_with_name(name).expect("schema field").data_type() {
         DataType::List(f) => f.clone(),
         _ => unreachable!("{name} is a list"),
