@@ -233,7 +233,7 @@ fn main() -> ExitCode {
 /// whose crates the lower ones cannot depend on (libtorch, child processes).
 /// Registered once, before any command builds a bot.
 fn register_bots() {
-    junqi_net::register_net_bots(); // net:…, and mcts:…,eval=net:…
+    junqi_net::register_net_bots(); // net:…, and mcts:…,eval=net:…; the four-player agent net:FILE
     junqi_engine::register_engine_bot(); // engine:cmd=…
 }
 

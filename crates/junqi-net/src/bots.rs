@@ -95,9 +95,12 @@ pub fn default_net_for(mode: Mode) -> &'static str {
     }
 }
 
-/// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`].
+/// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`],
+/// and `net:FILE` a four-player agent ([`crate::siguo_bots`]) to
+/// `junqi_siguo::build_agent`.
 pub fn register_net_bots() {
     register_bot("net", build);
+    junqi_siguo::register_siguo_agent(crate::siguo_bots::build_siguo_agent);
 }
 
 /// Where `net:NAME` or `net:FILE` points: a name of [`SHIPPED_NETS`]

@@ -1,7 +1,9 @@
 //! Net files: the safetensors files `junqi-train` writes (exported nets and
 //! training checkpoints), read and checked without libtorch.
 //!
-//! Metadata keys: `format` (`junqi-net/1` or `junqi-train-checkpoint/1`),
+//! Metadata keys: `format` (`junqi-net/1` or `junqi-train-checkpoint/1`;
+//! `junqi-siguo-net/1` for a four-player net, which also has `game =
+//! siguo`, [`NetGame`]),
 //! `architecture` (the [`ModelConfig`] as JSON), `step`, `code_version`,
 //! `checksum_fnv1a64` (FNV-1a over every other metadata entry and every
 //! tensor's name, shape and data, as `checksums` says) and `data_fnv1a64`
@@ -12,7 +14,7 @@
 //! deployment model (`deploy.*`); a checkpoint prefixes them with `net.`
 //! and adds `optim.<slot>.<name>`. See `docs/training.md`.
 
-use crate::model::ModelConfig;
+use crate::model::{ModelConfig, NetGame};
 use crate::NetError;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -21,6 +23,11 @@ use std::sync::Mutex;
 
 pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
 pub const NET_FORMAT: &str = "junqi-net/1";
+/// The format of an exported four-player (四国) net ([`NetGame::Siguo`]).
+pub const SIGUO_NET_FORMAT: &str = "junqi-siguo-net/1";
+/// The metadata key naming a net's game ([`NetGame::key`]); a four-player
+/// net has it, a two-player net may.
+const GAME_KEY: &str = "game";
 /// A net file larger than this is refused before it is read (the shipped
 /// net is 415 KB; a 20-block × 256-channel net is about 100 MB).
 pub const MAX_NET_BYTES: u64 = 2 << 30;
@@ -84,6 +91,8 @@ static WARNED_UNSIGNED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 pub struct NetFile {
     pub path: PathBuf,
     pub format: String,
+    /// The game it plays (from its format).
+    pub game: NetGame,
     pub model: ModelConfig,
     pub step: u64,
     pub metadata: HashMap<String, String>,
@@ -94,8 +103,15 @@ pub struct NetFile {
 
 impl NetFile {
     /// Read `path`: a safetensors file of format [`NET_FORMAT`] or
-    /// [`CHECKPOINT_FORMAT`], every tensor `f32`, the checksum right.
+    /// [`CHECKPOINT_FORMAT`], every tensor `f32`, the checksum right. A
+    /// four-player net is refused by name.
     pub fn read(path: &Path) -> Result<NetFile, NetError> {
+        NetFile::read_game(path, NetGame::TwoPlayer)
+    }
+
+    /// [`NetFile::read`] for a net of `game` (a net of the other game is
+    /// refused by name).
+    pub fn read_game(path: &Path, game: NetGame) -> Result<NetFile, NetError> {
         let size = std::fs::metadata(path).map_err(NetError::io(path))?.len();
         if size > MAX_NET_BYTES {
             return Err(NetError::File {
@@ -105,14 +121,19 @@ impl NetFile {
         }
         // Bounded and regular: `net:/dev/zero` is an error, not an endless read.
         let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
-        NetFile::parse(path, &bytes)
+        NetFile::parse_game(path, &bytes, game)
     }
 
     /// [`NetFile::read`] on the file's bytes (`path` names it in errors).
     /// A file from before `checksum_fnv1a64` (only `data_fnv1a64`) is read
     /// with a warning on stderr, once per path: its metadata is unchecked.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<NetFile, NetError> {
-        let (file, signed) = NetFile::parse_checked(path, bytes)?;
+        NetFile::parse_game(path, bytes, NetGame::TwoPlayer)
+    }
+
+    /// [`NetFile::parse`] for a net of `game`.
+    pub fn parse_game(path: &Path, bytes: &[u8], game: NetGame) -> Result<NetFile, NetError> {
+        let (file, signed) = NetFile::parse_checked(path, bytes, Some(game))?;
         if !signed {
             let mut warned = WARNED_UNSIGNED.lock().unwrap_or_else(|e| e.into_inner());
             if warned.get_or_insert_with(HashSet::new).insert(path.to_path_buf()) {
@@ -128,16 +149,32 @@ impl NetFile {
     }
 
     /// [`NetFile::parse`] without the warning, and whether the file has a
-    /// `checksum_fnv1a64` (else only the tensor data was checked).
-    fn parse_checked(path: &Path, bytes: &[u8]) -> Result<(NetFile, bool), NetError> {
+    /// `checksum_fnv1a64` (else only the tensor data was checked); a net of
+    /// either game when `want` is `None`.
+    fn parse_checked(path: &Path, bytes: &[u8], want: Option<NetGame>) -> Result<(NetFile, bool), NetError> {
         let bad = |message: String| NetError::File { path: path.to_path_buf(), message };
         let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("not a valid safetensors file ({e:?})")))?;
         let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| bad(format!("bad header ({e:?})")))?;
         let metadata = header.metadata().clone().unwrap_or_default();
         let get = |k: &str| metadata.get(k).ok_or_else(|| bad(format!("no `{k}` in the metadata")));
         let format = get("format")?.clone();
-        if format != CHECKPOINT_FORMAT && format != NET_FORMAT {
-            return Err(bad(format!("format `{format}`, expected `{NET_FORMAT}` or `{CHECKPOINT_FORMAT}`")));
+        let game = match format.as_str() {
+            NET_FORMAT | CHECKPOINT_FORMAT => NetGame::TwoPlayer,
+            SIGUO_NET_FORMAT => NetGame::Siguo,
+            _ => {
+                return Err(bad(format!(
+                    "format `{format}`, expected `{NET_FORMAT}`, `{CHECKPOINT_FORMAT}` or `{SIGUO_NET_FORMAT}`"
+                )))
+            }
+        };
+        if let Some(named) = metadata.get(GAME_KEY).filter(|g| *g != game.key()) {
+            return Err(bad(format!(
+                "metadata `{GAME_KEY}` is `{named}`, but format `{format}` is a {} net",
+                game.describe()
+            )));
+        }
+        if let Some(want) = want.filter(|&w| w != game) {
+            return Err(bad(wrong_game(game, &format, want)));
         }
         let mut views = st.tensors();
         views.sort_by(|a, b| a.0.cmp(&b.0));
@@ -169,13 +206,14 @@ impl NetFile {
         };
         let model: ModelConfig =
             serde_json::from_str(get("architecture")?).map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
-        model.check().map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
+        model.check_for(game).map_err(|e| bad(format!("metadata `architecture`: {e}")))?;
         let step = match metadata.get("step") {
             None => 0,
             Some(v) => v.parse().map_err(|_| bad(format!("metadata `step` is `{v}`, not a number")))?,
         };
         let checkpoint = format == CHECKPOINT_FORMAT;
-        check_tensor_set(&model, checkpoint, views.iter().map(|(n, v)| (n.as_str(), v.shape()))).map_err(bad)?;
+        let names = views.iter().map(|(n, v)| (n.as_str(), v.shape()));
+        check_tensor_set(&model, game, checkpoint, names).map_err(bad)?;
         let prefix = if checkpoint { "net." } else { "" };
         let tensors = views
             .into_iter()
@@ -185,14 +223,19 @@ impl NetFile {
                 Some((name, (v.shape().to_vec(), values.collect())))
             })
             .collect();
-        Ok((NetFile { path: path.to_path_buf(), format, model, step, metadata, tensors }, signed))
+        Ok((NetFile { path: path.to_path_buf(), format, game, model, step, metadata, tensors }, signed))
     }
 
-    /// The tensors a net of shape `model` has, by name, with their shapes
-    /// (`junqi-train`'s `Net` creates the same variables; a deployment
-    /// model, `deploy.*`, may come on top).
+    /// The tensors a two-player net of shape `model` has, by name, with
+    /// their shapes (`junqi-train`'s `Net` creates the same variables; a
+    /// deployment model, `deploy.*`, may come on top).
     pub fn expected_tensors(model: &ModelConfig) -> BTreeMap<String, Vec<usize>> {
-        layout(model).into_iter().map(|(name, shape, _)| (name, shape)).collect()
+        NetFile::expected_tensors_for(model, NetGame::TwoPlayer)
+    }
+
+    /// [`NetFile::expected_tensors`] of a net of `game`.
+    pub fn expected_tensors_for(model: &ModelConfig, game: NetGame) -> BTreeMap<String, Vec<usize>> {
+        layout(model, game).into_iter().map(|(name, shape, _)| (name, shape)).collect()
     }
 
     /// Re-sign the net file (or checkpoint) at `path` written before
@@ -202,7 +245,7 @@ impl NetFile {
     /// unsigned file gives).
     pub fn resign(path: &Path) -> Result<NetFile, NetError> {
         let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
-        let file = NetFile::parse_checked(path, &bytes)?.0;
+        let file = NetFile::parse_checked(path, &bytes, None)?.0;
         let bad = |e| NetError::File { path: path.to_path_buf(), message: format!("{e:?}") };
         let st = SafeTensors::deserialize(&bytes).map_err(bad)?;
         let tensors = st.tensors().into_iter().map(|(n, v)| (n, v.shape().to_vec(), v.data().to_vec())).collect();
@@ -214,8 +257,13 @@ impl NetFile {
     /// net's, batch-norm statistics away from the identity): for tests and
     /// for timing shapes nobody has trained yet. Not written anywhere.
     pub fn random(model: &ModelConfig, seed: u64) -> NetFile {
+        NetFile::random_for(model, NetGame::TwoPlayer, seed)
+    }
+
+    /// [`NetFile::random`] for a net of `game`.
+    pub fn random_for(model: &ModelConfig, game: NetGame, seed: u64) -> NetFile {
         let mut t = RandomTensors { state: seed ^ 0x9E37_79B9_7F4A_7C15, tensors: HashMap::new() };
-        for (name, shape, fill) in layout(model) {
+        for (name, shape, fill) in layout(model, game) {
             match fill {
                 Fill::Weight(fan_in) => t.weight(&name, shape, fan_in),
                 Fill::BnWeight => t.put(&name, shape, |x| 1.0 + 0.2 * x),
@@ -225,12 +273,21 @@ impl NetFile {
         }
         NetFile {
             path: PathBuf::from(format!("random:{}x{}", model.blocks, model.channels)),
-            format: NET_FORMAT.into(),
+            format: game.format().into(),
+            game,
             model: model.clone(),
             step: 0,
             metadata: HashMap::new(),
             tensors: t.tensors,
         }
+    }
+
+    /// An error unless the net plays `game` (named in the error).
+    pub fn expect_game(&self, game: NetGame) -> Result<(), NetError> {
+        if self.game == game {
+            return Ok(());
+        }
+        Err(NetError::File { path: self.path.clone(), message: wrong_game(self.game, &self.format, game) })
     }
 
     /// The tensor `name` with exactly `shape`.
@@ -242,6 +299,17 @@ impl NetFile {
         }
         Ok(v)
     }
+}
+
+/// The message for a net of `found` (of format `format`) where one of
+/// `want` is needed.
+fn wrong_game(found: NetGame, format: &str, want: NetGame) -> String {
+    format!(
+        "a {} net (format `{format}`, game `{}`), where a {} net is needed",
+        found.describe(),
+        found.key(),
+        want.describe()
+    )
 }
 
 /// The metadata keys of files written before `checksum_fnv1a64`.
@@ -295,11 +363,12 @@ impl NetFile {
 /// tensor (by name) that is extra, misshapen or missing.
 fn check_tensor_set<'a>(
     model: &ModelConfig,
+    game: NetGame,
     checkpoint: bool,
     tensors: impl Iterator<Item = (&'a str, &'a [usize])>,
 ) -> Result<(), String> {
     let prefix = if checkpoint { "net." } else { "" };
-    let mut expected = NetFile::expected_tensors(model);
+    let mut expected = NetFile::expected_tensors_for(model, game);
     let tensors: Vec<(&str, &[usize])> = tensors.collect();
     if tensors.iter().any(|(n, _)| n.strip_prefix(prefix).is_some_and(|n| n.starts_with("deploy."))) {
         let deploy = [(DEPLOY_WEIGHT, junqi_bots::DEPLOY_FEATURES), (DEPLOY_BIAS, 1), (DEPLOY_TEMPERATURE, 1)];
@@ -392,7 +461,8 @@ fn with_sorted_metadata(file: &[u8], meta: &BTreeMap<String, String>) -> Option<
 }
 
 impl NetFile {
-    /// Write the net as an exported net ([`NET_FORMAT`]) at `path`.
+    /// Write the net as an exported net of its game ([`NET_FORMAT`],
+    /// [`SIGUO_NET_FORMAT`] with `game = siguo`) at `path`.
     pub fn write(&self, path: &Path) -> Result<(), NetError> {
         let tensors = self
             .tensors
@@ -400,7 +470,10 @@ impl NetFile {
             .map(|(name, (shape, v))| (name.clone(), shape.clone(), v.iter().flat_map(|x| x.to_le_bytes()).collect()))
             .collect();
         let mut meta = self.metadata.clone();
-        meta.insert("format".into(), NET_FORMAT.into());
+        meta.insert("format".into(), self.game.format().into());
+        if self.game == NetGame::Siguo {
+            meta.insert(GAME_KEY.into(), self.game.key().into());
+        }
         meta.insert("architecture".into(), serde_json::to_string(&self.model).expect("model serialises"));
         meta.insert("step".into(), self.step.to_string());
         write_safetensors(path, tensors, meta)
@@ -443,9 +516,11 @@ enum Fill {
     BnVar,
 }
 
-/// Every tensor of a net of shape `model`, in the order [`NetFile::random`]
-/// draws them: the one list of names and shapes ([`NetFile::expected_tensors`]).
-fn layout(model: &ModelConfig) -> Vec<(String, Vec<usize>, Fill)> {
+/// Every tensor of a net of shape `model` for `game`, in the order
+/// [`NetFile::random`] draws them: the one list of names and shapes
+/// ([`NetFile::expected_tensors`]). The games' nets differ only in their
+/// node count (the `conv` policy head's planes, the value head's input).
+fn layout(model: &ModelConfig, game: NetGame) -> Vec<(String, Vec<usize>, Fill)> {
     type Layout = Vec<(String, Vec<usize>, Fill)>;
     /// A convolution without bias (`[out, in, k, k]`) and its batch norm.
     fn conv_bn(out: &mut Layout, prefix: &str, shape: Vec<usize>) {
@@ -467,7 +542,7 @@ fn layout(model: &ModelConfig) -> Vec<(String, Vec<usize>, Fill)> {
         out.push((format!("{name}.bias"), vec![n], Fill::Weight(fan_in)));
     }
     let mut out = Vec::new();
-    let (c, ci) = (model.channels, model.in_channels);
+    let (c, ci, nodes) = (model.channels, model.in_channels, game.nodes());
     conv_bn(&mut out, "stem", vec![c, ci, 3, 3]);
     for b in 0..model.blocks {
         for half in ["a", "b"] {
@@ -475,7 +550,7 @@ fn layout(model: &ModelConfig) -> Vec<(String, Vec<usize>, Fill)> {
         }
     }
     match model.policy_head {
-        crate::PolicyHead::Conv => with_bias(&mut out, "policy", vec![60, c, 1, 1]),
+        crate::PolicyHead::Conv => with_bias(&mut out, "policy", vec![nodes, c, 1, 1]),
         crate::PolicyHead::Bilinear => {
             with_bias(&mut out, "policy", vec![c, c, 1, 1]);
             with_bias(&mut out, "policy_to", vec![c, c, 1, 1]);
@@ -486,7 +561,7 @@ fn layout(model: &ModelConfig) -> Vec<(String, Vec<usize>, Fill)> {
     }
     let (vp, vh) = (model.value_planes, model.value_hidden);
     conv_bn(&mut out, "value", vec![vp, c, 1, 1]);
-    with_bias(&mut out, "value_fc", vec![vh, vp * 60]);
+    with_bias(&mut out, "value_fc", vec![vh, vp * nodes]);
     with_bias(&mut out, "value_out", vec![3, vh]);
     out
 }

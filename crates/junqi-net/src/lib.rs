@@ -10,6 +10,9 @@
 //! * [`InferenceService`]: one per net per process; batches the positions
 //!   of every game in flight, with an evaluation cache ([`EvalCache`]).
 //! * [`bots`]: the `net:…` and `mcts:…,eval=net:…` bots.
+//! * Four-player (四国) nets ([`NetGame::Siguo`]): the same files under
+//!   their own format, their CPU forward pass ([`SiguoCpuNet`]) and the
+//!   four-player `net:FILE` player ([`siguo_bots`]).
 //!
 //! See `docs/training.md` for the architecture.
 
@@ -19,6 +22,7 @@ pub mod cpu;
 mod file;
 mod model;
 pub mod service;
+pub mod siguo_bots;
 
 pub use bots::{
     default_net_for, inference_settings, register_net_bots, release_shared_services, resolve_net_path,
@@ -26,10 +30,13 @@ pub use bots::{
     NetAgent, NetEvaluator, NetExtras, ANQI_NET, FANQI_DECISIVE_NET, FANQI_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;
-pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch};
-pub use file::{fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT};
-pub use model::{ModelConfig, PolicyHead, BELIEF_KINDS};
+pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch, SiguoCpuNet, SiguoScratch};
+pub use file::{
+    fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT, SIGUO_NET_FORMAT,
+};
+pub use model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
+pub use siguo_bots::{shared_siguo_net, siguo_net_player, SiguoNetPlayer};
 
 use junqi_core::{Move, Seat};
 use junqi_env::{action_to_frame, ObsCode};

@@ -65,6 +65,87 @@ impl Default for ModelConfig {
 /// Board nodes (the 12 × 5 grid).
 const NODES: usize = 60;
 
+/// The game a net plays: its board, its observation and its file format.
+/// One [`ModelConfig`] describes the nets of both (the same trunk and
+/// heads); a net file names its game in its `format` (and `game`) metadata,
+/// and each game's loader refuses the other's nets by that name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NetGame {
+    /// The two-player game (翻棋, 暗棋, 明棋): `junqi_env`'s planes on the
+    /// 12 × 5 board, every cell a node.
+    TwoPlayer,
+    /// 四国军棋: `junqi_siguo::observation`'s 74 planes on the 17 × 17
+    /// grid, of whose cells 129 are nodes.
+    Siguo,
+}
+
+impl NetGame {
+    /// The grid the trunk's convolutions run over.
+    pub fn grid(self) -> crate::cpu::kernels::Grid {
+        match self {
+            NetGame::TwoPlayer => crate::cpu::kernels::BOARD,
+            NetGame::Siguo => {
+                crate::cpu::kernels::Grid { rows: junqi_siguo::observation::GRID, cols: junqi_siguo::observation::GRID }
+            }
+        }
+    }
+
+    /// The board's nodes, where the policy's actions start and end.
+    pub fn nodes(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => NODES,
+            NetGame::Siguo => junqi_siguo::NODES,
+        }
+    }
+
+    /// The grid cell (`row * cols + col`) of each node, in node order (a
+    /// four-player net's seat-relative node `n` is drawn where
+    /// `junqi_siguo::observation` puts it for the seat itself).
+    pub fn node_cells(self) -> Vec<usize> {
+        match self {
+            NetGame::TwoPlayer => (0..NODES).collect(),
+            NetGame::Siguo => junqi_siguo::Node::all()
+                .map(|n| {
+                    let (x, y) = n.coords();
+                    y as usize * junqi_siguo::observation::GRID + x as usize
+                })
+                .collect(),
+        }
+    }
+
+    /// The observation planes of this build.
+    pub fn planes(self) -> usize {
+        match self {
+            NetGame::TwoPlayer => junqi_env::OBS_CHANNELS,
+            NetGame::Siguo => junqi_siguo::observation::PLANES,
+        }
+    }
+
+    /// The `format` of an exported net of this game.
+    pub fn format(self) -> &'static str {
+        match self {
+            NetGame::TwoPlayer => crate::NET_FORMAT,
+            NetGame::Siguo => crate::SIGUO_NET_FORMAT,
+        }
+    }
+
+    /// The value of a net file's `game` metadata key.
+    pub fn key(self) -> &'static str {
+        match self {
+            NetGame::TwoPlayer => "junqi",
+            NetGame::Siguo => "siguo",
+        }
+    }
+
+    /// The game's name in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            NetGame::TwoPlayer => "two-player",
+            NetGame::Siguo => "four-player (四国)",
+        }
+    }
+}
+
 /// The most weights a net may have: 150 million (600 MB as f32, and a
 /// training checkpoint with AdamW's two moments, about 12 bytes a weight,
 /// stays under the 2 GiB a net file may have; the shipped nets have about
@@ -72,6 +153,19 @@ const NODES: usize = 60;
 pub const MAX_WEIGHTS: u64 = 150_000_000;
 
 impl ModelConfig {
+    /// A four-player net's shape ([`NetGame::Siguo`]): the observation's
+    /// 74 planes, the bilinear policy head and a belief head, the trunk of
+    /// [`ModelConfig::default`] (set `blocks` and `channels` as for a
+    /// two-player net).
+    pub fn siguo() -> ModelConfig {
+        ModelConfig {
+            in_channels: junqi_siguo::observation::PLANES,
+            policy_head: PolicyHead::Bilinear,
+            belief: true,
+            ..ModelConfig::default()
+        }
+    }
+
     /// Whether the net reads the history planes (a net made before them
     /// takes the first 100 planes only).
     pub fn reads_history(&self) -> bool {
@@ -101,7 +195,12 @@ impl ModelConfig {
     /// Weights of the convolutions and linear layers (biases and
     /// normalisation left out: the size that matters for memory).
     pub fn weights(&self) -> u64 {
-        let (c, ci, n) = (self.channels as u64, self.in_channels as u64, NODES as u64);
+        self.weights_for(NetGame::TwoPlayer)
+    }
+
+    /// [`ModelConfig::weights`] of a net of `game`.
+    pub fn weights_for(&self, game: NetGame) -> u64 {
+        let (c, ci, n) = (self.channels as u64, self.in_channels as u64, game.nodes() as u64);
         let trunk = 2 * self.blocks as u64 * c * c * 9;
         let policy = match self.policy_head {
             PolicyHead::Conv => c * n,
@@ -123,6 +222,11 @@ impl ModelConfig {
     /// Plausible sizes (a file's metadata is checked with it before any
     /// buffer is sized from it).
     pub fn check(&self) -> Result<(), String> {
+        self.check_for(NetGame::TwoPlayer)
+    }
+
+    /// [`ModelConfig::check`] for a net of `game`.
+    pub fn check_for(&self, game: NetGame) -> Result<(), String> {
         let positive = [self.in_channels, self.channels, self.value_planes, self.value_hidden];
         if positive.contains(&0) {
             return Err("in_channels, channels, value_planes and value_hidden must be positive".into());
@@ -135,7 +239,7 @@ impl ModelConfig {
         {
             return Err(format!("implausible model size {self:?}"));
         }
-        let weights = self.weights();
+        let weights = self.weights_for(game);
         if weights > MAX_WEIGHTS {
             return Err(format!(
                 "a net of {} blocks × {} channels has about {weights} weights, at most {MAX_WEIGHTS}",

@@ -21,6 +21,8 @@
 //!   [`train_window`] for a caller that picks the data (the closed
 //!   self-play → train → evaluate → promote loop lives in `junqi-loop`).
 //! * [`deployments`]: learned 暗棋/明棋 deployments fitted into a net file.
+//! * Four-player (四国) nets: [`Net::for_game`], written and read by
+//!   [`init_siguo_net`], [`export_siguo_net`] and [`load_siguo_net`].
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
@@ -34,6 +36,7 @@ pub mod inference;
 mod metrics;
 mod net;
 mod optim;
+mod siguo;
 mod tb_events;
 mod trainer;
 
@@ -47,8 +50,9 @@ pub use data::{held_out, Batch, DataWindow, Example, Loader};
 pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
-pub use tb_events::{read_scalars, ScalarEvent};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};
+pub use siguo::{export_siguo_net, init_siguo_net, load_siguo_net};
+pub use tb_events::{read_scalars, ScalarEvent};
 pub use trainer::{StepMetrics, Trainer};
 
 use std::path::PathBuf;

@@ -37,8 +37,27 @@
 //! training needs the logits of a position's legal actions (about 40 of
 //! 3,600), so the bilinear head gathers their two embeddings instead of
 //! forming all 3,600 products.
+//!
+//! **The four-player net** ([`Net::for_game`] with [`NetGame::Siguo`]) is
+//! the same net on `junqi_siguo::observation`'s planes: the trunk runs on
+//! the 17 × 17 grid, and every head reads the trunk's features at the 129
+//! cells that are nodes (gathered in node order), so the policy is over
+//! the 129 × 129 seat-relative (from, to) pairs (id = from·129 + to), the
+//! value is the seat's team's win/draw/loss and the belief head scores the
+//! 12 kinds at each of the 129 nodes:
+//!
+//! ```text
+//! obs [B, 74, 17, 17] → stem → blocks → xs [B, channels, 17, 17]
+//!   ├ policy (`bilinear`): q, k = conv1×1(xs) at the nodes [B, 129, channels]
+//!   │         → logits[from·129 + to] = q[from] · k[to] / √channels
+//!   ├ value:  conv1×1 → BN → ReLU → at the nodes [B, planes·129] → linear → ReLU → linear → [B, 3]
+//!   └ belief: conv1×1 → at the nodes → [B, 129, 12]
+//! ```
+//! (The split stem is the two-player observation's; a four-player net's
+//! stem convolves all its planes.)
 
 use crate::config::{ModelConfig, PolicyHead};
+use junqi_net::NetGame;
 use tch::nn;
 use tch::{Kind, Tensor};
 
@@ -50,7 +69,43 @@ pub const WDL: i64 = 3;
 /// underflows to exactly 0 (`exp(-1e9)` is 0 in `f32`), and unlike `-inf` a
 /// row without legal actions still gives finite numbers.
 pub const MASK_LOGIT: f64 = -1e9;
-const NODES: i64 = 60;
+
+/// The board a net's trunk runs on and where its nodes are.
+#[derive(Debug)]
+struct Board {
+    game: NetGame,
+    rows: i64,
+    cols: i64,
+    nodes: i64,
+    /// The grid cells of the nodes in node order; `None` when every cell
+    /// is a node, in order (the two-player board).
+    cells: Option<Tensor>,
+}
+
+impl Board {
+    fn new(game: NetGame, device: tch::Device) -> Board {
+        let grid = game.grid();
+        let cells: Vec<i64> = game.node_cells().into_iter().map(|c| c as i64).collect();
+        let identity = cells.iter().enumerate().all(|(i, &c)| i as i64 == c) && cells.len() == grid.cells();
+        Board {
+            game,
+            rows: grid.rows as i64,
+            cols: grid.cols as i64,
+            nodes: cells.len() as i64,
+            cells: (!identity).then(|| Tensor::from_slice(&cells).to_device(device)),
+        }
+    }
+
+    /// `xs [B, C, rows, cols]` at the nodes: `[B, C, nodes]`.
+    fn at_nodes(&self, xs: &Tensor) -> Tensor {
+        let size = xs.size();
+        let flat = xs.reshape([size[0], size[1], -1]);
+        match &self.cells {
+            None => flat,
+            Some(cells) => flat.index_select(2, cells),
+        }
+    }
+}
 
 #[derive(Debug)]
 struct ConvBn {
@@ -119,6 +174,7 @@ pub(crate) fn reads_planes(in_channels: usize, planes: usize) -> bool {
 #[derive(Debug)]
 pub struct Net {
     config: ModelConfig,
+    board: Board,
     stem: ConvBn,
     split: Option<StemSplit>,
     blocks: Vec<Block>,
@@ -136,7 +192,16 @@ pub struct Net {
 const BELIEF_KINDS: i64 = junqi_net::BELIEF_KINDS as i64;
 
 impl Net {
+    /// The two-player net.
     pub fn new(p: &nn::Path, config: &ModelConfig) -> Net {
+        Net::for_game(p, config, NetGame::TwoPlayer)
+    }
+
+    /// The net of `game`: the two-player net, or the four-player one (see
+    /// the module docs).
+    pub fn for_game(p: &nn::Path, config: &ModelConfig, game: NetGame) -> Net {
+        let board = Board::new(game, p.device());
+        let nodes = board.nodes;
         let ch = config.channels as i64;
         let blocks = (0..config.blocks)
             .map(|i| {
@@ -149,52 +214,78 @@ impl Net {
         // gives the same initial weights as before the bilinear head existed.
         let stem = ConvBn::new(p / "stem", config.in_channels as i64, ch, 3);
         let (policy, policy_to) = match config.policy_head {
-            PolicyHead::Conv => (nn::conv2d(p / "policy", ch, NODES, 1, Default::default()), None),
+            PolicyHead::Conv => (nn::conv2d(p / "policy", ch, nodes, 1, Default::default()), None),
             PolicyHead::Bilinear => (
                 nn::conv2d(p / "policy", ch, ch, 1, Default::default()),
                 Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
             ),
         };
-        let observation = [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS].contains(&config.in_channels);
+        let observation = game == NetGame::TwoPlayer
+            && [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS].contains(&config.in_channels);
         let split = observation.then(|| StemSplit::new(config.in_channels, p.device()));
         let value_conv = ConvBn::new(p / "value", ch, vp, 1);
-        let value_fc = nn::linear(p / "value_fc", vp * NODES, config.value_hidden as i64, Default::default());
+        let value_fc = nn::linear(p / "value_fc", vp * nodes, config.value_hidden as i64, Default::default());
         let value_out = nn::linear(p / "value_out", config.value_hidden as i64, WDL, Default::default());
         // Last, so the other heads' initial weights are the same with or without it.
         let belief = config.belief.then(|| nn::conv2d(p / "belief", ch, BELIEF_KINDS, 1, Default::default()));
-        Net { config: config.clone(), stem, split, blocks, policy, policy_to, value_conv, value_fc, value_out, belief }
+        Net {
+            config: config.clone(),
+            board,
+            stem,
+            split,
+            blocks,
+            policy,
+            policy_to,
+            value_conv,
+            value_fc,
+            value_out,
+            belief,
+        }
     }
 
-    /// The belief head's logits `[B, 60, 12]` (node, kind) of the trunk's
+    /// The game the net plays.
+    pub fn game(&self) -> NetGame {
+        self.board.game
+    }
+
+    /// The policy's actions: nodes × nodes (3,600 for the two-player net,
+    /// 16,641 for the four-player one).
+    pub fn actions(&self) -> i64 {
+        self.board.nodes * self.board.nodes
+    }
+
+    /// The belief head's logits `[B, nodes, 12]` (node, kind) of the trunk's
     /// features; `None` for a net without the head.
     pub fn belief_logits(&self, xs: &Tensor) -> Option<Tensor> {
-        let b = xs.size()[0];
         let head = self.belief.as_ref()?;
-        Some(xs.apply(head).reshape([b, BELIEF_KINDS, NODES]).transpose(1, 2))
+        Some(self.board.at_nodes(&xs.apply(head)).transpose(1, 2))
     }
 
     pub fn config(&self) -> &ModelConfig {
         &self.config
     }
 
-    /// Raw outputs for `obs [B, C, 12, 5]` (or `[B, C·60]`): policy logits
-    /// `[B, 3600]` (not masked) and value logits `[B, 3]` (win, draw, loss).
+    /// Raw outputs for `obs [B, C, 12, 5]` (or `[B, C·60]`; the four-player
+    /// net's `[B, C, 17, 17]`): policy logits `[B, 3600]` (`[B, 16641]`),
+    /// not masked, and value logits `[B, 3]` (win, draw, loss).
     /// `train` selects batch statistics (training) or running ones (evaluation).
     pub fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
         let xs = self.trunk(obs, train);
         (self.policy_logits(&xs), self.value_logits(&xs, train))
     }
 
-    /// The trunk's features `[B, channels, 12, 5]` of `obs`. A net made
-    /// before the history planes reads the first 100 of today's 110.
+    /// The trunk's features `[B, channels, 12, 5]` (`[B, channels, 17,
+    /// 17]`) of `obs`. A net made before the history planes reads the first
+    /// 100 of today's 110.
     pub fn trunk(&self, obs: &Tensor, train: bool) -> Tensor {
         let b = obs.size()[0];
         let cin = self.config.in_channels as i64;
-        let mut xs = obs.reshape([b, -1, 12, 5]);
+        let (rows, cols) = (self.board.rows, self.board.cols);
+        let mut xs = obs.reshape([b, -1, rows, cols]);
         if xs.size()[1] > cin {
             xs = xs.narrow(1, 0, cin);
         }
-        let xs = xs.reshape([b, cin, 12, 5]);
+        let xs = xs.reshape([b, cin, rows, cols]);
         let mut xs = self.stem_pre(&xs).apply_t(&self.stem.bn, train).relu();
         for block in &self.blocks {
             let ys = block.a.forward_t(&xs, train).relu();
@@ -233,16 +324,18 @@ impl Net {
         }
     }
 
-    /// All 3,600 policy logits `[B, 3600]` of the trunk's features.
+    /// All policy logits `[B, nodes²]` (id = from·nodes + to) of the trunk's features.
     pub fn policy_logits(&self, xs: &Tensor) -> Tensor {
         let b = xs.size()[0];
+        let at_nodes = |layer: &nn::Conv2D| self.board.at_nodes(&xs.apply(layer));
         match &self.policy_to {
-            None => xs.apply(&self.policy).reshape([b, NODES, NODES]).transpose(1, 2).reshape([b, ACTIONS]),
+            // [B, to, from] → [B, from, to]
+            None => at_nodes(&self.policy).transpose(1, 2).reshape([b, self.actions()]),
             Some(to) => {
                 let ch = self.config.channels as i64;
-                let q = xs.apply(&self.policy).reshape([b, ch, NODES]).transpose(1, 2); // [B, from, ch]
-                let k = xs.apply(to).reshape([b, ch, NODES]); // [B, ch, to]
-                (q.matmul(&k) / (ch as f64).sqrt()).reshape([b, ACTIONS])
+                let q = at_nodes(&self.policy).transpose(1, 2); // [B, from, ch]
+                let k = at_nodes(to); // [B, ch, to]
+                (q.matmul(&k) / (ch as f64).sqrt()).reshape([b, self.actions()])
             }
         }
     }
@@ -254,12 +347,12 @@ impl Net {
             None => self.policy_logits(xs).gather(1, ids, false),
             Some(to) => {
                 let (b, l) = (ids.size()[0], ids.size()[1]);
-                let ch = self.config.channels as i64;
-                let q = xs.apply(&self.policy).reshape([b, ch, NODES]).transpose(1, 2); // [B, 60, ch]
-                let k = xs.apply(to).reshape([b, ch, NODES]).transpose(1, 2);
+                let (ch, nodes) = (self.config.channels as i64, self.board.nodes);
+                let q = self.board.at_nodes(&xs.apply(&self.policy)).transpose(1, 2); // [B, nodes, ch]
+                let k = self.board.at_nodes(&xs.apply(to)).transpose(1, 2);
                 let at = |nodes: Tensor| nodes.unsqueeze(-1).expand([b, l, ch], false);
-                let qf = q.gather(1, &at(ids.divide_scalar_mode(NODES, "floor")), false); // [B, L, ch]
-                let kt = k.gather(1, &at(ids.remainder(NODES)), false);
+                let qf = q.gather(1, &at(ids.divide_scalar_mode(nodes, "floor")), false); // [B, L, ch]
+                let kt = k.gather(1, &at(ids.remainder(nodes)), false);
                 (qf * kt).sum_dim_intlist(-1, false, Kind::Float) / (ch as f64).sqrt()
             }
         }
@@ -268,16 +361,17 @@ impl Net {
     /// The value logits `[B, 3]` (win, draw, loss) of the trunk's features.
     pub fn value_logits(&self, xs: &Tensor, train: bool) -> Tensor {
         let b = xs.size()[0];
-        self.value_conv.forward_t(xs, train).relu().reshape([b, -1]).apply(&self.value_fc).relu().apply(&self.value_out)
+        let planes = self.board.at_nodes(&self.value_conv.forward_t(xs, train).relu());
+        planes.reshape([b, -1]).apply(&self.value_fc).relu().apply(&self.value_out)
     }
 
     /// Policy logits with illegal actions set to [`MASK_LOGIT`]; `legal` is a
-    /// `[B, 3600]` bool (or 0/1) tensor.
+    /// `[B, actions]` bool (or 0/1) tensor.
     pub fn masked_logits(logits: &Tensor, legal: &Tensor) -> Tensor {
         logits.masked_fill(&legal.to_kind(Kind::Bool).logical_not(), MASK_LOGIT)
     }
 
-    /// Evaluation: the policy `[B, 3600]` (exactly 0 on illegal actions) and
+    /// Evaluation: the policy `[B, actions]` (exactly 0 on illegal actions) and
     /// the value as win/draw/loss probabilities `[B, 3]`, without gradients.
     pub fn predict(&self, obs: &Tensor, legal: &Tensor) -> (Tensor, Tensor) {
         let (policy, wdl, _) = self.predict_with_belief(obs, legal, false);
@@ -285,7 +379,7 @@ impl Net {
     }
 
     /// [`Net::predict`], and with `belief` (and a belief head) the belief
-    /// head's kind probabilities `[B, 60, 12]`, from the same trunk pass.
+    /// head's kind probabilities `[B, nodes, 12]`, from the same trunk pass.
     pub fn predict_with_belief(&self, obs: &Tensor, legal: &Tensor, belief: bool) -> (Tensor, Tensor, Option<Tensor>) {
         tch::no_grad(|| {
             let xs = self.trunk(obs, false);

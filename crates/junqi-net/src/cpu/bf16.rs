@@ -41,10 +41,10 @@ pub fn bf16_value(bits: u16) -> f32 {
 impl Conv3Bf16 {
     /// `conv` in bf16, or `None` where the CPU lacks AVX-512 BF16 or the
     /// shape does not fit the kernel (input channels in pairs, output
-    /// channels in sixteens).
+    /// channels in sixteens, the two-player board).
     pub fn new(conv: &Conv3) -> Option<Conv3Bf16> {
         let (cin, cout) = (conv.cin, conv.cout);
-        if !CpuFeatures::hardware().avx512_bf16 || cin % 2 != 0 || cout % 16 != 0 || cin == 0 || cout == 0 {
+        if !CpuFeatures::hardware().avx512_bf16 || !conv.fits_reduced(2) {
             return None;
         }
         let ng = [4, 2, 1].into_iter().find(|g| cout % (16 * g) == 0).expect("cout % 16 == 0");

@@ -30,10 +30,10 @@ pub struct Conv3Int8 {
 impl Conv3Int8 {
     /// `conv` in int8, or `None` where the CPU lacks AVX-512 VNNI or the
     /// shape does not fit the kernel (input channels in fours, output
-    /// channels in sixteens).
+    /// channels in sixteens, the two-player board).
     pub fn new(conv: &Conv3) -> Option<Conv3Int8> {
         let (cin, cout) = (conv.cin, conv.cout);
-        if !CpuFeatures::hardware().avx512_vnni || cin % 4 != 0 || cout % 16 != 0 || cin == 0 || cout == 0 {
+        if !CpuFeatures::hardware().avx512_vnni || !conv.fits_reduced(4) {
             return None;
         }
         let ng = [4, 2, 1].into_iter().find(|g| cout % (16 * g) == 0).expect("cout % 16 == 0");

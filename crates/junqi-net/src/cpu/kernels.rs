@@ -5,7 +5,9 @@
 //! Activations are node-major ("NHWC"): `[node][channel]`. The 3×3
 //! convolutions read a padded board of 14 × 7 nodes (the 12 × 5 board with
 //! a zero border), so every output node reads its nine neighbours without a
-//! bounds check, and write the interior of another padded board.
+//! bounds check, and write the interior of another padded board. A
+//! convolution on another [`Grid`] (the four-player board's 17 × 17) pads
+//! it the same way.
 //!
 //! Each position is computed on its own, by the same instructions in the
 //! same order whatever else is in the batch, so a position's outputs are
@@ -25,7 +27,36 @@ pub(crate) const COLS: usize = 5;
 /// The padded index of board node `n` (`row * 5 + col`).
 #[inline]
 pub fn padded(n: usize) -> usize {
-    (n / COLS + 1) * PAD_COLS + n % COLS + 1
+    BOARD.padded(n)
+}
+
+/// The rows and columns a 3×3 convolution runs over (zero-padded by one
+/// cell on every side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub rows: usize,
+    pub cols: usize,
+}
+
+/// The two-player board, 12 × 5.
+pub const BOARD: Grid = Grid { rows: ROWS, cols: COLS };
+
+impl Grid {
+    /// Cells of the grid.
+    pub const fn cells(self) -> usize {
+        self.rows * self.cols
+    }
+
+    /// Cells of the padded grid.
+    pub const fn pad_cells(self) -> usize {
+        (self.rows + 2) * (self.cols + 2)
+    }
+
+    /// The padded index of cell `n` (`row * cols + col`).
+    #[inline]
+    pub fn padded(self, n: usize) -> usize {
+        (n / self.cols + 1) * (self.cols + 2) + n % self.cols + 1
+    }
 }
 
 /// Whether the AVX2/FMA kernels can run here.
@@ -42,13 +73,16 @@ pub fn simd_available() -> bool {
 
 /// A 3×3 convolution with its batch norm folded in: `w[(tap * cin + ci) *
 /// cout + co]` (tap = dy * 3 + dx) and `b[co]`; `blocked` holds the same
-/// weights as `[group][tap][ci][16]` for the 16-channel kernel.
+/// weights as `[group][tap][ci][16]` for the 16-channel kernel (the
+/// two-player board's only).
 #[derive(Clone, Debug)]
 pub struct Conv3 {
     pub cin: usize,
     pub cout: usize,
     pub w: Vec<f32>,
     pub b: Vec<f32>,
+    /// The grid it runs over.
+    pub grid: Grid,
     blocked: Vec<f32>,
 }
 
@@ -61,11 +95,17 @@ fn is_multiple(n: usize, k: usize) -> bool {
 }
 
 impl Conv3 {
+    /// On the two-player board.
     pub fn new(cin: usize, cout: usize, w: Vec<f32>, b: Vec<f32>) -> Conv3 {
+        Conv3::on(BOARD, cin, cout, w, b)
+    }
+
+    /// On `grid`.
+    pub fn on(grid: Grid, cin: usize, cout: usize, w: Vec<f32>, b: Vec<f32>) -> Conv3 {
         assert_eq!(w.len(), 9 * cin * cout);
         assert_eq!(b.len(), cout);
         let mut blocked = Vec::new();
-        if is_multiple(cout, GROUP) {
+        if is_multiple(cout, GROUP) && grid == BOARD {
             blocked.reserve(w.len());
             for g in (0..cout).step_by(GROUP) {
                 for t in 0..9 {
@@ -76,24 +116,33 @@ impl Conv3 {
                 }
             }
         }
-        Conv3 { cin, cout, w, b, blocked }
+        Conv3 { cin, cout, w, b, grid, blocked }
+    }
+
+    /// Whether the reduced-precision kernels take this convolution: on the
+    /// two-player board, input channels in groups of `cin_step`, output
+    /// channels in sixteens, neither none.
+    pub(crate) fn fits_reduced(&self, cin_step: usize) -> bool {
+        let (cin, cout) = (self.cin, self.cout);
+        self.grid == BOARD && cin > 0 && cout > 0 && is_multiple(cin, cin_step) && is_multiple(cout, GROUP)
     }
 
     /// `out = relu(conv(inp) + b [+ res])` on padded boards: `inp`
-    /// `[PAD_NODES][cin]` with a zero border, `res` and `out`
-    /// `[PAD_NODES][cout]`; only `out`'s interior is written.
+    /// `[pad cells][cin]` with a zero border, `res` and `out`
+    /// `[pad cells][cout]`; only `out`'s interior is written.
     pub fn forward(&self, inp: &[f32], res: Option<&[f32]>, out: &mut [f32], simd: bool) {
-        assert_eq!(inp.len(), PAD_NODES * self.cin);
-        assert_eq!(out.len(), PAD_NODES * self.cout);
+        let pad = self.grid.pad_cells();
+        assert_eq!(inp.len(), pad * self.cin);
+        assert_eq!(out.len(), pad * self.cout);
         if let Some(r) = res {
-            assert_eq!(r.len(), PAD_NODES * self.cout);
+            assert_eq!(r.len(), pad * self.cout);
         }
         #[cfg(target_arch = "x86_64")]
         if simd {
             // SAFETY: the CPU has AVX2 and FMA (`simd` comes from
             // `simd_available`), and the sizes were checked above.
             unsafe {
-                if is_multiple(self.cout, GROUP) {
+                if !self.blocked.is_empty() {
                     conv3_avx2_16(self, inp, res, out);
                 } else {
                     conv3_portable_avx2(self, inp, res, out);
@@ -109,12 +158,13 @@ impl Conv3 {
 #[inline(always)]
 fn conv3_body(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
     let (cin, cout) = (c.cin, c.cout);
+    let pad_cols = c.grid.cols + 2;
     let mut acc = vec![0.0f32; cout];
-    for y in 0..ROWS {
-        for x in 0..COLS {
+    for y in 0..c.grid.rows {
+        for x in 0..c.grid.cols {
             acc.copy_from_slice(&c.b);
             for t in 0..9 {
-                let at = ((y + t / 3) * PAD_COLS + x + t % 3) * cin;
+                let at = ((y + t / 3) * pad_cols + x + t % 3) * cin;
                 for (ci, &v) in inp[at..at + cin].iter().enumerate() {
                     let w = &c.w[(t * cin + ci) * cout..(t * cin + ci + 1) * cout];
                     for (a, &wv) in acc.iter_mut().zip(w) {
@@ -122,7 +172,7 @@ fn conv3_body(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
                     }
                 }
             }
-            let o = ((y + 1) * PAD_COLS + x + 1) * cout;
+            let o = ((y + 1) * pad_cols + x + 1) * cout;
             if let Some(r) = res {
                 for (a, &rv) in acc.iter_mut().zip(&r[o..o + cout]) {
                     *a += rv;
@@ -154,7 +204,7 @@ unsafe fn conv3_portable_avx2(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: 
 ///
 /// # Safety
 /// AVX2 and FMA must be available; `inp`, `res` and `out` must have the
-/// sizes [`Conv3::forward`] checks, and `cout % 16 == 0`.
+/// sizes [`Conv3::forward`] checks, `cout % 16 == 0` and the grid [`BOARD`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn conv3_avx2_16(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {

@@ -28,16 +28,18 @@ pub mod bf16;
 pub mod int8;
 pub mod kernels;
 pub mod precision;
+pub mod siguo;
 
 use crate::file::NetFile;
-use crate::model::{ModelConfig, PolicyHead, BELIEF_KINDS};
+use crate::model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 use crate::{Evaluation, NetError};
 use bf16::Conv3Bf16;
 use int8::Conv3Int8;
 use junqi_env::observation::{CAMP, HISTORY, OBS_CHANNELS, PLANE, POOL_OWN, SEEN_BEFORE, V1_CHANNELS};
 use junqi_env::ObsCode;
-use kernels::{axpy, dot, padded, Conv3, Dense, NODES, PAD_NODES};
+use kernels::{axpy, dot, padded, Conv3, Dense, Grid, BOARD, NODES, PAD_NODES};
 pub use precision::{CpuFeatures, Precision};
+pub use siguo::{SiguoCpuNet, SiguoScratch};
 use std::path::Path;
 
 /// Batch norm's epsilon in `junqi-train` (libtorch's default).
@@ -70,6 +72,16 @@ pub struct CpuNet {
     blocks: Vec<(Conv3, Conv3)>,
     /// The residual blocks in the reduced precision in use, if any.
     reduced: Reduced,
+    heads: Heads,
+}
+
+/// The heads on the trunk's features at the board's nodes: the policy,
+/// the value and the belief head, the same for both games' nets (only the
+/// node count differs).
+#[derive(Clone, Debug)]
+struct Heads {
+    nodes: usize,
+    channels: usize,
     policy: Policy,
     value_conv: Dense,
     value_fc: Dense,
@@ -102,12 +114,7 @@ pub struct Scratch {
     b: Vec<f32>,
     c: Vec<f32>,
     flat: Vec<f32>,
-    q: Vec<f32>,
-    k: Vec<f32>,
-    value: Vec<f32>,
-    value_nchw: Vec<f32>,
-    hidden: Vec<f32>,
-    logits: Vec<f32>,
+    heads: HeadScratch,
     patterns: Vec<f32>,
     /// The input board of a convolution in bf16 or 8 bits.
     xb: Vec<u16>,
@@ -125,8 +132,19 @@ fn bn_fold(file: &NetFile, prefix: &str, n: usize) -> Result<(Vec<f32>, Vec<f32>
     Ok((scale, shift))
 }
 
-/// A 3×3 conv + batch norm as a [`Conv3`]: torch weight `[cout][cin][3][3]`.
-fn conv3(file: &NetFile, prefix: &str, cin: usize, cout: usize) -> Result<Conv3, NetError> {
+/// Buffers of the heads.
+#[derive(Clone, Debug)]
+struct HeadScratch {
+    q: Vec<f32>,
+    k: Vec<f32>,
+    value: Vec<f32>,
+    value_nchw: Vec<f32>,
+    hidden: Vec<f32>,
+    logits: Vec<f32>,
+}
+
+/// A 3×3 conv + batch norm on `grid` as a [`Conv3`]: torch weight `[cout][cin][3][3]`.
+fn conv3(file: &NetFile, grid: Grid, prefix: &str, cin: usize, cout: usize) -> Result<Conv3, NetError> {
     let w = file.tensor(&format!("{prefix}.conv.weight"), &[cout, cin, 3, 3])?;
     let (scale, shift) = bn_fold(file, &format!("{prefix}.bn"), cout)?;
     let mut folded = vec![0.0; 9 * cin * cout];
@@ -137,7 +155,30 @@ fn conv3(file: &NetFile, prefix: &str, cin: usize, cout: usize) -> Result<Conv3,
             }
         }
     }
-    Ok(Conv3::new(cin, cout, folded, shift))
+    Ok(Conv3::on(grid, cin, cout, folded, shift))
+}
+
+/// The residual blocks of `m` on `grid`.
+fn residual_blocks(file: &NetFile, m: &ModelConfig, grid: Grid) -> Result<Vec<(Conv3, Conv3)>, NetError> {
+    let ch = m.channels;
+    (0..m.blocks)
+        .map(|i| {
+            let half = |h: &str| conv3(file, grid, &format!("blocks.{i}.{h}"), ch, ch);
+            Ok((half("a")?, half("b")?))
+        })
+        .collect()
+}
+
+/// The residual blocks in FP32 on the padded boards `a` (input, then
+/// output), `b` and `c`: a → (b = relu(conv_a(a))) → (c = relu(conv_b(b) +
+/// a)), then c is the next a.
+#[inline(always)]
+fn run_blocks(blocks: &[(Conv3, Conv3)], a: &mut Vec<f32>, b: &mut [f32], c: &mut Vec<f32>, simd: bool) {
+    for (ca, cb) in blocks {
+        ca.forward(a, None, b, simd);
+        cb.forward(b, Some(a), c, simd);
+        std::mem::swap(a, c);
+    }
 }
 
 /// A 1×1 conv (`[cout][cin][1][1]`) or linear layer (`[cout][cin]`) as a
@@ -167,6 +208,7 @@ impl CpuNet {
     }
 
     pub fn from_file(file: &NetFile) -> Result<CpuNet, NetError> {
+        file.expect_game(NetGame::TwoPlayer)?;
         let m = file.model.clone();
         let planes = m.in_channels;
         if planes != OBS_CHANNELS && planes != V1_CHANNELS {
@@ -233,42 +275,8 @@ impl CpuNet {
             })
             .collect();
 
-        let blocks = (0..m.blocks)
-            .map(|i| {
-                Ok((conv3(file, &format!("blocks.{i}.a"), ch, ch)?, conv3(file, &format!("blocks.{i}.b"), ch, ch)?))
-            })
-            .collect::<Result<Vec<_>, NetError>>()?;
-        let policy = match m.policy_head {
-            PolicyHead::Conv => {
-                let w = file.tensor("policy.weight", &[NODES, ch, 1, 1])?;
-                Policy::Conv { w: w.to_vec(), b: file.tensor("policy.bias", &[NODES])?.to_vec() }
-            }
-            PolicyHead::Bilinear => {
-                let layer = |name: &str| -> Result<Dense, NetError> {
-                    let w = file.tensor(&format!("{name}.weight"), &[ch, ch, 1, 1])?;
-                    Ok(dense(w, file.tensor(&format!("{name}.bias"), &[ch])?, ch, ch, None))
-                };
-                Policy::Bilinear { q: layer("policy")?, k: layer("policy_to")?, scale: 1.0 / (ch as f32).sqrt() }
-            }
-        };
-        let (vp, vh) = (m.value_planes, m.value_hidden);
-        let (vscale, vshift) = bn_fold(file, "value.bn", vp)?;
-        let value_conv = dense(file.tensor("value.conv.weight", &[vp, ch, 1, 1])?, &vshift, ch, vp, Some(&vscale));
-        let value_fc = dense(
-            file.tensor("value_fc.weight", &[vh, vp * NODES])?,
-            file.tensor("value_fc.bias", &[vh])?,
-            vp * NODES,
-            vh,
-            None,
-        );
-        let value_out =
-            dense(file.tensor("value_out.weight", &[3, vh])?, file.tensor("value_out.bias", &[3])?, vh, 3, None);
-        let belief = if m.belief {
-            let w = file.tensor("belief.weight", &[BELIEF_KINDS, ch, 1, 1])?;
-            Some(dense(w, file.tensor("belief.bias", &[BELIEF_KINDS])?, ch, BELIEF_KINDS, None))
-        } else {
-            None
-        };
+        let blocks = residual_blocks(file, &m, BOARD)?;
+        let heads = Heads::load(file, &m, NODES)?;
         Ok(CpuNet {
             model: m,
             simd: CpuFeatures::detect().avx2_fma,
@@ -279,11 +287,7 @@ impl CpuNet {
             node_taps,
             blocks,
             reduced: Reduced::None,
-            policy,
-            value_conv,
-            value_fc,
-            value_out,
-            belief,
+            heads,
         })
     }
 
@@ -350,12 +354,7 @@ impl CpuNet {
             b: vec![0.0; PAD_NODES * ch],
             c: vec![0.0; PAD_NODES * ch],
             flat: vec![0.0; NODES * ch],
-            q: vec![0.0; NODES * ch],
-            k: vec![0.0; NODES * ch],
-            value: vec![0.0; NODES * self.model.value_planes],
-            value_nchw: vec![0.0; NODES * self.model.value_planes],
-            hidden: vec![0.0; self.model.value_hidden],
-            logits: Vec::new(),
+            heads: self.heads.scratch(&self.model),
             patterns: vec![0.0; 9 * ch],
             xb: match self.reduced {
                 Reduced::Bf16(_) => vec![0; PAD_NODES * ch],
@@ -394,13 +393,7 @@ impl CpuNet {
         self.stem(code, s);
         // Residual blocks: a → (b = relu(conv_a(a))) → (c = relu(conv_b(b) + a)), then c is the next a.
         match &self.reduced {
-            Reduced::None => {
-                for (ca, cb) in &self.blocks {
-                    ca.forward(&s.a, None, &mut s.b, self.simd);
-                    cb.forward(&s.b, Some(&s.a), &mut s.c, self.simd);
-                    std::mem::swap(&mut s.a, &mut s.c);
-                }
-            }
+            Reduced::None => run_blocks(&self.blocks, &mut s.a, &mut s.b, &mut s.c, self.simd),
             Reduced::Bf16(blocks) => {
                 for (ca, cb) in blocks {
                     bf16::to_bf16(&s.a, &mut s.xb);
@@ -420,67 +413,17 @@ impl CpuNet {
                 }
             }
         }
-        for n in 0..NODES {
-            s.flat[n * ch..(n + 1) * ch].copy_from_slice(&s.a[padded(n) * ch..(padded(n) + 1) * ch]);
-        }
-        s.logits.clear();
-        match &self.policy {
-            Policy::Conv { w, b } => {
-                for &id in legal {
-                    let (from, to) = (id as usize / NODES, id as usize % NODES);
-                    s.logits.push(dot(&s.flat[from * ch..(from + 1) * ch], &w[to * ch..(to + 1) * ch]) + b[to]);
-                }
-            }
-            Policy::Bilinear { q, k, scale } => {
-                // The embeddings of the nodes some legal action starts or ends on only.
-                let (mut froms, mut tos) = (0u64, 0u64);
-                for &id in legal {
-                    froms |= 1 << (id as usize / NODES);
-                    tos |= 1 << (id as usize % NODES);
-                }
-                for (layer, nodes, out) in [(q, froms, &mut s.q), (k, tos, &mut s.k)] {
-                    let mut left = nodes;
-                    while left != 0 {
-                        let n = left.trailing_zeros() as usize;
-                        left &= left - 1;
-                        layer.forward(&s.flat[n * ch..(n + 1) * ch], &mut out[n * ch..(n + 1) * ch], false);
-                    }
-                }
-                for &id in legal {
-                    let (from, to) = (id as usize / NODES, id as usize % NODES);
-                    s.logits.push(dot(&s.q[from * ch..(from + 1) * ch], &s.k[to * ch..(to + 1) * ch]) * scale);
-                }
-            }
-        }
-        let priors = softmax(&s.logits);
-        // Value: 1×1 conv + BN + ReLU, flattened in the libtorch net's [plane][node] order.
-        let vp = self.model.value_planes;
-        self.value_conv.forward(&s.flat, &mut s.value, true);
-        for n in 0..NODES {
-            for c in 0..vp {
-                s.value_nchw[c * NODES + n] = s.value[n * vp + c];
-            }
-        }
-        self.value_fc.forward(&s.value_nchw, &mut s.hidden, true);
-        let mut out = [0.0f32; 3];
-        self.value_out.forward(&s.hidden, &mut out, false);
-        let p = softmax(&out);
-        Evaluation { priors, wdl: [p[0], p[1], p[2]], belief: None }
+        gather_nodes(&s.a, (0..NODES).map(padded), ch, &mut s.flat);
+        let priors = self.heads.policy(&s.flat, legal, &mut s.heads);
+        let wdl = self.heads.wdl(&s.flat, &mut s.heads);
+        Evaluation { priors, wdl, belief: None }
     }
 
     /// The belief head's answer for the position [`CpuNet::evaluate`] last
     /// evaluated with `s`: per node of the mover's frame, the probabilities
     /// of the 12 kinds (`node * 12 + kind`). `None` without a belief head.
     pub fn belief_after_evaluate(&self, s: &Scratch) -> Option<Vec<f32>> {
-        let head = self.belief.as_ref()?;
-        let ch = self.model.channels;
-        let mut out = Vec::with_capacity(NODES * BELIEF_KINDS);
-        let mut logits = [0.0f32; BELIEF_KINDS];
-        for n in 0..NODES {
-            head.forward(&s.flat[n * ch..(n + 1) * ch], &mut logits, false);
-            out.extend(softmax(&logits));
-        }
-        Some(out)
+        self.heads.belief(&s.flat)
     }
 
     /// The stem into `s.a` (padded; the border stays 0).
@@ -515,6 +458,157 @@ impl CpuNet {
             let dst = &mut s.a[padded(n) * ch..(padded(n) + 1) * ch];
             for (d, &v) in dst.iter_mut().zip(&s.flat[n * ch..(n + 1) * ch]) {
                 *d = v.max(0.0);
+            }
+        }
+    }
+}
+
+impl Heads {
+    /// The heads of the net `m` in `file`, on `nodes` nodes.
+    fn load(file: &NetFile, m: &ModelConfig, nodes: usize) -> Result<Heads, NetError> {
+        let ch = m.channels;
+        let policy = match m.policy_head {
+            PolicyHead::Conv => {
+                let w = file.tensor("policy.weight", &[nodes, ch, 1, 1])?;
+                Policy::Conv { w: w.to_vec(), b: file.tensor("policy.bias", &[nodes])?.to_vec() }
+            }
+            PolicyHead::Bilinear => {
+                let layer = |name: &str| -> Result<Dense, NetError> {
+                    let w = file.tensor(&format!("{name}.weight"), &[ch, ch, 1, 1])?;
+                    Ok(dense(w, file.tensor(&format!("{name}.bias"), &[ch])?, ch, ch, None))
+                };
+                Policy::Bilinear { q: layer("policy")?, k: layer("policy_to")?, scale: 1.0 / (ch as f32).sqrt() }
+            }
+        };
+        let (vp, vh) = (m.value_planes, m.value_hidden);
+        let (vscale, vshift) = bn_fold(file, "value.bn", vp)?;
+        let value_conv = dense(file.tensor("value.conv.weight", &[vp, ch, 1, 1])?, &vshift, ch, vp, Some(&vscale));
+        let value_fc = dense(
+            file.tensor("value_fc.weight", &[vh, vp * nodes])?,
+            file.tensor("value_fc.bias", &[vh])?,
+            vp * nodes,
+            vh,
+            None,
+        );
+        let value_out =
+            dense(file.tensor("value_out.weight", &[3, vh])?, file.tensor("value_out.bias", &[3])?, vh, 3, None);
+        let belief = if m.belief {
+            let w = file.tensor("belief.weight", &[BELIEF_KINDS, ch, 1, 1])?;
+            Some(dense(w, file.tensor("belief.bias", &[BELIEF_KINDS])?, ch, BELIEF_KINDS, None))
+        } else {
+            None
+        };
+        Ok(Heads { nodes, channels: ch, policy, value_conv, value_fc, value_out, belief })
+    }
+
+    fn scratch(&self, m: &ModelConfig) -> HeadScratch {
+        let (n, ch) = (self.nodes, self.channels);
+        HeadScratch {
+            q: vec![0.0; n * ch],
+            k: vec![0.0; n * ch],
+            value: vec![0.0; n * m.value_planes],
+            value_nchw: vec![0.0; n * m.value_planes],
+            hidden: vec![0.0; m.value_hidden],
+            logits: Vec::new(),
+        }
+    }
+
+    /// The probabilities of the actions `legal` (`from * nodes + to`, in
+    /// the given order) from the trunk's features `flat` (`[node][channel]`).
+    #[inline(always)]
+    fn policy(&self, flat: &[f32], legal: &[u16], s: &mut HeadScratch) -> Vec<f32> {
+        let (ch, nodes) = (self.channels, self.nodes);
+        let ends = |id: u16| (id as usize / nodes, id as usize % nodes);
+        s.logits.clear();
+        match &self.policy {
+            Policy::Conv { w, b } => {
+                for &id in legal {
+                    let (from, to) = ends(id);
+                    s.logits.push(dot(&flat[from * ch..(from + 1) * ch], &w[to * ch..(to + 1) * ch]) + b[to]);
+                }
+            }
+            Policy::Bilinear { q, k, scale } => {
+                // The embeddings of the nodes some legal action starts or ends on only.
+                let (mut froms, mut tos) = (NodeSet::default(), NodeSet::default());
+                for &id in legal {
+                    let (from, to) = ends(id);
+                    froms.insert(from);
+                    tos.insert(to);
+                }
+                for (layer, nodes, out) in [(q, froms, &mut s.q), (k, tos, &mut s.k)] {
+                    nodes.for_each(|n| {
+                        layer.forward(&flat[n * ch..(n + 1) * ch], &mut out[n * ch..(n + 1) * ch], false)
+                    });
+                }
+                for &id in legal {
+                    let (from, to) = ends(id);
+                    s.logits.push(dot(&s.q[from * ch..(from + 1) * ch], &s.k[to * ch..(to + 1) * ch]) * scale);
+                }
+            }
+        }
+        softmax(&s.logits)
+    }
+
+    /// Win, draw and loss from the trunk's features `flat`.
+    #[inline(always)]
+    fn wdl(&self, flat: &[f32], s: &mut HeadScratch) -> [f32; 3] {
+        // 1×1 conv + BN + ReLU, flattened in the libtorch net's [plane][node] order.
+        let (vp, nodes) = (self.value_conv.cout, self.nodes);
+        self.value_conv.forward(flat, &mut s.value, true);
+        for n in 0..nodes {
+            for c in 0..vp {
+                s.value_nchw[c * nodes + n] = s.value[n * vp + c];
+            }
+        }
+        self.value_fc.forward(&s.value_nchw, &mut s.hidden, true);
+        let mut out = [0.0f32; 3];
+        self.value_out.forward(&s.hidden, &mut out, false);
+        let p = softmax(&out);
+        [p[0], p[1], p[2]]
+    }
+
+    /// Per node, the belief head's probabilities of the 12 kinds (`node *
+    /// 12 + kind`); `None` without a belief head.
+    fn belief(&self, flat: &[f32]) -> Option<Vec<f32>> {
+        let head = self.belief.as_ref()?;
+        let ch = self.channels;
+        let mut out = Vec::with_capacity(self.nodes * BELIEF_KINDS);
+        let mut logits = [0.0f32; BELIEF_KINDS];
+        for n in 0..self.nodes {
+            head.forward(&flat[n * ch..(n + 1) * ch], &mut logits, false);
+            out.extend(softmax(&logits));
+        }
+        Some(out)
+    }
+}
+
+/// The features at the padded cells `cells` of the board `a` into `flat`
+/// (`[node][channel]`, in the cells' order).
+#[inline(always)]
+fn gather_nodes(a: &[f32], cells: impl Iterator<Item = usize>, ch: usize, flat: &mut [f32]) {
+    for (cell, dst) in cells.zip(flat.chunks_exact_mut(ch)) {
+        dst.copy_from_slice(&a[cell * ch..(cell + 1) * ch]);
+    }
+}
+
+/// A set of node indices below 192 (both games' boards).
+#[derive(Clone, Copy, Default)]
+struct NodeSet([u64; 3]);
+
+impl NodeSet {
+    #[inline(always)]
+    fn insert(&mut self, n: usize) {
+        self.0[n / 64] |= 1 << (n % 64);
+    }
+
+    /// `f` of every node in the set, ascending.
+    #[inline(always)]
+    fn for_each(self, mut f: impl FnMut(usize)) {
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut left = word;
+            while left != 0 {
+                f(w * 64 + left.trailing_zeros() as usize);
+                left &= left - 1;
             }
         }
     }

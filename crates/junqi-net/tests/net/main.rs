@@ -6,6 +6,7 @@ mod net_file;
 mod precision;
 mod service;
 mod shipped;
+mod siguo;
 
 /// Held by the tests that change the process-wide inference settings or
 /// count the shared services' batches (determinism, shipped): they share

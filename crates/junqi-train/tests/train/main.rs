@@ -8,4 +8,5 @@ mod loader;
 mod netbots;
 mod random_damage;
 mod resume;
+mod siguo_net;
 mod train;

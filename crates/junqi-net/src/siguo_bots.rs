@@ -1,0 +1,100 @@
+//! The four-player net player: `net:FILE` (or `net:path=FILE`) in
+//! `arena --siguo` and `sprt --siguo`, registered with `junqi-siguo`'s agent
+//! registry by [`crate::register_net_bots`]. It plays the most probable
+//! legal move of a four-player net's policy ([`SiguoCpuNet`]), computed from
+//! its seat's [`SiguoInfoSet`] alone: that is all [`SiguoAgent::choose`]
+//! and [`SiguoBot::choose`] are given, so it cannot read a hidden kind.
+//!
+//! Every player of the same file shares one loaded net (one per file per
+//! process). A two-player net is refused by name, as the two-player
+//! `net:` bot refuses a four-player one.
+
+use crate::cpu::siguo::{SiguoCpuNet, SiguoScratch};
+use crate::{resolve_net_path, NetError};
+use junqi_bots::BotSpec;
+use junqi_siguo::{Move, Rules, SiguoAgent, SiguoBot, SiguoInfoSet};
+use rand::RngCore;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A four-player net playing its policy's most probable legal move.
+#[derive(Clone, Debug)]
+pub struct SiguoNetPlayer {
+    net: Arc<SiguoCpuNet>,
+    scratch: SiguoScratch,
+    name: String,
+}
+
+impl SiguoNetPlayer {
+    /// The player of `net`, called `name` (its spec).
+    pub fn new(net: Arc<SiguoCpuNet>, name: impl Into<String>) -> SiguoNetPlayer {
+        SiguoNetPlayer { scratch: net.scratch(), net, name: name.into() }
+    }
+
+    /// The most probable legal move of `info`'s seat (the first of equals,
+    /// in move-generation order); `None` when it has none.
+    pub fn best_move(&mut self, info: &SiguoInfoSet) -> Option<Move> {
+        let answer = self.net.evaluate(info, false, &mut self.scratch);
+        let priors = &answer.evaluation.priors;
+        let best = (0..priors.len()).fold(None, |best: Option<usize>, i| match best {
+            Some(b) if priors[b] >= priors[i] => Some(b),
+            _ => Some(i),
+        })?;
+        Some(answer.moves[best])
+    }
+}
+
+impl SiguoBot for SiguoNetPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, info: &SiguoInfoSet, _rng: &mut dyn RngCore) -> Option<Move> {
+        self.best_move(info)
+    }
+}
+
+impl SiguoAgent for SiguoNetPlayer {
+    fn start(&mut self, _info: &SiguoInfoSet, _rng: &mut dyn RngCore) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn observe(&mut self, _announcement: &junqi_siguo::Announcement) {}
+
+    fn choose(&mut self, info: &SiguoInfoSet) -> Result<Move, String> {
+        self.best_move(info).ok_or_else(|| format!("{}: no legal move for {}", self.name, info.seat()))
+    }
+}
+
+/// Loaded four-player nets by canonical path.
+static SIGUO_NETS: Mutex<Option<HashMap<PathBuf, Arc<SiguoCpuNet>>>> = Mutex::new(None);
+
+/// The four-player net at `path`, read once per process.
+pub fn shared_siguo_net(path: &Path) -> Result<Arc<SiguoCpuNet>, NetError> {
+    let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    let mut nets = SIGUO_NETS.lock().unwrap_or_else(|e| e.into_inner());
+    let nets = nets.get_or_insert_with(HashMap::new);
+    if let Some(net) = nets.get(&canonical) {
+        return Ok(net.clone());
+    }
+    let net = Arc::new(SiguoCpuNet::load(&canonical)?);
+    nets.insert(canonical, net.clone());
+    Ok(net)
+}
+
+/// The player of a `net:FILE` spec (`None` for a spec of another bot).
+pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
+    let parsed = BotSpec::parse(spec).ok().filter(|s| s.name == "net")?;
+    Some((|| {
+        parsed.check_keys(&["path"]).map_err(|e| e.to_string())?;
+        let file = parsed.get("path").ok_or("net: give the net's file (there is no shipped four-player net)")?;
+        let net = shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())?;
+        Ok(SiguoNetPlayer::new(net, spec.trim()))
+    })())
+}
+
+/// The agent factory registered with `junqi_siguo::register_siguo_agent`.
+pub(crate) fn build_siguo_agent(spec: &str, _rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>> {
+    siguo_net_player(spec).map(|p| p.map(|p| Box::new(p) as Box<dyn SiguoAgent>))
+}

@@ -1,0 +1,132 @@
+//! Four-player (四国) nets: each game's loaders refuse the other game's
+//! net files by name; a random-weight four-player net plays whole 四国暗棋
+//! games against `random` with legal moves only, registered as the agent
+//! `net:FILE`; and it decides from its seat's information set alone.
+
+use junqi_net::{
+    register_net_bots, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet, SiguoNetPlayer,
+};
+use junqi_siguo::bots::RandomBot;
+use junqi_siguo::{play_bots, Army, Mode, Position, Rules, SiguoBot, SiguoInfoSet};
+use rand::SeedableRng;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("junqi-net-siguo-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn small_siguo() -> ModelConfig {
+    ModelConfig { blocks: 1, channels: 8, value_planes: 2, value_hidden: 8, ..ModelConfig::siguo() }
+}
+
+/// A random-weight four-player net and a two-player one, written to `dir`.
+fn both_nets(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let four = dir.join("siguo.safetensors");
+    NetFile::random_for(&small_siguo(), NetGame::Siguo, 7).write(&four).unwrap();
+    let two = dir.join("duel.safetensors");
+    let duel = ModelConfig { blocks: 1, channels: 8, policy_head: PolicyHead::Bilinear, ..Default::default() };
+    NetFile::random(&duel, 7).write(&two).unwrap();
+    (four, two)
+}
+
+#[test]
+fn each_games_loaders_refuse_the_other_games_nets_by_name() {
+    let dir = temp_dir("refuse");
+    let (four, two) = both_nets(&dir);
+    let read = NetFile::read_game(&four, NetGame::Siguo).unwrap();
+    assert_eq!((read.game, read.format.as_str()), (NetGame::Siguo, junqi_net::SIGUO_NET_FORMAT));
+    assert_eq!(read.metadata.get("game").map(String::as_str), Some("siguo"));
+    for err in [
+        NetFile::read(&four).unwrap_err().to_string(),
+        CpuNet::load(&four).unwrap_err().to_string(),
+        CpuNet::from_file(&read).unwrap_err().to_string(),
+    ] {
+        assert!(err.contains("a four-player (四国) net (format `junqi-siguo-net/1`, game `siguo`)"), "{err}");
+        assert!(err.contains("where a two-player net is needed"), "{err}");
+    }
+    let duel = NetFile::read(&two).unwrap();
+    for err in [
+        NetFile::read_game(&two, NetGame::Siguo).unwrap_err().to_string(),
+        SiguoCpuNet::load(&two).unwrap_err().to_string(),
+        SiguoCpuNet::from_file(&duel).unwrap_err().to_string(),
+        siguo_net_player(&format!("net:{}", two.display())).unwrap().unwrap_err(),
+    ] {
+        assert!(err.contains("a two-player net (format `junqi-net/1`, game `junqi`)"), "{err}");
+        assert!(err.contains("where a four-player (四国) net is needed"), "{err}");
+    }
+    // The two-player `net:` bot refuses the four-player file too.
+    register_net_bots();
+    let Err(err) = junqi_bots::from_spec(&format!("net:{}", four.display())) else { panic!("refused") };
+    let err = err.to_string();
+    assert!(err.contains("four-player (四国) net"), "{err}");
+    // A `game` key that contradicts the format is refused.
+    let err = {
+        // A two-player net written with `game = siguo` (and signed so).
+        let path = dir.join("lying.safetensors");
+        let mut f = NetFile::random(&ModelConfig { blocks: 1, channels: 8, ..Default::default() }, 1);
+        f.metadata.insert("game".into(), "siguo".into());
+        f.write(&path).unwrap();
+        NetFile::read(&path).unwrap_err().to_string()
+    };
+    assert!(err.contains("metadata `game` is `siguo`, but format `junqi-net/1` is a two-player net"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A seat's net player as a four-player bot of `play_bots` (which refuses
+/// an illegal move).
+#[test]
+fn a_random_net_plays_whole_anqi_games_against_random_with_legal_moves() {
+    let dir = temp_dir("games");
+    let (four, _) = both_nets(&dir);
+    let rules = Rules::preset(Mode::Anqi);
+    register_net_bots();
+    // Through the agent registry, as `arena --siguo --bots net:FILE,random` builds it.
+    let spec = format!("net:{}", four.display());
+    assert!(junqi_siguo::build_agent(&spec, &rules).expect("net: is registered").is_ok());
+    assert!(junqi_siguo::build_agent("random", &rules).is_none());
+    let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
+    for seed in 0..2u64 {
+        let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| -> Box<dyn SiguoBot> {
+            if (i + seed as usize) & 1 == 0 {
+                Box::new(SiguoNetPlayer::new(net.clone(), "net"))
+            } else {
+                Box::new(RandomBot)
+            }
+        });
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let game = play_bots(Position::new_game(rules, 100 + seed), &mut bots, &mut rng).expect("legal moves only");
+        assert!(!game.moves.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The player is given its seat's information set and nothing else: two
+/// deals that differ in the hidden armies but not in what seat 0 knows
+/// give it the same observation, so the same answer.
+#[test]
+fn the_net_sees_only_its_seats_information_set() {
+    let dir = temp_dir("hidden");
+    let (four, _) = both_nets(&dir);
+    let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
+    let rules = Rules::preset(Mode::Anqi);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for seed in 0..3 {
+        let truth = Position::new_game(rules, seed);
+        let info = SiguoInfoSet::new(&truth, Army::ALL[0]);
+        let world = info.sample_world(&mut rng).unwrap();
+        assert!(truth.pieces().zip(world.pieces()).any(|(a, b)| a != b), "the hidden armies differ");
+        let other = SiguoInfoSet::new(&world, Army::ALL[0]);
+        assert_eq!(info, other, "what seat 0 knows is the same");
+        let mut s = net.scratch();
+        let (a, b) = (net.evaluate(&info, true, &mut s), net.evaluate(&other, true, &mut s));
+        assert_eq!(a, b);
+        let mut player = SiguoNetPlayer::new(net.clone(), "net");
+        assert_eq!(player.best_move(&info), player.best_move(&other));
+        assert!(a.evaluation.belief.as_ref().is_some_and(|b| b.len() == 129 * 12));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
