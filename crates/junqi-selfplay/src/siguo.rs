@@ -219,7 +219,7 @@ pub fn play_siguo(
     let game = play_bots(start, &mut bots, &mut rng)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
     let plies = sampled_plies(config.samples_per_game, config.seed, id, game.moves.len() as u32);
-    let samples = samples_at(id, &game.start, &game.moves, &plies)
+    let samples = samples_at(id, &game.start, &game.moves, &game.policies, &plies)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
     let record = SiguoGame {
         game_id: id,

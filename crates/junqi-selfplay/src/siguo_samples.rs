@@ -55,8 +55,9 @@ pub struct SiguoSample {
     /// The seat's legal moves as seat-relative action indices
     /// (`junqi_siguo::observation::action_index`), ascending.
     pub legal_actions: Vec<u16>,
-    /// The policy target over `legal_actions` (same order, sums to 1): one-hot
-    /// on the move played.
+    /// The policy target over `legal_actions` (same order, sums to 1): the
+    /// search's root visit shares for `mcts`, one-hot on the move played
+    /// for the other bots.
     pub policy: Vec<f32>,
     /// The move played, as an action index.
     pub action: u16,
@@ -85,9 +86,17 @@ pub fn sampled_plies(samples: SamplesPerGame, run_seed: u64, game_id: u64, plies
 
 /// The samples of game `game_id` at `plies` (ascending): the moves re-played
 /// from `start` with every seat's information set kept from the referee's
-/// announcements, the mover's set coded at each sampled ply. The reason
-/// when a move is illegal or the game does not end after the last.
-pub fn samples_at(game_id: u64, start: &Position, moves: &[Move], plies: &[u32]) -> Result<Vec<SiguoSample>, String> {
+/// announcements, the mover's set coded at each sampled ply. The policy of
+/// ply `i` is `policies[i]` (a bot's `last_policy`) where there is one,
+/// else one-hot on the move played. The reason when a move is illegal or
+/// the game does not end after the last.
+pub fn samples_at(
+    game_id: u64,
+    start: &Position,
+    moves: &[Move],
+    policies: &[Option<Vec<(Move, f32)>>],
+    plies: &[u32],
+) -> Result<Vec<SiguoSample>, String> {
     let mut out = Vec::with_capacity(plies.len());
     if plies.is_empty() {
         return Ok(out);
@@ -105,12 +114,21 @@ pub fn samples_at(game_id: u64, start: &Position, moves: &[Move], plies: &[u32])
             let mut legal_actions: Vec<u16> = list.iter().map(|&m| action_index(seat, m) as u16).collect();
             legal_actions.sort_unstable();
             let action = action_index(seat, mv) as u16;
+            let mut policy: Vec<f32> = legal_actions.iter().map(|&a| if a == action { 1.0 } else { 0.0 }).collect();
+            if let Some(Some(shares)) = policies.get(ply) {
+                policy.fill(0.0);
+                for &(m, share) in shares {
+                    if let Ok(i) = legal_actions.binary_search(&(action_index(seat, m) as u16)) {
+                        policy[i] += share;
+                    }
+                }
+            }
             out.push(SiguoSample {
                 game_id,
                 ply: ply as u32,
                 seat: seat.index() as u8,
                 code: SiguoCode::of(info).to_bytes(),
-                policy: legal_actions.iter().map(|&a| if a == action { 1.0 } else { 0.0 }).collect(),
+                policy,
                 legal_actions,
                 action,
                 outcome: 0,
@@ -154,8 +172,9 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
 }
 
 /// Check a stored game's samples: each is what re-playing the game gives at
-/// its ply (code, legal actions, action, outcome, termination and the
-/// one-hot policy). The reason for the first difference otherwise.
+/// its ply (code, legal actions, action, outcome, termination, and the
+/// one-hot policy; for a seat of the search, `mcts`, a policy over the legal
+/// actions that sums to 1). The reason for the first difference otherwise.
 pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result<(), String> {
     let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
     let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
@@ -168,9 +187,15 @@ pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result
     if plies.windows(2).any(|w| w[0] >= w[1]) {
         return Err("samples out of ply order or repeated".into());
     }
-    let want = samples_at(game.game_id, &start, &moves, &plies)?;
+    let want = samples_at(game.game_id, &start, &moves, &[], &plies)?;
     for (got, want) in samples.iter().zip(&want) {
-        if **got != *want {
+        let searched = game.bots.get(got.seat as usize).is_some_and(|b| b.starts_with("mcts"));
+        let distribution = got.policy.len() == want.policy.len()
+            && got.policy.iter().all(|&p| (0.0..=1.0).contains(&p))
+            && (got.policy.iter().sum::<f32>() - 1.0).abs() < 1e-3;
+        let policy_ok = got.policy == want.policy || (searched && distribution);
+        let without_policy = |s: &SiguoSample| SiguoSample { policy: Vec::new(), ..s.clone() };
+        if without_policy(got) != without_policy(want) || !policy_ok {
             return Err(format!("the sample at ply {} is not the game's position there", got.ply));
         }
     }

@@ -65,6 +65,12 @@ pub trait SiguoBot: Send {
     fn plays_by_time(&self) -> bool {
         false
     }
+    /// The policy behind the bot's last [`SiguoBot::choose`]: each move it
+    /// weighed and its share (summing to 1), as the search's root visit
+    /// shares; `None` for a bot without one (the move chosen is all).
+    fn last_policy(&self) -> Option<Vec<(Move, f32)>> {
+        None
+    }
 }
 
 /// The bot names [`bot_from_spec`] knows, besides the search `mcts:N`
@@ -383,6 +389,8 @@ impl SiguoBot for HeuristicBot {
 pub struct BotGame {
     pub start: Position,
     pub moves: Vec<Move>,
+    /// Per move, the mover's [`SiguoBot::last_policy`] for it.
+    pub policies: Vec<Option<Vec<(Move, f32)>>>,
     pub outcome: Outcome,
 }
 
@@ -396,10 +404,11 @@ pub fn play_bots(start: Position, bots: &mut [Box<dyn SiguoBot>; 4], rng: &mut d
     let mut infos: Vec<Option<SiguoInfoSet>> =
         Army::ALL.iter().map(|&a| (!bots[a.index()].moves_only()).then(|| SiguoInfoSet::new(&pos, a))).collect();
     let mut moves = Vec::new();
+    let mut policies = Vec::new();
     let mut list = MoveList::new();
     loop {
         if let Some(outcome) = pos.outcome() {
-            return Ok(BotGame { start, moves, outcome });
+            return Ok(BotGame { start, moves, policies, outcome });
         }
         let seat = pos.turn();
         let bot = &mut bots[seat.index()];
@@ -411,6 +420,7 @@ pub fn play_bots(start: Position, bots: &mut [Box<dyn SiguoBot>; 4], rng: &mut d
             }
         };
         let mv = chosen.ok_or_else(|| format!("bot {} found no move for {seat} at ply {}", bot.name(), pos.ply()))?;
+        policies.push(bot.last_policy());
         if infos.iter().all(Option::is_none) {
             if !list.contains(mv) {
                 return Err(format!("bot {} played {mv} for {seat}: not a legal move", bot.name()));

@@ -180,11 +180,13 @@ pub struct SearchBot {
     /// The next decision's deadline and simulations cap from a host
     /// ([`SiguoBot::time_next_move`]), used once.
     next: Option<(Instant, u32)>,
+    /// The root's visit shares of the last decision ([`SiguoBot::last_policy`]).
+    last: Option<Vec<(Move, f32)>>,
 }
 
 impl SearchBot {
     pub fn new(config: SearchConfig) -> SearchBot {
-        SearchBot { config, next: None }
+        SearchBot { config, next: None, last: None }
     }
 
     /// The search from `info`'s seat: the root's statistics, or `None` when
@@ -327,10 +329,13 @@ impl SiguoBot for SearchBot {
         }
     }
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
+        self.last = None;
         let stats = match self.next.take() {
             Some((deadline, sims)) => self.search_until(info, rng, sims, Some(deadline)),
             None => self.search(info, rng),
         }?;
+        let visits: u32 = stats.moves.iter().map(|m| m.1).sum();
+        self.last = Some(stats.moves.iter().map(|m| (m.0, m.1 as f32 / visits.max(1) as f32)).collect());
         let team = info.seat().team();
         // The most visited move; ties by the seat's team value.
         stats
@@ -345,6 +350,9 @@ impl SiguoBot for SearchBot {
     }
     fn plays_by_time(&self) -> bool {
         self.config.movetime.is_some()
+    }
+    fn last_policy(&self) -> Option<Vec<(Move, f32)>> {
+        self.last.clone()
     }
 }
 

@@ -202,3 +202,32 @@ fn four_player_parts_merge_into_the_whole_run() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// The search's samples carry its root visit shares: a distribution over
+/// the legal actions whose largest share is the move played; the other
+/// team's (random) samples stay one-hot; `junqi replay` accepts both.
+#[test]
+fn search_samples_hold_the_visit_shares() {
+    let dir = fresh("visits");
+    let c = SiguoConfig::new(Rules::preset(Mode::Anqi), 2, ["mcts:sims=16".into(), "random".into()], 5)
+        .unwrap()
+        .with_samples(SamplesPerGame::Count(6));
+    run_siguo(&c, &dir, &options(2, None)).unwrap();
+    let (games, rows) = stored(&dir);
+    let mut spread = 0;
+    for s in &rows {
+        let game = &games[s.game_id as usize];
+        let total: f32 = s.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+        let i = s.legal_actions.iter().position(|&a| a == s.action).unwrap();
+        if game.bots[s.seat as usize].starts_with("mcts") {
+            assert!(s.policy.iter().all(|&p| p <= s.policy[i]), "the move played is the most visited");
+            spread += (s.policy.iter().filter(|&&p| p > 0.0).count() > 1) as usize;
+        } else {
+            assert_eq!(s.policy[i], 1.0);
+        }
+    }
+    assert!(spread > 0, "some search decision weighed several moves");
+    assert_eq!(replay_dir(&dir, None).unwrap().mismatches.len(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
