@@ -25,6 +25,9 @@ pub const CHECKPOINT_FORMAT: &str = "junqi-train-checkpoint/1";
 pub const NET_FORMAT: &str = "junqi-net/1";
 /// The format of an exported four-player (四国) net ([`NetGame::Siguo`]).
 pub const SIGUO_NET_FORMAT: &str = "junqi-siguo-net/1";
+/// The format of a four-player net's training checkpoint (as
+/// [`CHECKPOINT_FORMAT`]: `net.`-prefixed weights and the optimiser state).
+pub const SIGUO_CHECKPOINT_FORMAT: &str = "junqi-siguo-train-checkpoint/1";
 /// The metadata key naming a net's game ([`NetGame::key`]); a four-player
 /// net has it, a two-player net may.
 const GAME_KEY: &str = "game";
@@ -160,10 +163,11 @@ impl NetFile {
         let format = get("format")?.clone();
         let game = match format.as_str() {
             NET_FORMAT | CHECKPOINT_FORMAT => NetGame::TwoPlayer,
-            SIGUO_NET_FORMAT => NetGame::Siguo,
+            SIGUO_NET_FORMAT | SIGUO_CHECKPOINT_FORMAT => NetGame::Siguo,
             _ => {
                 return Err(bad(format!(
-                    "format `{format}`, expected `{NET_FORMAT}`, `{CHECKPOINT_FORMAT}` or `{SIGUO_NET_FORMAT}`"
+                    "format `{format}`, expected `{NET_FORMAT}`, `{CHECKPOINT_FORMAT}`, `{SIGUO_NET_FORMAT}` or \
+                     `{SIGUO_CHECKPOINT_FORMAT}`"
                 )))
             }
         };
@@ -211,7 +215,7 @@ impl NetFile {
             None => 0,
             Some(v) => v.parse().map_err(|_| bad(format!("metadata `step` is `{v}`, not a number")))?,
         };
-        let checkpoint = format == CHECKPOINT_FORMAT;
+        let checkpoint = format == CHECKPOINT_FORMAT || format == SIGUO_CHECKPOINT_FORMAT;
         let names = views.iter().map(|(n, v)| (n.as_str(), v.shape()));
         check_tensor_set(&model, game, checkpoint, names).map_err(bad)?;
         let prefix = if checkpoint { "net." } else { "" };

@@ -129,6 +129,14 @@ impl NetGame {
         }
     }
 
+    /// The `format` of a training checkpoint of this game.
+    pub fn checkpoint_format(self) -> &'static str {
+        match self {
+            NetGame::TwoPlayer => crate::CHECKPOINT_FORMAT,
+            NetGame::Siguo => crate::SIGUO_CHECKPOINT_FORMAT,
+        }
+    }
+
     /// The value of a net file's `game` metadata key.
     pub fn key(self) -> &'static str {
         match self {
@@ -173,15 +181,22 @@ impl ModelConfig {
     }
 
     /// Floating-point operations (a multiply-add counts 2) of one forward
-    /// pass as written in `junqi-train`'s `Net` on the full `[C, 12, 5]`
-    /// input with all 3,600 logits: every input plane through the 3×3
-    /// stem, the trunk, both heads. The usual "model FLOPs".
+    /// pass of a two-player net ([`ModelConfig::forward_flops_for`]).
     pub fn forward_flops(&self) -> u64 {
+        self.forward_flops_for(NetGame::TwoPlayer)
+    }
+
+    /// Floating-point operations (a multiply-add counts 2) of one forward
+    /// pass of a net of `game` as written in `junqi-train`'s `Net` with all
+    /// its logits: every input plane through the 3×3 stem and the trunk at
+    /// every cell of the game's grid (60 cells of the 12 × 5 board, 289 of
+    /// the four-player 17 × 17 grid), the heads at its nodes (60, or 129).
+    /// The usual "model FLOPs".
+    pub fn forward_flops_for(&self, game: NetGame) -> u64 {
         let (c, ci) = (self.channels as u64, self.in_channels as u64);
-        let n = NODES as u64;
-        let conv3 = |cin: u64, cout: u64| 2 * cin * cout * 9 * n;
+        let n = game.nodes() as u64;
+        let conv3 = |cin: u64, cout: u64| 2 * cin * cout * 9 * game.grid().cells() as u64;
         let stem = conv3(ci, c);
-        let trunk = 2 * self.blocks as u64 * conv3(c, c);
         let policy = match self.policy_head {
             PolicyHead::Conv => 2 * c * n * n,
             PolicyHead::Bilinear => 2 * (2 * c * c * n) + 2 * n * n * c,
@@ -189,7 +204,7 @@ impl ModelConfig {
         let (vp, vh) = (self.value_planes as u64, self.value_hidden as u64);
         let value = 2 * c * vp * n + 2 * vp * n * vh + 2 * vh * 3;
         let belief = if self.belief { 2 * c * BELIEF_KINDS as u64 * n } else { 0 };
-        stem + trunk + policy + value + belief
+        stem + self.trunk_flops_for(game) + policy + value + belief
     }
 
     /// Weights of the convolutions and linear layers (biases and
@@ -215,8 +230,31 @@ impl ModelConfig {
     /// The FLOPs of the trunk's 3×3 convolutions alone (the dense part every
     /// forward pass computes in full, whatever the input).
     pub fn trunk_flops(&self) -> u64 {
+        self.trunk_flops_for(NetGame::TwoPlayer)
+    }
+
+    /// [`ModelConfig::trunk_flops`] of a net of `game` (its grid's cells).
+    pub fn trunk_flops_for(&self, game: NetGame) -> u64 {
         let c = self.channels as u64;
-        2 * self.blocks as u64 * 2 * c * c * 9 * NODES as u64
+        2 * self.blocks as u64 * 2 * c * c * 9 * game.grid().cells() as u64
+    }
+
+    /// An error naming the planes unless a net of `game` with this shape
+    /// reads the observation this build encodes: a four-player net must
+    /// take exactly [`junqi_siguo::observation::PLANES`] planes (more would
+    /// not fit the input, fewer would drop some). Two-player nets are
+    /// checked where their data is (nets made before the history planes
+    /// read a prefix of today's).
+    pub fn check_planes(&self, game: NetGame) -> Result<(), String> {
+        let planes = junqi_siguo::observation::PLANES;
+        if game == NetGame::Siguo && self.in_channels != planes {
+            return Err(format!(
+                "the net takes {} observation planes, this build encodes {planes} for the four-player board \
+                 (set in_channels = {planes})",
+                self.in_channels
+            ));
+        }
+        Ok(())
     }
 
     /// Plausible sizes (a file's metadata is checked with it before any
@@ -280,5 +318,45 @@ mod tests {
             assert!(err.contains("at most 150000000"), "{err}");
         }
         assert!(ModelConfig { blocks: 20, channels: 256, ..m.clone() }.check().is_ok());
+    }
+
+    /// The four-player count: the stem and trunk over the 289 cells of the
+    /// 17 × 17 grid, the heads at the 129 nodes.
+    #[test]
+    fn four_player_flops_count_the_grid_and_the_nodes() {
+        let m = ModelConfig { blocks: 2, channels: 16, value_planes: 2, value_hidden: 8, ..ModelConfig::siguo() };
+        let (cells, n) = (289u64, 129u64);
+        let stem = 2 * 74 * 16 * 9 * cells;
+        let trunk = 2 * 2 * (2 * 16 * 16 * 9 * cells);
+        let policy = 2 * (2 * 16 * 16 * n) + 2 * n * n * 16;
+        let value = 2 * 16 * 2 * n + 2 * 2 * n * 8 + 2 * 8 * 3;
+        let belief = 2 * 16 * 12 * n;
+        assert_eq!(m.forward_flops_for(NetGame::Siguo), stem + trunk + policy + value + belief);
+        assert_eq!(m.trunk_flops_for(NetGame::Siguo), trunk);
+        assert!(m.forward_flops_for(NetGame::Siguo) > m.forward_flops_for(NetGame::TwoPlayer));
+        assert!(m.check_planes(NetGame::Siguo).is_ok());
+        let err = ModelConfig { in_channels: 110, ..m }.check_planes(NetGame::Siguo).unwrap_err();
+        assert!(err.contains("110") && err.contains("74"), "{err}");
+    }
+
+    /// The four-player net reads node `n` at the grid cell where
+    /// `junqi_siguo::observation` draws the seat's relative node `n`, for
+    /// every seat: `cell(seat, absolute_node(seat, n))`.
+    #[test]
+    fn four_player_nodes_are_gathered_where_the_observation_draws_them() {
+        use junqi_siguo::observation::{absolute_node, cell, relative_node};
+        let cells = NetGame::Siguo.node_cells();
+        assert_eq!(cells.len(), 129);
+        for seat in junqi_siguo::Army::ALL {
+            for node in junqi_siguo::Node::all() {
+                let n = node.index();
+                assert_eq!(relative_node(seat, absolute_node(seat, node)), node);
+                assert_eq!(cells[n], cell(seat, absolute_node(seat, node)), "seat {seat:?} node {n}");
+            }
+        }
+        let mut distinct = cells.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 129, "two nodes share a cell");
     }
 }

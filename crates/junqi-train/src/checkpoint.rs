@@ -5,7 +5,7 @@
 //!
 //! | key | meaning |
 //! |---|---|
-//! | `format` | `junqi-train-checkpoint/1` or `junqi-net/1` |
+//! | `format` | `junqi-train-checkpoint/1` or `junqi-net/1`; a four-player net's `junqi-siguo-train-checkpoint/1` or `junqi-siguo-net/1` |
 //! | `architecture` | the [`ModelConfig`] as JSON |
 //! | `input`, `actions`, `value` | `[C,12,5]` planes-v2 (planes-v1: C = 100, no history planes), `3600 from*60+to`, `win,draw,loss` |
 //! | `step` | training steps done |
@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tch::{nn, Device, Kind, Tensor};
 
-use junqi_net::NetFile;
+use junqi_net::{NetFile, NetGame};
 pub use junqi_net::{CHECKPOINT_FORMAT, NET_FORMAT};
 const CHECKPOINT_PREFIX: &str = "ckpt-";
 const CHECKPOINT_SUFFIX: &str = ".safetensors";
@@ -78,6 +78,20 @@ pub(crate) fn checkpoints(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     Ok(out)
 }
 
+/// [`base_metadata`] of a net of `game` (a four-player net's
+/// `input`, `actions` and `value` describe its planes and moves).
+pub(crate) fn base_metadata_for(model: &ModelConfig, game: NetGame, format: &str) -> HashMap<String, String> {
+    match game {
+        NetGame::TwoPlayer => base_metadata(model, format),
+        NetGame::Siguo => {
+            let mut m = crate::siguo::metadata(model);
+            m.insert("format".into(), format.into());
+            m.insert("architecture".into(), serde_json::to_string(model).expect("model serialises"));
+            m
+        }
+    }
+}
+
 pub(crate) fn base_metadata(model: &ModelConfig, format: &str) -> HashMap<String, String> {
     let mut m = HashMap::new();
     m.insert("format".into(), format.into());
@@ -114,9 +128,27 @@ pub(crate) fn write(path: &Path, tensors: Vec<(String, Tensor)>, meta: HashMap<S
 /// bad header, missing keys, checksum mismatch, tensors that are not
 /// exactly the architecture's) is a [`TrainError::Checkpoint`].
 pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
+    read_game(path, NetGame::TwoPlayer)
+}
+
+/// The game a net file or checkpoint names in its `format`, read from the
+/// header alone; `None` when that cannot be told (the full read says why).
+fn file_game(bytes: &[u8]) -> Option<NetGame> {
+    let (_, header) = SafeTensors::read_metadata(bytes).ok()?;
+    let format = header.metadata().as_ref()?.get("format")?.clone();
+    [NetGame::TwoPlayer, NetGame::Siguo].into_iter().find(|g| format == g.format() || format == g.checkpoint_format())
+}
+
+/// [`read`] for a net of `game`. A net or checkpoint of the other game is
+/// a [`TrainError::Config`] naming both (not a damaged checkpoint).
+pub(crate) fn read_game(path: &Path, game: NetGame) -> Result<(CheckpointInfo, Vec<u8>)> {
     let bytes = junqi_core::read_bounded(path, junqi_net::MAX_NET_BYTES).map_err(TrainError::io(path))?;
     let bad = |message: String| TrainError::Checkpoint { path: path.to_path_buf(), message };
-    let file = NetFile::parse(path, &bytes).map_err(|e| match e {
+    let other_game = file_game(&bytes).is_some_and(|g| g != game);
+    let file = NetFile::parse_game(path, &bytes, game).map_err(|e| match e {
+        junqi_net::NetError::File { message, .. } if other_game => {
+            TrainError::Config(format!("{}: {message}", path.display()))
+        }
         junqi_net::NetError::File { message, .. } => bad(message),
         other => bad(other.to_string()),
     })?;
@@ -129,7 +161,7 @@ pub(crate) fn read(path: &Path) -> Result<(CheckpointInfo, Vec<u8>)> {
         None => 0,
         Some(v) => v.parse().map_err(|_| bad(format!("metadata `optimizer_updates` is `{v}`, not a number")))?,
     };
-    let (config, data_window) = if file.format == CHECKPOINT_FORMAT {
+    let (config, data_window) = if file.format == game.checkpoint_format() {
         let c: TrainConfig =
             serde_json::from_value(json("config")?).map_err(|e| bad(format!("metadata `config`: {e}")))?;
         let w: Option<DataWindow> =
@@ -189,8 +221,18 @@ pub fn load_net(path: &Path, device: Device) -> Result<(nn::VarStore, Net, Check
 }
 
 /// Write the weights of a checkpoint (or of an exported net) as an exported
-/// net at `out`: no optimiser state, format [`NET_FORMAT`].
+/// net at `out`: no optimiser state, format [`NET_FORMAT`] (a four-player
+/// net's: `junqi-siguo-net/1`).
 pub fn export_checkpoint(checkpoint: &Path, out: &Path) -> Result<()> {
+    let bytes = junqi_core::read_bounded(checkpoint, junqi_net::MAX_NET_BYTES).map_err(TrainError::io(checkpoint))?;
+    if file_game(&bytes) == Some(NetGame::Siguo) {
+        let (info, bytes) = read_game(checkpoint, NetGame::Siguo)?;
+        let vs = nn::VarStore::new(Device::Cpu);
+        let _net = Net::for_game(&vs.root(), &info.model, NetGame::Siguo);
+        let prefix = if info.format == NetGame::Siguo.checkpoint_format() { "net." } else { "" };
+        load_vars(checkpoint, &bytes, prefix, &vs.variables())?;
+        return crate::siguo::export_siguo_net(&vs, &info.model, info.step, out);
+    }
     let (vs, _net, info) = load_net(checkpoint, Device::Cpu)?;
     let tensors: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
     let mut meta = base_metadata(&info.model, NET_FORMAT);

@@ -1,15 +1,54 @@
 //! Training data: the newest games of a `samples/` dataset (`docs/data.md`),
-//! streamed through a shuffle buffer into batches of tensors.
+//! streamed through a shuffle buffer into batches of tensors. The same
+//! window, shuffle and validation serve both kinds of samples: two-player
+//! ones, and four-player ones (format `junqi-siguo-samples/1`, each
+//! position a `siguo-code/1` code rebuilt into the 74 × 17 × 17 planes of
+//! `junqi_siguo::observation`), told apart by the shards' footers.
 
 use crate::net::ACTIONS;
 use crate::{Result, TrainError};
-use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, OBS_SIZE, V1_CODE_FORMAT};
-use junqi_selfplay::{read_samples_file, shard_files, StoredSample, OBS_ENCODING, SAMPLES_DIR};
+use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, V1_CODE_FORMAT};
+use junqi_net::NetGame;
+use junqi_selfplay::{
+    read_samples_file, read_siguo_samples_file, shard_files, SiguoSample, StoredSample, FORMAT_KEY, OBS_ENCODING,
+    SAMPLES_DIR, SIGUO_SAMPLES_FORMAT,
+};
+use junqi_siguo::SiguoCode;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
+
+/// The kind of samples a dataset holds, from its shards' footers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SampleKind {
+    /// Two-player samples (`docs/data.md`, "samples/").
+    #[default]
+    #[serde(rename = "two-player")]
+    TwoPlayer,
+    /// Four-player (四国) samples, format [`SIGUO_SAMPLES_FORMAT`].
+    #[serde(rename = "siguo")]
+    Siguo,
+}
+
+impl SampleKind {
+    /// The game whose nets train on these samples.
+    pub fn game(self) -> NetGame {
+        match self {
+            SampleKind::TwoPlayer => NetGame::TwoPlayer,
+            SampleKind::Siguo => NetGame::Siguo,
+        }
+    }
+
+    /// The samples' name in messages.
+    pub fn describe(self) -> String {
+        match self {
+            SampleKind::TwoPlayer => "two-player samples".into(),
+            SampleKind::Siguo => format!("four-player samples (`{SIGUO_SAMPLES_FORMAT}`)"),
+        }
+    }
+}
 
 /// The shards holding the newest `window_games` games of a dataset, found
 /// from the shards' footers (`junqi.first_game`, `junqi.games`) without
@@ -25,11 +64,36 @@ pub struct DataWindow {
     pub shards: Vec<String>,
     /// Rows in those shards (the oldest may hold some games before `first_game`).
     pub rows: u64,
-    /// Observation planes (`junqi.obs_channels`).
+    /// Observation planes (`junqi.obs_channels`; 74 for four-player samples).
     pub channels: usize,
+    /// Two- or four-player samples (a window stored before four-player
+    /// samples existed is two-player).
+    #[serde(default)]
+    pub kind: SampleKind,
 }
 
-fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
+/// What a samples shard's footer says.
+struct Footer {
+    first: u64,
+    games: u64,
+    channels: usize,
+    rows: u64,
+    kind: SampleKind,
+}
+
+/// An error unless a shard's `kind` and `channels` are the window's.
+fn same_samples(path: &Path, kind: SampleKind, channels: usize, window: (SampleKind, usize)) -> Result<()> {
+    let message = if kind != window.0 {
+        format!("{}, other shards have {}: train on one game's samples", kind.describe(), window.0.describe())
+    } else if channels != window.1 {
+        format!("{channels} observation planes, other shards have {}", window.1)
+    } else {
+        return Ok(());
+    };
+    Err(TrainError::Corrupt { path: path.to_path_buf(), message })
+}
+
+fn footer(path: &Path) -> Result<Footer> {
     let corrupt = |message: String| TrainError::Corrupt { path: path.to_path_buf(), message };
     let file = std::fs::File::open(path).map_err(TrainError::io(path))?;
     let reader = SerializedFileReader::new(file).map_err(|e| corrupt(format!("unreadable Parquet footer ({e})")))?;
@@ -46,6 +110,19 @@ fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
         v.parse().map_err(|_| corrupt(format!("metadata `{key}` is `{v}`, not a number")))
     };
     let encoding = get("junqi.obs_encoding")?;
+    let (first, games, rows) = (num("junqi.first_game")?, num("junqi.games")?, meta.num_rows() as u64);
+    if let Some(format) = kv.iter().find(|k| k.key == FORMAT_KEY).and_then(|k| k.value.clone()) {
+        if format != SIGUO_SAMPLES_FORMAT {
+            return Err(corrupt(format!(
+                "format `{format}`: not a samples shard (two-player samples, or `{SIGUO_SAMPLES_FORMAT}`)"
+            )));
+        }
+        if encoding != junqi_siguo::CODE_FORMAT {
+            return Err(corrupt(format!("observation encoding `{encoding}`, expected `{}`", junqi_siguo::CODE_FORMAT)));
+        }
+        let channels = junqi_siguo::observation::PLANES;
+        return Ok(Footer { first, games, channels, rows, kind: SampleKind::Siguo });
+    }
     if encoding != OBS_ENCODING && encoding != CODE_FORMAT && encoding != V1_CODE_FORMAT {
         return Err(corrupt(format!(
             "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{V1_CODE_FORMAT}`, or `{OBS_ENCODING}`, samples schema 1)"
@@ -54,7 +131,7 @@ fn footer(path: &Path) -> Result<(u64, u64, usize, u64)> {
     // A first-version code (and a schema-1 row of 100 planes) reads as
     // today's with no history (ObsCode::from_bytes, the schema-1 reader).
     let channels = if encoding == CODE_FORMAT { num("junqi.obs_channels")? as usize } else { OBS_CHANNELS };
-    Ok((num("junqi.first_game")?, num("junqi.games")?, channels, meta.num_rows() as u64))
+    Ok(Footer { first, games, channels, rows, kind: SampleKind::TwoPlayer })
 }
 
 impl DataWindow {
@@ -65,9 +142,9 @@ impl DataWindow {
         let dir = if sub.is_dir() { sub } else { data_dir.to_path_buf() };
         let mut shards = Vec::new();
         for path in shard_files(&dir)? {
-            let (first, games, channels, rows) = footer(&path)?;
-            if games > 0 {
-                shards.push((path, first, first + games - 1, channels, rows));
+            let f = footer(&path)?;
+            if f.games > 0 {
+                shards.push((path, f.first, f.first + f.games - 1, (f.kind, f.channels), f.rows));
             }
         }
         let Some(last_game) = shards.iter().map(|s| s.2).max() else {
@@ -78,12 +155,9 @@ impl DataWindow {
         };
         let first_game = if window_games == 0 { 0 } else { (last_game + 1).saturating_sub(window_games) };
         shards.retain(|s| s.2 >= first_game);
-        let channels = shards[0].3;
-        if let Some(s) = shards.iter().find(|s| s.3 != channels) {
-            return Err(TrainError::Corrupt {
-                path: s.0.clone(),
-                message: format!("{} observation planes, other shards have {channels}", s.3),
-            });
+        let (kind, channels) = shards[0].3;
+        for s in &shards {
+            same_samples(&s.0, s.3 .0, s.3 .1, (kind, channels))?;
         }
         let first_game = first_game.max(shards.iter().map(|s| s.1).min().unwrap_or(0));
         Ok(DataWindow {
@@ -92,6 +166,7 @@ impl DataWindow {
             rows: shards.iter().map(|s| s.4).sum(),
             shards: shards.iter().map(|s| s.0.file_name().unwrap().to_string_lossy().into_owned()).collect(),
             channels,
+            kind,
             dir,
         })
     }
@@ -102,36 +177,117 @@ impl DataWindow {
     /// range covers them all.
     pub fn of_runs(root: &Path, runs: &[PathBuf]) -> Result<DataWindow> {
         let mut shards = Vec::new();
-        let (mut last_game, mut rows, mut channels) = (0, 0, None);
+        let (mut last_game, mut rows, mut seen) = (0, 0, None);
         for run in runs {
             for path in shard_files(&run.join(SAMPLES_DIR))? {
-                let (first, games, ch, r) = footer(&path)?;
-                if games == 0 {
+                let f = footer(&path)?;
+                if f.games == 0 {
                     continue;
                 }
-                if *channels.get_or_insert(ch) != ch {
-                    return Err(TrainError::Corrupt {
-                        path,
-                        message: format!("{ch} observation planes, other shards have {}", channels.unwrap()),
-                    });
-                }
-                last_game = last_game.max(first + games - 1);
-                rows += r;
+                same_samples(&path, f.kind, f.channels, *seen.get_or_insert((f.kind, f.channels)))?;
+                last_game = last_game.max(f.first + f.games - 1);
+                rows += f.rows;
                 let rel = path
                     .strip_prefix(root)
                     .map_err(|_| TrainError::Config(format!("{} is not under {}", path.display(), root.display())))?;
                 shards.push(rel.to_string_lossy().into_owned());
             }
         }
-        let Some(channels) = channels else {
+        let Some((kind, channels)) = seen else {
             return Err(TrainError::Config(format!("{}: no samples shards in the runs", root.display())));
         };
-        Ok(DataWindow { dir: root.to_path_buf(), first_game: 0, last_game, shards, rows, channels })
+        Ok(DataWindow { dir: root.to_path_buf(), first_game: 0, last_game, shards, rows, channels, kind })
     }
 
     pub fn games(&self) -> u64 {
         self.last_game + 1 - self.first_game
     }
+
+    /// The examples of the shard at `path` (one of the window's) whose game
+    /// `keep` accepts, each checked.
+    fn shard_examples(&self, path: &Path, keep: impl Fn(u64) -> bool) -> Result<Vec<Example>> {
+        let corrupt = |message: String| TrainError::Corrupt { path: path.to_path_buf(), message };
+        match self.kind {
+            SampleKind::TwoPlayer => read_samples_file(path)?
+                .into_iter()
+                .filter(|s| keep(s.game_id))
+                .map(|s| Example::from_stored(s, self.channels).map_err(corrupt))
+                .collect(),
+            SampleKind::Siguo => read_siguo_samples_file(path)?
+                .into_iter()
+                .filter(|s| keep(s.game_id))
+                .map(|s| Example::from_siguo(s).map_err(corrupt))
+                .collect(),
+        }
+    }
+}
+
+/// A position as a sample stores it: a seat's observation, compact.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PositionCode {
+    /// The two-player code (`obs-code-v2`).
+    TwoPlayer(ObsCode),
+    /// The four-player code (`siguo-code/1`).
+    Siguo(Box<SiguoCode>),
+}
+
+impl PositionCode {
+    /// The game the position is of.
+    pub fn game(&self) -> NetGame {
+        match self {
+            PositionCode::TwoPlayer(_) => NetGame::TwoPlayer,
+            PositionCode::Siguo(_) => NetGame::Siguo,
+        }
+    }
+
+    /// The two-player code (the targets only two-player samples support use it).
+    fn two_player(&self) -> Option<&ObsCode> {
+        match self {
+            PositionCode::TwoPlayer(code) => Some(code),
+            PositionCode::Siguo(_) => None,
+        }
+    }
+
+    /// Write the observation planes into `out` (the game's planes × cells).
+    fn write_planes(&self, out: &mut [f32]) {
+        match self {
+            PositionCode::TwoPlayer(code) => code.write_planes(out),
+            PositionCode::Siguo(code) => code.planes_into(out).expect("a four-player observation's length"),
+        }
+    }
+}
+
+/// Check a sample's targets (`at` names it): ascending legal action ids
+/// below `actions`, the action played among them, a policy over them that
+/// sums to 1, an outcome in -1..=1.
+fn check_targets(
+    at: &str,
+    legal: &[u16],
+    action: u16,
+    policy: &[f32],
+    outcome: i8,
+    actions: usize,
+) -> Result<(), String> {
+    if legal.is_empty() || legal.windows(2).any(|w| w[0] >= w[1]) || legal[legal.len() - 1] as usize >= actions {
+        return Err(format!("{at}: the legal actions are not ascending action ids"));
+    }
+    if legal.binary_search(&action).is_err() {
+        return Err(format!("{at}: the played action {action} is not legal"));
+    }
+    if policy.len() != legal.len() {
+        return Err(format!("{at}: {} policy values for {} legal actions", policy.len(), legal.len()));
+    }
+    if let Some(p) = policy.iter().find(|p| !(p.is_finite() && **p >= 0.0)) {
+        return Err(format!("{at}: policy probability {p}"));
+    }
+    let sum: f32 = policy.iter().sum();
+    if (sum - 1.0).abs() > 1e-3 {
+        return Err(format!("{at}: policy probabilities sum to {sum}"));
+    }
+    if !(-1..=1).contains(&outcome) {
+        return Err(format!("{at}: outcome {outcome}"));
+    }
+    Ok(())
 }
 
 /// One training position, kept compact (the observation as its code) until
@@ -141,7 +297,7 @@ pub struct Example {
     pub game_id: u64,
     pub ply: u32,
     /// The mover's observation, compact.
-    pub position: ObsCode,
+    pub position: PositionCode,
     /// The legal action ids, ascending.
     pub legal: Vec<u16>,
     /// The policy target, aligned with `legal`.
@@ -156,7 +312,8 @@ pub struct Example {
     /// outcome alone ([`Example::mix_search_value`]).
     pub value_target: Option<[f32; 3]>,
     /// The belief head's targets: per node, 1 + the kind of a hidden enemy
-    /// piece, else 0; empty when there are none.
+    /// piece, else 0; empty when there are none (always, for four-player
+    /// samples, which store no true kinds: their belief head is not trained).
     pub hidden_kinds: Vec<u8>,
 }
 
@@ -171,35 +328,14 @@ impl Example {
                 junqi_env::OBS_CHANNELS
             ));
         }
-        if x.legal.is_empty()
-            || x.legal.windows(2).any(|w| w[0] >= w[1])
-            || x.legal[x.legal.len() - 1] as i64 >= ACTIONS
-        {
-            return Err(format!("{at}: the legal actions are not ascending action ids"));
-        }
-        if x.legal.binary_search(&x.action).is_err() {
-            return Err(format!("{at}: the played action {} is not legal", x.action));
-        }
-        if x.policy.len() != x.legal.len() {
-            return Err(format!("{at}: {} policy values for {} legal actions", x.policy.len(), x.legal.len()));
-        }
-        if let Some(p) = x.policy.iter().find(|p| !(p.is_finite() && **p >= 0.0)) {
-            return Err(format!("{at}: policy probability {p}"));
-        }
-        let sum: f32 = x.policy.iter().sum();
-        if (sum - 1.0).abs() > 1e-3 {
-            return Err(format!("{at}: policy probabilities sum to {sum}"));
-        }
-        if !(-1..=1).contains(&x.outcome) {
-            return Err(format!("{at}: outcome {}", x.outcome));
-        }
+        check_targets(&at, &x.legal, x.action, &x.policy, x.outcome, ACTIONS as usize)?;
         if let Some(v) = x.value.filter(|v| !(v.is_finite() && (-1.0..=1.0).contains(v))) {
             return Err(format!("{at}: search value {v} is not in [-1, 1]"));
         }
         Ok(Example {
             game_id: s.game_id,
             ply: x.ply,
-            position: x.position,
+            position: PositionCode::TwoPlayer(x.position),
             legal: x.legal,
             policy: x.policy,
             action: x.action,
@@ -208,6 +344,35 @@ impl Example {
             value_target: None,
             hidden_kinds: x.hidden_kinds,
         })
+    }
+
+    /// Check a four-player sample and make it an example (no search
+    /// value, no belief targets); `Err` says what is wrong.
+    pub fn from_siguo(s: SiguoSample) -> std::result::Result<Example, String> {
+        let at = format!("game {} ply {}", s.game_id, s.ply);
+        let code = SiguoCode::from_bytes(&s.code).map_err(|e| format!("{at}: {e}"))?;
+        if code.seat.index() != s.seat as usize {
+            return Err(format!("{at}: the code is seat {}'s, the sample says seat {}", code.seat.index(), s.seat));
+        }
+        check_targets(&at, &s.legal_actions, s.action, &s.policy, s.outcome, junqi_siguo::observation::ACTIONS)?;
+        Ok(Example {
+            game_id: s.game_id,
+            ply: s.ply,
+            position: PositionCode::Siguo(Box::new(code)),
+            legal: s.legal_actions,
+            policy: s.policy,
+            action: s.action,
+            outcome: s.outcome,
+            search_value: None,
+            value_target: None,
+            hidden_kinds: Vec::new(),
+        })
+    }
+
+    /// The two-player position's quiet-move counter as a fraction of its
+    /// draw (0 for a four-player position).
+    fn quiet_fraction(&self) -> f32 {
+        self.position.two_player().map_or(0.0, |code| code.quiet_fraction().clamp(0.0, 1.0))
     }
 
     /// Make the value target (1 − `share`) · the outcome + `share` · the
@@ -233,7 +398,7 @@ impl Example {
     /// less than the same position with a fresh counter, so a capture or a
     /// flip (which resets it) gains value: progress pays.
     pub fn discount_quiet(&mut self, share: f64) {
-        let q = share as f32 * self.position.quiet_fraction().clamp(0.0, 1.0);
+        let q = share as f32 * self.quiet_fraction();
         if q <= 0.0 {
             return;
         }
@@ -252,13 +417,13 @@ impl Example {
     /// [`crate::DataConfig::policy_target_progress`]). Actions the search
     /// gave nothing keep nothing.
     pub fn boost_progress(&mut self, boost: f64) {
-        let factor = 1.0 + boost as f32 * self.position.quiet_fraction().clamp(0.0, 1.0);
-        if factor <= 1.0 {
+        let factor = 1.0 + boost as f32 * self.quiet_fraction();
+        let Some(code) = self.position.two_player().filter(|_| factor > 1.0).copied() else {
             return;
-        }
+        };
         let mut sum = 0.0f32;
         for (p, &a) in self.policy.iter_mut().zip(&self.legal) {
-            if is_progress(&self.position, a as usize) {
+            if is_progress(&code, a as usize) {
                 *p *= factor;
             }
             sum += *p;
@@ -274,7 +439,8 @@ impl Example {
     /// the search gave nothing else any weight the target stays as it was:
     /// a forced retreat is still taught.
     pub fn damp_return(&mut self, damp: f64) {
-        let Some((from, to)) = self.position.history(1).filter(|&(f, t)| damp > 0.0 && f != t) else {
+        let last = self.position.two_player().and_then(|code| code.history(1));
+        let Some((from, to)) = last.filter(|&(f, t)| damp > 0.0 && f != t) else {
             return;
         };
         let back = junqi_core::Square::new(to)
@@ -333,7 +499,9 @@ impl Example {
 /// real), and `policy` holds their target probabilities.
 #[derive(Debug)]
 pub struct Batch {
-    /// `[B, C, 12, 5]` float.
+    /// The game of the positions.
+    pub game: NetGame,
+    /// `[B, C, 12, 5]` float (four-player: `[B, 74, 17, 17]`).
     pub obs: Tensor,
     /// `[B, L]` int64: legal action ids, padded with 0.
     pub legal_ids: Tensor,
@@ -348,37 +516,52 @@ pub struct Batch {
     /// `[B, 3]` float: the value target as win/draw/loss probabilities,
     /// when some example's is not its outcome alone (else `None`: `wdl`).
     pub value_target: Option<Tensor>,
-    /// `[B, 60]` int64: the kind of the hidden enemy piece on each node
-    /// (the belief head's target), -1 where there is none.
+    /// `[B, 60]` int64 (four-player: `[B, 129]`): the kind of the hidden
+    /// enemy piece on each node (the belief head's target), -1 where there
+    /// is none.
     pub hidden_kinds: Tensor,
     pub len: usize,
 }
 
 impl Batch {
     /// The examples' tensors: each position's planes rebuilt from its code
-    /// ([`ObsCode::write_planes`]), its legal actions and the policy on them.
+    /// ([`ObsCode::write_planes`], [`SiguoCode::planes_into`]), its legal
+    /// actions and the policy on them. The examples are of one game.
     pub fn new(examples: &[Example], channels: usize, device: Device) -> Result<Batch> {
-        if channels != junqi_env::OBS_CHANNELS {
+        let game = examples.first().map_or(NetGame::TwoPlayer, |e| e.position.game());
+        if let Some(e) = examples.iter().find(|e| e.position.game() != game) {
             return Err(TrainError::Config(format!(
-                "the data has {channels} planes per position, this build rebuilds {}",
-                junqi_env::OBS_CHANNELS
+                "game {} ply {}: a {} position among {} ones",
+                e.game_id,
+                e.ply,
+                e.position.game().describe(),
+                game.describe()
             )));
         }
+        if channels != game.planes() {
+            return Err(TrainError::Config(format!(
+                "the data has {channels} planes per position, this build rebuilds {} ({})",
+                game.planes(),
+                game.describe()
+            )));
+        }
+        let (grid, nodes) = (game.grid(), game.nodes());
+        let obs_size = channels * grid.cells();
         let b = examples.len();
         let width = examples.iter().map(|e| e.legal.len()).max().unwrap_or(0).max(1);
-        let mut obs = vec![0f32; b * OBS_SIZE];
+        let mut obs = vec![0f32; b * obs_size];
         let mut ids = vec![0i64; b * width];
         let mut valid = vec![0u8; b * width];
         let mut policy = vec![0f32; b * width];
         let mut action = Vec::with_capacity(b);
-        let mut hidden = vec![-1i64; b * 60];
+        let mut hidden = vec![-1i64; b * nodes];
         for (i, e) in examples.iter().enumerate() {
-            for (n, &k) in e.hidden_kinds.iter().enumerate().take(60) {
+            for (n, &k) in e.hidden_kinds.iter().enumerate().take(nodes) {
                 if k > 0 {
-                    hidden[i * 60 + n] = k as i64 - 1;
+                    hidden[i * nodes + n] = k as i64 - 1;
                 }
             }
-            e.position.write_planes(&mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
+            e.position.write_planes(&mut obs[i * obs_size..(i + 1) * obs_size]);
             for (j, (&a, &p)) in e.legal.iter().zip(&e.policy).enumerate() {
                 ids[i * width + j] = a as i64;
                 valid[i * width + j] = 1;
@@ -396,32 +579,36 @@ impl Batch {
                 examples.iter().flat_map(|e| e.value_target.unwrap_or_else(|| e.outcome_probs())).collect();
             Tensor::from_slice(&rows).reshape([bl, 3]).to_device(device)
         });
+        let (rows, cols) = (grid.rows as i64, grid.cols as i64);
         Ok(Batch {
-            obs: Tensor::from_slice(&obs).reshape([bl, channels as i64, 12, 5]).to_device(device),
+            game,
+            obs: Tensor::from_slice(&obs).reshape([bl, channels as i64, rows, cols]).to_device(device),
             legal_ids: Tensor::from_slice(&ids).reshape([bl, w]).to_device(device),
             legal_valid: Tensor::from_slice(&valid).reshape([bl, w]).to_kind(Kind::Bool).to_device(device),
             policy: Tensor::from_slice(&policy).reshape([bl, w]).to_device(device),
             action: Tensor::from_slice(&action).to_device(device),
             wdl: Tensor::from_slice(&wdl).to_device(device),
             value_target,
-            hidden_kinds: Tensor::from_slice(&hidden).reshape([bl, 60]).to_device(device),
+            hidden_kinds: Tensor::from_slice(&hidden).reshape([bl, nodes as i64]).to_device(device),
             len: b,
         })
     }
 
-    /// The legal actions as a `[B, 3600]` bool mask (on the batch's device).
+    /// The legal actions as a `[B, 3600]` (four-player: `[B, 16641]`) bool
+    /// mask (on the batch's device).
     pub fn legal_mask(&self) -> Tensor {
+        let actions = (self.game.nodes() * self.game.nodes()) as i64;
         let ids: Vec<i64> = Vec::try_from(self.legal_ids.to_device(Device::Cpu).reshape([-1])).expect("int64 ids");
         let valid: Vec<bool> = Vec::try_from(self.legal_valid.to_device(Device::Cpu).reshape([-1])).expect("bools");
         let width = ids.len() / self.len.max(1);
-        let mut mask = vec![0u8; self.len * ACTIONS as usize];
+        let mut mask = vec![0u8; self.len * actions as usize];
         for (k, (&a, &ok)) in ids.iter().zip(&valid).enumerate() {
             if ok {
-                mask[k / width * ACTIONS as usize + a as usize] = 1;
+                mask[k / width * actions as usize + a as usize] = 1;
             }
         }
         Tensor::from_slice(&mask)
-            .reshape([self.len as i64, ACTIONS])
+            .reshape([self.len as i64, actions])
             .to_kind(Kind::Bool)
             .to_device(self.legal_ids.device())
     }
@@ -504,12 +691,8 @@ impl Loader {
         let (mut kept, mut seen) = (Vec::new(), 0usize);
         for shard in &window.shards {
             let path = window.dir.join(shard);
-            for s in read_samples_file(&path)? {
-                if s.game_id < window.first_game || s.game_id > window.last_game || !held_out(s.game_id, every) {
-                    continue;
-                }
-                let e = Example::from_stored(s, window.channels)
-                    .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
+            let keep = |id: u64| id >= window.first_game && id <= window.last_game && held_out(id, every);
+            for e in window.shard_examples(&path, keep)? {
                 seen += 1;
                 if kept.len() < max {
                     kept.push(e);
@@ -586,15 +769,9 @@ impl Loader {
         }
         let path = self.window.dir.join(&self.window.shards[self.order[self.next]]);
         self.next += 1;
-        for s in read_samples_file(&path)? {
-            if s.game_id < self.window.first_game
-                || s.game_id > self.window.last_game
-                || held_out(s.game_id, self.held_out)
-            {
-                continue;
-            }
-            let mut e = Example::from_stored(s, self.window.channels)
-                .map_err(|message| TrainError::Corrupt { path: path.clone(), message })?;
+        let (window, every) = (&self.window, self.held_out);
+        let keep = |id: u64| id >= window.first_game && id <= window.last_game && !held_out(id, every);
+        for mut e in window.shard_examples(&path, keep)? {
             e.sharpen_policy(self.policy_target_temp);
             e.boost_progress(self.policy_target_progress);
             e.damp_return(self.policy_target_return);
@@ -641,7 +818,7 @@ mod tests {
         Example {
             game_id: 0,
             ply: 0,
-            position: ObsCode([0; junqi_env::CODE_BYTES]),
+            position: PositionCode::TwoPlayer(ObsCode([0; junqi_env::CODE_BYTES])),
             legal: policy.iter().map(|&(a, _)| a).collect(),
             action: policy[0].0,
             policy: policy.iter().map(|&(_, p)| p).collect(),
@@ -723,8 +900,11 @@ mod tests {
 
     #[test]
     fn value_targets_discount_wins_and_losses_by_the_quiet_counter() {
-        let at =
-            |quiet: u32, outcome: i8| Example { outcome, position: position_with_quiet(quiet), ..example(&[(3, 1.0)]) };
+        let at = |quiet: u32, outcome: i8| Example {
+            outcome,
+            position: PositionCode::TwoPlayer(position_with_quiet(quiet)),
+            ..example(&[(3, 1.0)])
+        };
         // 35 of 70 quiet plies, share 1: half of the win moves to the draw.
         let mut won = at(35, 1);
         won.discount_quiet(1.0);
@@ -767,8 +947,10 @@ mod tests {
         assert!(legal.iter().any(|l| l.1) && legal.iter().any(|l| !l.1), "{legal:?}");
         // Uniform target but one quiet move at 0; boost 2 at half the counter: attacks × 2.
         let n = legal.len() as f32;
-        let mut e =
-            Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let mut e = Example {
+            position: PositionCode::TwoPlayer(code),
+            ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>())
+        };
         let zero = legal.iter().position(|l| !l.1).unwrap();
         e.policy[zero] = 0.0;
         let before = e.policy.clone();
@@ -785,12 +967,14 @@ mod tests {
         }
         // A flip (from == to) counts; boost 0 or a fresh counter changes nothing.
         assert!(is_progress(&code, 7 * junqi_core::board::NODES + 7));
-        let mut off =
-            Example { position: code, ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let mut off = Example {
+            position: PositionCode::TwoPlayer(code),
+            ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>())
+        };
         let kept = off.policy.clone();
         off.boost_progress(0.0);
         assert_eq!(off.policy, kept);
-        let mut fresh = Example { position: position_with_quiet(0), ..off.clone() };
+        let mut fresh = Example { position: PositionCode::TwoPlayer(position_with_quiet(0)), ..off.clone() };
         fresh.boost_progress(2.0);
         assert_eq!(fresh.policy, kept);
     }
@@ -830,8 +1014,10 @@ mod tests {
         let back = frame(junqi_core::Move::new(mine.to, mine.from));
         let at = legal.iter().position(|&a| a == back).expect("the way back is legal");
         let n = legal.len() as f32;
-        let uniform =
-            || Example { position: code, ..example(&legal.iter().map(|&a| (a, 1.0 / n)).collect::<Vec<_>>()) };
+        let uniform = || Example {
+            position: PositionCode::TwoPlayer(code),
+            ..example(&legal.iter().map(|&a| (a, 1.0 / n)).collect::<Vec<_>>())
+        };
         let mut e = uniform();
         e.damp_return(0.75);
         assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
@@ -840,7 +1026,7 @@ mod tests {
         assert!((e.policy[at] / other - 0.25).abs() < 1e-5, "{} {other}", e.policy[at]);
         assert!(e.policy.iter().enumerate().all(|(i, &p)| i == at || (p - other).abs() < 1e-6));
         // Only the way back wanted: kept. Damp 0: kept.
-        let mut only = Example { position: code, ..example(&[(back, 1.0)]) };
+        let mut only = Example { position: PositionCode::TwoPlayer(code), ..example(&[(back, 1.0)]) };
         only.legal = legal.clone();
         only.policy = legal.iter().map(|&a| (a == back) as u8 as f32).collect();
         let kept = only.policy.clone();
@@ -854,7 +1040,7 @@ mod tests {
             junqi_core::Position::from_jfen("1f3/2d2/2R2/5/5/5/5/5/5/5/5/1F2K mingqi 1 r 0 100", rules).unwrap();
         let fresh = ObsCode::from_infoset(&junqi_core::InfoSet::new(&start, Seat::First));
         assert_eq!(fresh.history(1), None);
-        let mut none = Example { position: fresh, ..uniform() };
+        let mut none = Example { position: PositionCode::TwoPlayer(fresh), ..uniform() };
         none.damp_return(1.0);
         assert_eq!(none.policy, uniform().policy);
     }

@@ -2,7 +2,7 @@
 
 use crate::checkpoint::{checkpoint_name, checkpoints};
 use crate::config::TrainConfig;
-use crate::data::{Batch, DataWindow, Example, Loader};
+use crate::data::{Batch, DataWindow, Example, Loader, SampleKind};
 use crate::metrics::Metrics;
 use crate::trainer::{StepMetrics, Trainer};
 use crate::{Result, TrainError};
@@ -131,7 +131,8 @@ pub fn train_window(
     let run_dir = junqi_selfplay::RunDir::open(out_dir)?;
     run_dir.write("config.toml", &config.to_toml())?;
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);
-    let (mut trainer, resumed_from) = resume_point(config, &ckpt_dir, observer)?;
+    check_for_samples(config, window.kind)?;
+    let (mut trainer, resumed_from) = resume_point(config, window.kind, &ckpt_dir, observer)?;
     // A model made before the history planes (100) reads the first 100 of
     // today's data, so the configs of the earlier nets still make them.
     if !crate::net::reads_planes(config.model.in_channels, window.channels) {
@@ -249,6 +250,31 @@ pub fn train_window(
     })
 }
 
+/// An error naming the setting unless `config` can train on samples of
+/// `kind`. Four-player samples need a `[model]` of the four-player
+/// observation's 74 planes, and store neither a search value nor the
+/// two-player codes' quiet-move counter and history, so the value and
+/// policy target settings built on those must stay 0 (their belief head is
+/// not trained: the samples hold no true kinds).
+fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
+    if kind != SampleKind::Siguo {
+        return Ok(());
+    }
+    let what = kind.describe();
+    config.model.check_planes(kind.game()).map_err(|e| TrainError::Config(format!("{what}: [model]: {e}")))?;
+    let d = &config.data;
+    let two_player_only = [
+        ("value_target_search", d.value_target_search, "store no search value"),
+        ("value_target_quiet", d.value_target_quiet, "have no two-player quiet-move counter"),
+        ("policy_target_progress", d.policy_target_progress, "have no two-player quiet-move counter"),
+        ("policy_target_return", d.policy_target_return, "have no two-player move history"),
+    ];
+    if let Some((key, value, why)) = two_player_only.iter().find(|t| t.1 != 0.0) {
+        return Err(TrainError::Config(format!("data.{key} = {value}: {what} {why}; set it to 0")));
+    }
+    Ok(())
+}
+
 /// Libtorch threads for training: every core (the same count on every run
 /// of one machine, which bit-identical resumes need).
 pub fn training_threads() -> i32 {
@@ -264,12 +290,13 @@ pub fn training_threads() -> i32 {
 /// errors (another model, an unreadable file) stop the resume as they are.
 fn resume_point(
     config: &TrainConfig,
+    kind: SampleKind,
     dir: &Path,
     observer: &mut dyn TrainObserver,
 ) -> Result<(Trainer, Option<PathBuf>)> {
     let mut damaged: Vec<(PathBuf, String)> = Vec::new();
     for (step, path) in checkpoints(dir)?.into_iter().rev() {
-        let reason = match Trainer::resume(&path, config) {
+        let reason = match Trainer::resume_for(&path, config, kind.game()) {
             Ok((trainer, _)) if trainer.step() == step => {
                 for (bad, reason) in damaged {
                     let aside = PathBuf::from(format!("{}.corrupt", bad.display()));
@@ -292,7 +319,7 @@ fn resume_point(
         damaged.push((path, reason));
     }
     if damaged.is_empty() {
-        return Ok((Trainer::initial(config)?, None));
+        return Ok((Trainer::initial_for(config, kind.game())?, None));
     }
     let list: Vec<String> = damaged.iter().map(|(p, reason)| format!("{}: {reason}", p.display())).collect();
     Err(TrainError::Config(format!(

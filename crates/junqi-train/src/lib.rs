@@ -22,7 +22,9 @@
 //!   self-play → train → evaluate → promote loop lives in `junqi-loop`).
 //! * [`deployments`]: learned 暗棋/明棋 deployments fitted into a net file.
 //! * Four-player (四国) nets: [`Net::for_game`], written and read by
-//!   [`init_siguo_net`], [`export_siguo_net`] and [`load_siguo_net`].
+//!   [`init_siguo_net`], [`export_siguo_net`] and [`load_siguo_net`], and
+//!   trained by [`train`] on four-player samples (`junqi-siguo-samples/1`,
+//!   told apart by the shards' footers).
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
@@ -46,7 +48,7 @@ pub use checkpoint::{
 pub use config::{
     DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, PolicyHead, TrainConfig,
 };
-pub use data::{held_out, Batch, DataWindow, Example, Loader};
+pub use data::{held_out, Batch, DataWindow, Example, Loader, PositionCode, SampleKind};
 pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};
 pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};

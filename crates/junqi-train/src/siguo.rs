@@ -2,7 +2,7 @@
 //! [`NetGame::Siguo`] (the module docs of `net` give its shape), written as
 //! a net file of format `junqi-siguo-net/1` (metadata `game = siguo`) that
 //! `junqi_net::SiguoCpuNet` and the four-player `net:FILE` player read, and
-//! read back. Training on four-player games is not here yet.
+//! read back. [`crate::train`] trains one on four-player samples.
 
 use crate::config::ModelConfig;
 use crate::net::Net;
@@ -14,7 +14,7 @@ use tch::{nn, Device, Kind, Tensor};
 
 /// The metadata of a four-player net of shape `model` (besides what
 /// [`NetFile::write`] adds: `format`, `game`, `architecture`, `step`).
-fn metadata(model: &ModelConfig) -> HashMap<String, String> {
+pub(crate) fn metadata(model: &ModelConfig) -> HashMap<String, String> {
     let (grid, nodes) = (NetGame::Siguo.grid(), NetGame::Siguo.nodes());
     HashMap::from([
         (
@@ -51,9 +51,11 @@ pub fn export_siguo_net(vs: &nn::VarStore, model: &ModelConfig, step: u64, path:
 
 /// A fresh four-player net of shape `model`, its weights drawn from `seed`
 /// (libtorch's initialisation), written to `path`: the start of a
-/// four-player training run, or a net for tests.
+/// four-player training run, or a net for tests. A shape that does not take
+/// the observation's 74 planes is refused.
 pub fn init_siguo_net(model: &ModelConfig, seed: u64, path: &Path) -> Result<()> {
     model.check_for(NetGame::Siguo).map_err(TrainError::Config)?;
+    model.check_planes(NetGame::Siguo).map_err(TrainError::Config)?;
     tch::manual_seed(seed as i64);
     let vs = nn::VarStore::new(Device::Cpu);
     let _net = Net::for_game(&vs.root(), model, NetGame::Siguo);
@@ -61,9 +63,13 @@ pub fn init_siguo_net(model: &ModelConfig, seed: u64, path: &Path) -> Result<()>
 }
 
 /// The four-player net at `path` on `device`, with its file (a two-player
-/// net is refused by name).
+/// net is refused by name, and so is a net that does not take the
+/// observation's 74 planes).
 pub fn load_siguo_net(path: &Path, device: Device) -> Result<(nn::VarStore, Net, NetFile)> {
     let file = NetFile::read_game(path, NetGame::Siguo)?;
+    file.model
+        .check_planes(NetGame::Siguo)
+        .map_err(|message| junqi_net::NetError::File { path: path.to_path_buf(), message })?;
     let vs = nn::VarStore::new(device);
     let net = Net::for_game(&vs.root(), &file.model, NetGame::Siguo);
     tch::no_grad(|| {

@@ -8,6 +8,7 @@ use crate::net::{reads_planes, Net};
 use crate::optim::Optimizer;
 use crate::ModelConfig;
 use crate::{Result, TrainError};
+use junqi_net::NetGame;
 use std::path::Path;
 use std::time::Instant;
 use tch::{nn, Device, Kind, Tensor};
@@ -68,6 +69,8 @@ impl StepMetrics {
 /// The net, its optimiser state and the step count.
 pub struct Trainer {
     config: TrainConfig,
+    /// The game the net plays (its board, its file formats).
+    game: NetGame,
     device: Device,
     vs: nn::VarStore,
     net: Net,
@@ -97,15 +100,22 @@ fn same_model(what: &str, found: &ModelConfig, config: &TrainConfig) -> Result<(
 }
 
 impl Trainer {
-    /// A fresh net initialised from `config.seed`, on `config.device`.
+    /// A fresh two-player net initialised from `config.seed`, on `config.device`.
     pub fn new(config: &TrainConfig) -> Result<Trainer> {
+        Trainer::for_game(config, NetGame::TwoPlayer)
+    }
+
+    /// [`Trainer::new`] for a net of `game` (a four-player net's model must
+    /// take the observation's 74 planes).
+    pub fn for_game(config: &TrainConfig, game: NetGame) -> Result<Trainer> {
         config.check()?;
+        config.model.check_planes(game).map_err(|e| TrainError::Config(format!("[model]: {e}")))?;
         let device = config.device.resolve()?;
         tch::manual_seed(config.seed as i64);
         let vs = nn::VarStore::new(device);
-        let net = Net::new(&vs.root(), &config.model);
+        let net = Net::for_game(&vs.root(), &config.model, game);
         let opt = Optimizer::new(&vs, &config.optim);
-        Ok(Trainer { config: config.clone(), device, vs, net, opt, step: 0 })
+        Ok(Trainer { config: config.clone(), game, device, vs, net, opt, step: 0 })
     }
 
     /// A fresh trainer whose net starts from `config.init`'s weights when
@@ -116,16 +126,23 @@ impl Trainer {
     /// new planes, so the net starts out answering exactly as it did and
     /// learns from there what the history is worth.
     pub fn initial(config: &TrainConfig) -> Result<Trainer> {
-        let t = Trainer::new(config)?;
+        Trainer::initial_for(config, NetGame::TwoPlayer)
+    }
+
+    /// [`Trainer::initial`] for a net of `game`; a `config.init` of the
+    /// other game is refused by name.
+    pub fn initial_for(config: &TrainConfig, game: NetGame) -> Result<Trainer> {
+        let t = Trainer::for_game(config, game)?;
         let Some(path) = &config.init else { return Ok(t) };
-        let (info, bytes) = checkpoint::read(path)?;
-        let widen = info.model.in_channels == junqi_env::V1_CHANNELS
+        let (info, bytes) = checkpoint::read_game(path, game)?;
+        let widen = game == NetGame::TwoPlayer
+            && info.model.in_channels == junqi_env::V1_CHANNELS
             && config.model.in_channels == junqi_env::OBS_CHANNELS
             && ModelConfig { in_channels: junqi_env::OBS_CHANNELS, ..info.model.clone() } == config.model;
         if !widen {
             same_model(&format!("train.init {}: its", path.display()), &info.model, config)?;
         }
-        let prefix = if info.format == checkpoint::CHECKPOINT_FORMAT { "net." } else { "" };
+        let prefix = if info.format == game.checkpoint_format() { "net." } else { "" };
         let mut vars = t.vs.variables();
         if widen {
             let stem = vars.remove(STEM_WEIGHT).expect("every net has a stem");
@@ -149,7 +166,13 @@ impl Trainer {
     /// settings, e.g. more `steps`, may differ). Weights, optimiser state
     /// and step count are restored.
     pub fn resume(path: &Path, config: &TrainConfig) -> Result<(Trainer, CheckpointInfo)> {
-        let (info, tensors) = checkpoint::read(path)?;
+        Trainer::resume_for(path, config, NetGame::TwoPlayer)
+    }
+
+    /// [`Trainer::resume`] for a net of `game`; a checkpoint of the other
+    /// game is refused by name.
+    pub fn resume_for(path: &Path, config: &TrainConfig, game: NetGame) -> Result<(Trainer, CheckpointInfo)> {
+        let (info, tensors) = checkpoint::read_game(path, game)?;
         let Some(ckpt_config) = &info.config else {
             return Err(TrainError::Checkpoint {
                 path: path.to_path_buf(),
@@ -157,7 +180,7 @@ impl Trainer {
             });
         };
         same_model(&format!("{}: the checkpoint's", path.display()), &ckpt_config.model, config)?;
-        let mut t = Trainer::new(config)?;
+        let mut t = Trainer::for_game(config, game)?;
         checkpoint::load_vars(path, &tensors, "net.", &t.vs.variables())?;
         if ckpt_config.optim.optimizer == config.optim.optimizer {
             let state: std::collections::HashMap<String, Tensor> =
@@ -171,6 +194,10 @@ impl Trainer {
 
     pub fn config(&self) -> &TrainConfig {
         &self.config
+    }
+    /// The game the net plays.
+    pub fn game(&self) -> NetGame {
+        self.game
     }
     pub fn device(&self) -> Device {
         self.device
@@ -225,12 +252,20 @@ impl Trainer {
     fn check_batch(&self, batch: &Batch) -> Result<()> {
         let c = self.config.model.in_channels;
         let size = batch.obs.size();
+        let grid = self.game.grid();
+        let (rows, cols) = (grid.rows as i64, grid.cols as i64);
+        let planes_read = |planes: i64| match self.game {
+            NetGame::TwoPlayer => reads_planes(c, planes as usize),
+            NetGame::Siguo => planes as usize == c,
+        };
         let shaped = matches!(size.as_slice(),
-            &[b, planes, 12, 5] if b == batch.len as i64 && reads_planes(c, planes as usize));
-        if batch.len == 0 || !shaped {
+            &[b, planes, r, k] if b == batch.len as i64 && r == rows && k == cols && planes_read(planes));
+        if batch.len == 0 || batch.game != self.game || !shaped {
             return Err(TrainError::Config(format!(
-                "batch observations have shape {:?}, the net expects [B, {c}, 12, 5]",
-                batch.obs.size()
+                "batch observations ({}) have shape {:?}, the {} net expects [B, {c}, {rows}, {cols}]",
+                batch.game.describe(),
+                batch.obs.size(),
+                self.game.describe()
             )));
         }
         Ok(())
@@ -293,7 +328,8 @@ impl Trainer {
         let mut tensors: Vec<(String, Tensor)> =
             self.vs.variables().into_iter().map(|(k, v)| (format!("net.{k}"), v)).collect();
         tensors.extend(self.opt.state().iter().map(|(k, v)| (format!("optim.{k}"), v.shallow_clone())));
-        let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::CHECKPOINT_FORMAT);
+        let format = self.game.checkpoint_format();
+        let mut meta = checkpoint::base_metadata_for(&self.config.model, self.game, format);
         meta.insert("config".into(), serde_json::to_string(&self.config).expect("config serialises"));
         meta.insert("step".into(), self.step.to_string());
         meta.insert("optimizer_updates".into(), self.opt.t.to_string());
@@ -309,7 +345,13 @@ impl Trainer {
     /// with it unchanged: training does not fit one (the loop refits it
     /// after each generation), and without it the new net would deploy as
     /// `heuristic` where its init deployed by what it had learned.
+    ///
+    /// A four-player net is written as format `junqi-siguo-net/1`
+    /// ([`crate::export_siguo_net`]).
     pub fn export(&self, path: &Path) -> Result<()> {
+        if self.game == NetGame::Siguo {
+            return crate::siguo::export_siguo_net(&self.vs, &self.config.model, self.step, path);
+        }
         let tensors: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
         let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::NET_FORMAT);
         meta.insert("step".into(), self.step.to_string());

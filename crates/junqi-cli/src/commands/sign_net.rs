@@ -1,6 +1,7 @@
 //! `junqi sign-net FILE...`: add the checksum over the metadata to net files
 //! and checkpoints written before it existed, so an edited architecture or
 //! step can no longer slip through. The tensors are kept bit for bit.
+//! Nets of either game (two-player, 四国) are signed.
 
 use anyhow::{bail, Result};
 use junqi_net::NetFile;
@@ -18,7 +19,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::stdout().lock();
     for path in &args.files {
         let before = NetFile::resign(path)?;
-        let after = NetFile::read(path)?;
+        // The game the file names (a two-player net or checkpoint, or a four-player net).
+        let after = NetFile::read_game(path, before.game)?;
         // Same tensors, bit for bit (the rewrite is atomic, so on a
         // mismatch the signed file is what is on disk: say so loudly).
         let bits = |f: &NetFile| {

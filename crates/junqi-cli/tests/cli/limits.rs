@@ -200,6 +200,52 @@ fn a_second_writer_on_a_run_directory_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The net file at `from` without `checksum_fnv1a64` in its header, as
+/// older versions wrote it, at `to`.
+fn write_unsigned(from: &std::path::Path, to: &std::path::Path) {
+    let bytes = std::fs::read(from).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    assert!(header["__metadata__"].as_object_mut().unwrap().remove("checksum_fnv1a64").is_some());
+    let mut text = serde_json::to_vec(&header).unwrap();
+    while text.len() % 8 != 0 {
+        text.push(b' ');
+    }
+    let mut file = (text.len() as u64).to_le_bytes().to_vec();
+    file.extend(&text);
+    file.extend(&bytes[8 + n..]);
+    std::fs::write(to, &file).unwrap();
+}
+
+/// `junqi sign-net` takes a four-player net as well (every four-player net
+/// was written signed, so this re-signs one): it reads back as the same
+/// four-player net, tensors bit for bit.
+#[test]
+fn sign_net_signs_a_four_player_net() {
+    use junqi_net::{ModelConfig, NetFile, NetGame};
+    let dir = temp_dir("sign-net-siguo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = ModelConfig { blocks: 1, channels: 8, ..ModelConfig::siguo() };
+    let path = dir.join("siguo.safetensors");
+    NetFile::random_for(&model, NetGame::Siguo, 3).write(&path).unwrap();
+    let before = NetFile::read_game(&path, NetGame::Siguo).unwrap();
+    let o = junqi_within(60, &["sign-net", path.to_str().unwrap()]);
+    assert!(o.status.success() && crate::common::stdout(&o).contains("signed"), "{}", stderr(&o));
+    let after = NetFile::read_game(&path, NetGame::Siguo).unwrap();
+    assert_eq!((after.game, &after.model, after.step), (NetGame::Siguo, &model, before.step));
+    let bits = |f: &NetFile| {
+        let mut t: Vec<_> = f
+            .tensors
+            .iter()
+            .map(|(n, (s, v))| (n.clone(), s.clone(), v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()))
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(bits(&after), bits(&before));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A net file from before the metadata checksum: used with a warning that
 /// says how to re-sign it; `junqi sign-net` re-signs it (tensors unchanged)
 /// and the warning is gone; a damaged file is refused, not signed.
@@ -208,20 +254,8 @@ fn sign_net_re_signs_an_older_net() {
     let dir = temp_dir("sign-net");
     std::fs::create_dir_all(&dir).unwrap();
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/fanqi-1h-bilinear.safetensors");
-    let bytes = std::fs::read(shipped).unwrap();
-    // The same file without `checksum_fnv1a64` in its header, as older versions wrote it.
-    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
-    let mut header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
-    assert!(header["__metadata__"].as_object_mut().unwrap().remove("checksum_fnv1a64").is_some());
-    let mut text = serde_json::to_vec(&header).unwrap();
-    while text.len() % 8 != 0 {
-        text.push(b' ');
-    }
     let old = dir.join("old.safetensors");
-    let mut file = (text.len() as u64).to_le_bytes().to_vec();
-    file.extend(&text);
-    file.extend(&bytes[8 + n..]);
-    std::fs::write(&old, &file).unwrap();
+    write_unsigned(std::path::Path::new(shipped), &old);
     let bots = format!("net:{},random", old.display());
     let play = ["selfplay", "--games", "1", "--bots", &bots, "--no-write", "--set", "max_plies=10"];
     let o = junqi_within(60, &play);

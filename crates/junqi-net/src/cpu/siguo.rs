@@ -66,15 +66,7 @@ impl SiguoCpuNet {
     pub fn from_file(file: &NetFile) -> Result<SiguoCpuNet, NetError> {
         file.expect_game(NetGame::Siguo)?;
         let m = file.model.clone();
-        if m.in_channels != PLANES {
-            return Err(NetError::File {
-                path: file.path.clone(),
-                message: format!(
-                    "the net takes {} observation planes, this build encodes {PLANES} for the four-player board",
-                    m.in_channels
-                ),
-            });
-        }
+        m.check_planes(NetGame::Siguo).map_err(|message| NetError::File { path: file.path.clone(), message })?;
         let grid = NetGame::Siguo.grid();
         let nodes = NetGame::Siguo.nodes();
         Ok(SiguoCpuNet {

@@ -9,4 +9,5 @@ mod netbots;
 mod random_damage;
 mod resume;
 mod siguo_net;
+mod siguo_train;
 mod train;

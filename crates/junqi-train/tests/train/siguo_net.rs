@@ -138,7 +138,20 @@ fn the_libtorch_loaders_refuse_the_other_games_nets_by_name() {
     assert!(err.contains("a two-player net (format `junqi-net/1`, game `junqi`)"), "{err}");
     assert!(err.contains("where a four-player (四国) net is needed"), "{err}");
     // A fresh net's shape must be a four-player one that fits the limits.
-    let err = init_siguo_net(&ModelConfig { channels: 0, ..model }, 5, &dir.join("bad.safetensors")).unwrap_err();
+    let err =
+        init_siguo_net(&ModelConfig { channels: 0, ..model.clone() }, 5, &dir.join("bad.safetensors")).unwrap_err();
     assert!(err.to_string().contains("must be positive"), "{err}");
+    // ... and takes the observation's 74 planes: more or fewer are refused
+    // naming the planes, whether made here or read from a file.
+    for in_channels in [110, 70] {
+        let shape = ModelConfig { in_channels, ..model.clone() };
+        let path = dir.join(format!("planes-{in_channels}.safetensors"));
+        let err = init_siguo_net(&shape, 5, &path).unwrap_err().to_string();
+        assert!(err.contains(&format!("takes {in_channels} observation planes")) && err.contains("74"), "{err}");
+        assert!(!path.exists());
+        junqi_net::NetFile::random_for(&shape, NetGame::Siguo, 5).write(&path).unwrap();
+        let err = load_siguo_net(&path, Device::Cpu).unwrap_err().to_string();
+        assert!(err.contains(&format!("takes {in_channels} observation planes")) && err.contains("74"), "{err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
