@@ -12,7 +12,8 @@
 //! * [`bots`]: the `net:…` and `mcts:…,eval=net:…` bots.
 //! * Four-player (四国) nets ([`NetGame::Siguo`]): the same files under
 //!   their own format, their CPU forward pass ([`SiguoCpuNet`]) and the
-//!   four-player `net:FILE` player ([`siguo_bots`]).
+//!   four-player `net:FILE` player and search evaluator
+//!   (`mcts:…,eval=net:FILE`, [`siguo_bots`]).
 //!
 //! See `docs/training.md` for the architecture.
 
@@ -37,7 +38,7 @@ pub use file::{
 };
 pub use model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
-pub use siguo_bots::{shared_siguo_net, siguo_net_player, SiguoNetPlayer};
+pub use siguo_bots::{shared_siguo_net, siguo_net_player, SiguoNetEvaluator, SiguoNetPlayer};
 
 use junqi_core::{Move, Seat};
 use junqi_env::{action_to_frame, ObsCode};

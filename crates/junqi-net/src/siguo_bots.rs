@@ -5,6 +5,13 @@
 //! its seat's [`SiguoInfoSet`] alone: that is all [`SiguoAgent::choose`]
 //! and [`SiguoBot::choose`] are given, so it cannot read a hidden kind.
 //!
+//! The same net guides the four-player search as its leaf evaluator,
+//! `mcts:sims=N,eval=net:FILE` ([`SiguoNetEvaluator`], registered with
+//! `junqi_siguo::register_siguo_evaluator` by [`crate::register_net_bots`]):
+//! it is handed the information set of the army to move at a new node and
+//! answers the policy over that army's legal moves and its team's expected
+//! score (win + ½ draw).
+//!
 //! Every player of the same file shares one loaded net (one per file per
 //! process). A two-player net is refused by name, as the two-player
 //! `net:` bot refuses a four-player one.
@@ -12,7 +19,7 @@
 use crate::cpu::siguo::{SiguoCpuNet, SiguoScratch};
 use crate::{resolve_net_path, NetError};
 use junqi_bots::BotSpec;
-use junqi_siguo::{Move, Rules, SiguoAgent, SiguoBot, SiguoInfoSet};
+use junqi_siguo::{LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet};
 use rand::RngCore;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -83,15 +90,57 @@ pub fn shared_siguo_net(path: &Path) -> Result<Arc<SiguoCpuNet>, NetError> {
     Ok(net)
 }
 
-/// The player of a `net:FILE` spec (`None` for a spec of another bot).
-pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
+/// The four-player net of a `net:FILE` spec (`None` for a spec of another bot).
+fn siguo_net_of(spec: &str) -> Option<Result<Arc<SiguoCpuNet>, String>> {
     let parsed = BotSpec::parse(spec).ok().filter(|s| s.name == "net")?;
     Some((|| {
         parsed.check_keys(&["path"]).map_err(|e| e.to_string())?;
         let file = parsed.get("path").ok_or("net: give the net's file (there is no shipped four-player net)")?;
-        let net = shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())?;
-        Ok(SiguoNetPlayer::new(net, spec.trim()))
+        shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())
     })())
+}
+
+/// The player of a `net:FILE` spec (`None` for a spec of another bot).
+pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
+    siguo_net_of(spec).map(|net| net.map(|net| SiguoNetPlayer::new(net, spec.trim())))
+}
+
+/// A four-player net as the search's leaf evaluator (`eval=net:FILE`).
+#[derive(Clone, Debug)]
+pub struct SiguoNetEvaluator {
+    net: Arc<SiguoCpuNet>,
+    scratch: SiguoScratch,
+    name: String,
+}
+
+impl SiguoNetEvaluator {
+    /// The evaluator of `net`, called `name` (its spec, `net:FILE`).
+    pub fn new(net: Arc<SiguoCpuNet>, name: impl Into<String>) -> SiguoNetEvaluator {
+        SiguoNetEvaluator { scratch: net.scratch(), net, name: name.into() }
+    }
+}
+
+impl SiguoEvaluator for SiguoNetEvaluator {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The policy over `info`'s seat's legal moves and its team's expected
+    /// score from the net's win/draw/loss (win + ½ draw).
+    fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
+        let answer = self.net.evaluate(info, false, &mut self.scratch);
+        let [win, draw, _] = answer.evaluation.wdl;
+        LeafEstimate {
+            priors: answer.moves.into_iter().zip(answer.evaluation.priors).collect(),
+            value: (win + 0.5 * draw) as f64,
+        }
+    }
+}
+
+/// The evaluator factory registered with `junqi_siguo::register_siguo_evaluator`.
+pub(crate) fn build_siguo_evaluator(spec: &str) -> Option<Result<Box<dyn SiguoEvaluator>, String>> {
+    siguo_net_of(spec)
+        .map(|net| net.map(|net| Box::new(SiguoNetEvaluator::new(net, spec.trim())) as Box<dyn SiguoEvaluator>))
 }
 
 /// The agent factory registered with `junqi_siguo::register_siguo_agent`.

@@ -12,8 +12,9 @@
 //! compact code for datasets ([`code`]); bots that
 //! decide from a seat's information set only ([`bots`]: random, greedy,
 //! heuristic), and an information-set search with a team value
-//! ([`search`]: `mcts:N`); players that may fail (external engines) and
-//! their registry ([`agent`]).
+//! ([`search`]: `mcts:N`; guided by a leaf evaluator, a four-player net
+//! from junqi-net, `mcts:sims=N,eval=net:FILE`); players that may fail
+//! (external engines) and their registry ([`agent`]).
 //!
 //! Piece kinds, the combat function and the deployment checks are those of
 //! `junqi-core` (one source for both games); an army zone is the two-player
@@ -58,5 +59,7 @@ pub use position::{
     Effect, EndCause, Move, MoveList, Outcome, ParseMoveError, Piece, PlayError, Position, Termination,
 };
 pub use rules::{Mode, RailTurns, Rules, RulesError, TurnOrder, OPTION_NAMES};
-pub use search::{SearchBot, SearchConfig};
+pub use search::{
+    register_siguo_evaluator, LeafEstimate, SearchBot, SearchConfig, SiguoEvaluator, SiguoEvaluatorFactory,
+};
 pub use setup::SetupError;

@@ -24,6 +24,36 @@
 //! skips ended armies), never derived from the depth, so skipped turns cost
 //! no simulation and the sign is always that of whoever actually moved.
 //!
+//! Guided by an evaluator: `mcts:sims=N,eval=SPEC` (`eval=net:FILE`, a
+//! four-player net, registered by junqi-net) replaces the rollouts and the
+//! heuristic's prior with a [`SiguoEvaluator`] and UCB1 with PUCT. A node is
+//! evaluated the first time a simulation reaches it: the evaluator is handed
+//! the information set that the army to move there would have in the
+//! simulation's world, built by [`SiguoInfoSet::new`] from that world for
+//! that army (its own kinds, its ally's too in 双明, every kind in 全明; of
+//! the other pieces their armies and nodes, shown flags and the removed 司令
+//! only: what earlier fights proved is not carried down, as the two-player
+//! search's `recall=0`). The root is evaluated once from the seat's own
+//! information set, the one the search was given. The evaluator never sees a
+//! world: [`SiguoEvaluator::evaluate`] takes a [`SiguoInfoSet`] and nothing
+//! else. It answers priors over that army's legal moves and the expected
+//! score of that army's team; the search turns the score into team A's
+//! value (an ally's as it is, an enemy's as 1 − it) before backing it up.
+//! Below an evaluated node each army selects by PUCT, `Q + c·P·√A/(1 + N)`,
+//! with `Q` its own team's mean value (unvisited moves: the node's own
+//! evaluation), `P` the prior (uniform for a move the first evaluation did
+//! not list: another world may allow moves the first one did not), `A` the
+//! move's availability and `N` its visits; `c` is the exploration constant.
+//! The root is PUCT too, or with `search=gumbel` (an evaluator needed) the
+//! two-player search's Gumbel root (junqi-bots' [`GumbelRoot`]): Gumbel-top-k
+//! over the root's priors (`k`, default 16; `gscale`, the noise's scale,
+//! default 1, 0 for the prior's top k), sequential halving of the budget
+//! among them by the seat's team value (completed by the root's own
+//! evaluation), the decision the best survivor and the decision's policy
+//! ([`SiguoBot::last_policy`]) the improved policy. Its schedule is laid out
+//! for `sims` (at most [`GUMBEL_SCHEDULE`]: a search by time past it goes on
+//! giving the least visited survivor one more visit).
+//!
 //! By time: `mcts:sims=N,movetime=MS` (or `mcts:movetime=MS`, `sims` then
 //! [`TIMED_SIMS`]) stops at the deadline or after `N` simulations, whichever
 //! comes first, as the two-player search (junqi-bots' `mcts::clock`): it
@@ -36,6 +66,7 @@ use crate::board::{Army, Team};
 use crate::bots::{piece_value, HeuristicBot, SiguoBot};
 use crate::infoset::{ruling, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
+use junqi_bots::mcts::{GumbelOptions, GumbelRoot};
 use junqi_core::piece::Kind;
 use rand::{Rng, RngCore};
 use std::time::{Duration, Instant};
@@ -57,11 +88,20 @@ pub struct SearchConfig {
     /// Time per decision (`movetime`): the search stops at the deadline,
     /// after at least one simulation; `None` searches by simulations only.
     pub movetime: Option<Duration>,
+    /// `Some`: the Gumbel root (`search=gumbel`; with an evaluator only).
+    pub gumbel: Option<GumbelOptions>,
 }
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
-        SearchConfig { simulations: 200, rollout_plies: 4, exploration: 0.7, prior: PRIOR, movetime: None }
+        SearchConfig {
+            simulations: 200,
+            rollout_plies: 4,
+            exploration: 0.7,
+            prior: PRIOR,
+            movetime: None,
+            gumbel: None,
+        }
     }
 }
 
@@ -69,6 +109,9 @@ const PRIOR: f64 = 1.0;
 
 /// The simulations cap of a search by time given no `sims`: time decides.
 pub const TIMED_SIMS: u32 = 100_000_000;
+
+/// The most simulations a Gumbel root's schedule is laid out for.
+pub const GUMBEL_SCHEDULE: u32 = 100_000;
 
 /// The longest `movetime`: an hour (as the two-player search's).
 const MAX_MOVETIME_MS: u64 = 3_600_000;
@@ -156,7 +199,10 @@ fn oriented(value_a: f64, team: Team) -> f64 {
 #[derive(Clone, Debug)]
 struct Edge {
     mv: Move,
+    /// The node it leads to (0: not made yet, with an evaluator).
     child: usize,
+    /// With an evaluator: the move's prior.
+    prior: f64,
     visits: u32,
     value_a: f64,
     available: u32,
@@ -165,18 +211,73 @@ struct Edge {
 #[derive(Clone, Debug, Default)]
 struct Node {
     edges: Vec<Edge>,
+    /// With an evaluator: its answer at the node's first visit (priors, and
+    /// team A's value, the value of moves not tried yet), `None` before.
+    estimate: Option<LeafEstimate>,
 }
 
-/// The root's statistics after a search: per move, visits and team A's mean value.
+/// What a leaf evaluator says of one army's information set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeafEstimate {
+    /// Priors over the army's legal moves ([`SiguoInfoSet::legal_moves`]),
+    /// in any order; a legal move not listed gets a uniform prior.
+    pub priors: Vec<(Move, f32)>,
+    /// The expected score of the army's team: a win 1, a draw ½, a loss 0.
+    pub value: f64,
+}
+
+/// A leaf evaluator of the search (`mcts:…,eval=SPEC`): a four-player net
+/// from junqi-net (`eval=net:FILE`), registered with
+/// [`register_siguo_evaluator`]. It is handed an information set only, so it
+/// cannot read a hidden kind of the simulation's world.
+pub trait SiguoEvaluator: Send {
+    /// The evaluator's spec, as written after `eval=` (`net:FILE`).
+    fn name(&self) -> String;
+    /// Priors over the legal moves of `info`'s seat, which is to move in a
+    /// game that goes on, and the expected score of that seat's team.
+    fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate;
+}
+
+/// Builds the evaluator of a spec it knows (`net:FILE`): `None` for a spec
+/// of another kind, `Some(Err)` for a bad one of its kind.
+pub type SiguoEvaluatorFactory = fn(spec: &str) -> Option<Result<Box<dyn SiguoEvaluator>, String>>;
+
+static EVALUATORS: std::sync::Mutex<Vec<SiguoEvaluatorFactory>> = std::sync::Mutex::new(Vec::new());
+
+/// Make the evaluator specs `factory` knows valid after `eval=` in
+/// `mcts:…` (junqi-net's `register_net_bots` registers `net:FILE`).
+/// Registering the same factory twice changes nothing.
+pub fn register_siguo_evaluator(factory: SiguoEvaluatorFactory) {
+    let mut all = EVALUATORS.lock().unwrap_or_else(|e| e.into_inner());
+    if !all.iter().any(|f| std::ptr::fn_addr_eq(*f, factory)) {
+        all.push(factory);
+    }
+}
+
+/// The evaluator of `spec` from the registered factories.
+fn evaluator_from_spec(spec: &str) -> Result<Box<dyn SiguoEvaluator>, String> {
+    let all = EVALUATORS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    all.iter()
+        .find_map(|f| f(spec))
+        .unwrap_or_else(|| Err(format!("unknown evaluator `{spec}` (net:FILE, once junqi-net's bots are registered)")))
+}
+
+/// The root's statistics after a search: per move, visits and team A's
+/// mean value; with a Gumbel root its decision and improved policy (in
+/// `moves` order).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RootStats {
     pub moves: Vec<(Move, u32, f64)>,
+    pub gumbel: Option<(Move, Vec<f32>)>,
 }
 
-/// `mcts:N`, `mcts:sims=N,movetime=MS`.
-#[derive(Clone, Debug, Default)]
+/// `mcts:N`, `mcts:sims=N,movetime=MS`, `mcts:sims=N,eval=SPEC`.
+#[derive(Default)]
 pub struct SearchBot {
     pub config: SearchConfig,
+    /// The leaf evaluator (`eval=`): PUCT with its priors and values in
+    /// place of rollouts; `None` searches with rollouts.
+    pub evaluator: Option<Box<dyn SiguoEvaluator>>,
     /// The next decision's deadline and simulations cap from a host
     /// ([`SiguoBot::time_next_move`]), used once.
     next: Option<(Instant, u32)>,
@@ -184,22 +285,33 @@ pub struct SearchBot {
     last: Option<Vec<(Move, f32)>>,
 }
 
+impl std::fmt::Debug for SearchBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchBot").field("spec", &self.name()).finish()
+    }
+}
+
 impl SearchBot {
     pub fn new(config: SearchConfig) -> SearchBot {
-        SearchBot { config, next: None, last: None }
+        SearchBot { config, evaluator: None, next: None, last: None }
+    }
+
+    /// The search guided by `evaluator` (`mcts:…,eval=SPEC`).
+    pub fn with_evaluator(config: SearchConfig, evaluator: Box<dyn SiguoEvaluator>) -> SearchBot {
+        SearchBot { evaluator: Some(evaluator), ..SearchBot::new(config) }
     }
 
     /// The search from `info`'s seat: the root's statistics, or `None` when
     /// the seat is not to move or has no legal move. With `movetime`, it
     /// stops at the deadline (after at least one simulation).
-    pub fn search(&self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<RootStats> {
+    pub fn search(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<RootStats> {
         let deadline = self.config.movetime.map(|t| Instant::now() + t);
         self.search_until(info, rng, self.config.simulations, deadline)
     }
 
     /// [`SearchBot::search`] with at most `simulations` and a `deadline`.
     fn search_until(
-        &self,
+        &mut self,
         info: &SiguoInfoSet,
         rng: &mut dyn RngCore,
         simulations: u32,
@@ -213,16 +325,35 @@ impl SearchBot {
         if root_moves.is_empty() {
             return None;
         }
-        let prior: Vec<f64> = if self.config.prior > 0.0 {
+        let config = self.config;
+        let mut evaluator = self.evaluator.as_deref_mut();
+        let mut nodes = vec![Node::default()];
+        // With an evaluator, the root is evaluated from the seat's own
+        // information set, and the heuristic's prior is not used.
+        if let Some(e) = evaluator.as_deref_mut() {
+            nodes[0].estimate = Some(team_a_estimate(e, info));
+        }
+        let prior: Vec<f64> = if config.prior > 0.0 && evaluator.is_none() {
             let scores = HeuristicBot::scores(info, &root_moves);
             let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             let exp: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
             let sum: f64 = exp.iter().sum();
-            exp.iter().map(|e| self.config.prior * e / sum).collect()
+            exp.iter().map(|e| config.prior * e / sum).collect()
         } else {
             vec![0.0; root_moves.len()]
         };
-        let mut nodes = vec![Node::default()];
+        let seat = info.seat().team();
+        let mut groot = match (config.gumbel, &nodes[0].estimate) {
+            (Some(options), Some(root)) => {
+                let moves: Vec<Move> = root_moves.iter().copied().collect();
+                let uniform = 1.0 / moves.len() as f32;
+                let priors: Vec<f32> =
+                    moves.iter().map(|m| root.priors.iter().find(|p| p.0 == *m).map_or(uniform, |p| p.1)).collect();
+                let raw = Some(oriented(root.value, seat) as f32);
+                Some(GumbelRoot::new(&moves, &priors, raw, simulations.clamp(1, GUMBEL_SCHEDULE), options, rng))
+            }
+            _ => None,
+        };
         let mut list = MoveList::new();
         let mut path: Vec<(usize, usize)> = Vec::new();
         for done in 0..simulations.max(1) {
@@ -232,6 +363,7 @@ impl SearchBot {
             let Ok(mut world) = info.sample_world(rng) else { continue };
             path.clear();
             let mut node = 0;
+            let mut leaf = None;
             while world.outcome().is_none() {
                 let mover = world.turn().team();
                 if node == 0 {
@@ -242,6 +374,33 @@ impl SearchBot {
                 }
                 if list.is_empty() {
                     break;
+                }
+                if let Some(e) = evaluator.as_deref_mut() {
+                    // A node's first visit: the evaluator's answer for the
+                    // army to move, from what it would know in this world.
+                    if nodes[node].estimate.is_none() {
+                        let estimate = team_a_estimate(e, &SiguoInfoSet::new(&world, world.turn()));
+                        leaf = Some(estimate.value);
+                        nodes[node].estimate = Some(estimate);
+                        break;
+                    }
+                    let edge = match &groot {
+                        Some(g) if node == 0 => {
+                            add_edges(&mut nodes[0], &list);
+                            let mv = g.actions[g.next_action(done)].mv;
+                            nodes[0].edges.iter().position(|e| e.mv == mv).expect("every root move has an edge")
+                        }
+                        _ => puct_edge(&mut nodes[node], &list, mover, config.exploration),
+                    };
+                    if nodes[node].edges[edge].child == 0 {
+                        nodes.push(Node::default());
+                        let child = nodes.len() - 1;
+                        nodes[node].edges[edge].child = child;
+                    }
+                    world.play_unchecked(nodes[node].edges[edge].mv);
+                    path.push((node, edge));
+                    node = nodes[node].edges[edge].child;
+                    continue;
                 }
                 // Availability: every edge legal in this world counts one more chance.
                 let mut untried = Vec::new();
@@ -255,7 +414,7 @@ impl SearchBot {
                 let edge = if expand {
                     // One new node per simulation, then the rollout.
                     // At the root, the heuristic's best untried move first (with a prior).
-                    let mv = if node == 0 && self.config.prior > 0.0 {
+                    let mv = if node == 0 && config.prior > 0.0 {
                         let p = |m: &Move| prior[root_moves.iter().position(|r| r == m).unwrap_or(0)];
                         *untried.iter().max_by(|a, b| p(a).total_cmp(&p(b))).unwrap()
                     } else {
@@ -263,10 +422,10 @@ impl SearchBot {
                     };
                     nodes.push(Node::default());
                     let child = nodes.len() - 1;
-                    nodes[node].edges.push(Edge { mv, child, visits: 0, value_a: 0.0, available: 1 });
+                    nodes[node].edges.push(Edge { mv, child, prior: 0.0, visits: 0, value_a: 0.0, available: 1 });
                     nodes[node].edges.len() - 1
                 } else {
-                    let c = self.config.exploration;
+                    let c = config.exploration;
                     let mut best = (f64::NEG_INFINITY, usize::MAX);
                     for (i, e) in nodes[node].edges.iter().enumerate() {
                         if !list.contains(e.mv) {
@@ -292,9 +451,11 @@ impl SearchBot {
                     break;
                 }
             }
-            // Rollout, then the value of team A.
+            // The evaluator's value, or a rollout, then the value of team A
+            // (an evaluator's search values ended games by their result).
+            let rollout_plies = if evaluator.is_some() { 0 } else { config.rollout_plies };
             let mut plies = 0;
-            while world.outcome().is_none() && plies < self.config.rollout_plies {
+            while leaf.is_none() && world.outcome().is_none() && plies < rollout_plies {
                 world.legal_moves(&mut list);
                 if list.is_empty() {
                     break;
@@ -303,11 +464,17 @@ impl SearchBot {
                 world.play_unchecked(mv);
                 plies += 1;
             }
-            let value = team_a_value(&world);
+            let value = leaf.unwrap_or_else(|| team_a_value(&world));
             for &(n, e) in &path {
                 let edge = &mut nodes[n].edges[e];
                 edge.visits += 1;
                 edge.value_a += value;
+            }
+            if let (Some(g), Some(&(0, e))) = (groot.as_mut(), path.first()) {
+                let edge = &nodes[0].edges[e];
+                let action = g.actions.iter_mut().find(|a| a.mv == edge.mv).expect("a root move");
+                action.visits = edge.visits;
+                action.q = oriented(edge.value_a / edge.visits as f64, seat) as f32;
             }
         }
         let moves = root_moves
@@ -317,15 +484,81 @@ impl SearchBot {
                 None => (mv, 0, 0.5),
             })
             .collect();
-        Some(RootStats { moves })
+        let gumbel = groot.map(|g| (g.actions[g.best_action()].mv, g.improved_policy()));
+        Some(RootStats { moves, gumbel })
+    }
+}
+
+/// The evaluator's answer for `info`'s seat with the value turned into
+/// team A's (an ally of team A keeps it, an enemy's is 1 − it).
+fn team_a_estimate(evaluator: &mut dyn SiguoEvaluator, info: &SiguoInfoSet) -> LeafEstimate {
+    let estimate = evaluator.evaluate(info);
+    LeafEstimate { value: oriented(estimate.value, info.seat().team()), ..estimate }
+}
+
+/// PUCT at an evaluated `node` among the moves `list` legal in this world
+/// (`mover`'s team chooses; edges by [`add_edges`]): the edge with the
+/// largest `Q + c·P·√A/(1 + N)`.
+fn puct_edge(node: &mut Node, list: &MoveList, mover: Team, c: f64) -> usize {
+    add_edges(node, list);
+    let estimate = node.estimate.as_ref().expect("an evaluated node");
+    let untried = oriented(estimate.value, mover);
+    let mut best = (f64::NEG_INFINITY, usize::MAX);
+    for (i, e) in node.edges.iter().enumerate() {
+        if !list.contains(e.mv) {
+            continue;
+        }
+        let q = if e.visits == 0 { untried } else { oriented(e.value_a / e.visits as f64, mover) };
+        let score = q + c * e.prior * (e.available as f64).sqrt() / (1 + e.visits) as f64;
+        if score > best.0 {
+            best = (score, i);
+        }
+    }
+    best.1
+}
+
+/// An edge for every move of `list` at the evaluated `node` not yet tried
+/// (its prior from the node's estimate, uniform where the estimate lists
+/// none), and one more availability for the others.
+fn add_edges(node: &mut Node, list: &MoveList) {
+    let estimate = node.estimate.as_ref().expect("an evaluated node");
+    let uniform = 1.0 / list.len() as f64;
+    for &mv in list.iter() {
+        match node.edges.iter_mut().find(|e| e.mv == mv) {
+            Some(e) => e.available += 1,
+            None => {
+                let prior = estimate.priors.iter().find(|p| p.0 == mv).map_or(uniform, |p| p.1 as f64);
+                node.edges.push(Edge { mv, child: 0, prior, visits: 0, value_a: 0.0, available: 1 });
+            }
+        }
     }
 }
 
 impl SiguoBot for SearchBot {
     fn name(&self) -> String {
-        match self.config.movetime {
-            None => format!("mcts:{}", self.config.simulations),
-            Some(t) => format!("mcts:sims={},movetime={}", self.config.simulations, t.as_millis()),
+        let sims = self.config.simulations;
+        match (self.config.movetime, &self.evaluator) {
+            (None, None) => format!("mcts:{sims}"),
+            (t, e) => {
+                let mut spec = format!("mcts:sims={sims}");
+                if let Some(t) = t {
+                    spec.push_str(&format!(",movetime={}", t.as_millis()));
+                }
+                if let Some(g) = self.config.gumbel {
+                    spec.push_str(",search=gumbel");
+                    let d = GumbelOptions::default();
+                    if g.considered != d.considered {
+                        spec.push_str(&format!(",k={}", g.considered));
+                    }
+                    if g.gumbel_scale != d.gumbel_scale {
+                        spec.push_str(&format!(",gscale={}", g.gumbel_scale));
+                    }
+                }
+                if let Some(e) = e {
+                    spec.push_str(&format!(",eval={}", e.name()));
+                }
+                spec
+            }
         }
     }
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
@@ -334,6 +567,11 @@ impl SiguoBot for SearchBot {
             Some((deadline, sims)) => self.search_until(info, rng, sims, Some(deadline)),
             None => self.search(info, rng),
         }?;
+        if let Some((decision, policy)) = stats.gumbel {
+            // The Gumbel root's decision, and its improved policy.
+            self.last = Some(stats.moves.iter().map(|m| m.0).zip(policy).collect());
+            return Some(decision);
+        }
         let visits: u32 = stats.moves.iter().map(|m| m.1).sum();
         self.last = Some(stats.moves.iter().map(|m| (m.0, m.1 as f32 / visits.max(1) as f32)).collect());
         let team = info.seat().team();
@@ -359,7 +597,10 @@ impl SiguoBot for SearchBot {
 /// `mcts` (200 simulations), `mcts:N`, or keys: `mcts:sims=N`,
 /// `mcts:movetime=MS`, `mcts:N,movetime=MS` (`sims` 1 to 100 000 000,
 /// [`TIMED_SIMS`] with `movetime` and no `sims`; `movetime` 1 to 3 600 000
-/// ms); `None` for another spec, a one-line error for a bad one.
+/// ms), `eval=SPEC` (a registered [`SiguoEvaluator`]: `net:FILE`, its
+/// file name without a comma) and with it `search=puct|gumbel` (`gumbel`:
+/// `k` 1 to 1000, `gscale` 0 to 100); `None` for another spec, a one-line
+/// error for a bad one.
 pub fn parse_spec(spec: &str) -> Option<Result<SearchBot, String>> {
     let rest = spec.strip_prefix("mcts")?;
     if rest.is_empty() {
@@ -367,14 +608,16 @@ pub fn parse_spec(spec: &str) -> Option<Result<SearchBot, String>> {
     }
     Some(match rest.strip_prefix(':') {
         Some(keys) => parse_keys(spec, keys),
-        None => Err(format!("bad four-player bot `{spec}`: expected mcts, mcts:N or mcts:sims=N,movetime=MS")),
+        None => Err(format!("bad four-player bot `{spec}`: expected mcts, mcts:N or mcts:sims=N,movetime=MS,search=gumbel,eval=net:FILE")),
     })
 }
 
 fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
-    let bad =
-        |why: String| format!("bad four-player bot `{spec}`: {why} (expected mcts, mcts:N or mcts:sims=N,movetime=MS)");
-    let (mut sims, mut movetime) = (None, None);
+    let bad = |why: String| {
+        format!("bad four-player bot `{spec}`: {why} (expected mcts, mcts:N or mcts:sims=N,movetime=MS,search=gumbel,eval=net:FILE)")
+    };
+    let (mut sims, mut movetime, mut eval) = (None, None, None);
+    let (mut search, mut k, mut gscale) = (None, None, None);
     for (i, part) in keys.split(',').enumerate() {
         let part = part.trim();
         let (key, value) = match part.split_once('=') {
@@ -394,13 +637,44 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
                     .ok_or_else(|| bad(format!("movetime `{value}`: expected 1 to {MAX_MOVETIME_MS} milliseconds")))?;
                 movetime = Some(Duration::from_millis(ms));
             }
-            "sims" | "movetime" => return Err(bad(format!("`{key}` given twice"))),
-            other => return Err(bad(format!("unknown key `{other}`; the keys are sims and movetime"))),
+            "eval" if eval.is_none() => eval = Some(evaluator_from_spec(value).map_err(bad)?),
+            "search" if search.is_none() => match value {
+                "puct" | "gumbel" => search = Some(value == "gumbel"),
+                _ => return Err(bad(format!("search `{value}`: expected puct or gumbel"))),
+            },
+            "k" if k.is_none() => {
+                k = Some(number(1000).ok_or_else(|| bad(format!("k `{value}`: expected 1 to 1000")))? as u32)
+            }
+            "gscale" if gscale.is_none() => {
+                let g = value.parse::<f32>().ok().filter(|g| (0.0..=100.0).contains(g));
+                gscale = Some(g.ok_or_else(|| bad(format!("gscale `{value}`: expected 0 to 100")))?);
+            }
+            "sims" | "movetime" | "eval" | "search" | "k" | "gscale" => {
+                return Err(bad(format!("`{key}` given twice")))
+            }
+            other => {
+                return Err(bad(format!(
+                    "unknown key `{other}`; the keys are sims, movetime, eval, search, k and gscale"
+                )))
+            }
         }
     }
+    let gumbel = search == Some(true);
+    if gumbel && eval.is_none() {
+        return Err(bad("search=gumbel needs an evaluator (eval=net:FILE)".into()));
+    }
+    if !gumbel && (k.is_some() || gscale.is_some()) {
+        return Err(bad("k and gscale apply only with search=gumbel".into()));
+    }
+    let g = GumbelOptions::default();
+    let gumbel = gumbel.then(|| GumbelOptions {
+        considered: k.unwrap_or(g.considered),
+        gumbel_scale: gscale.unwrap_or(g.gumbel_scale),
+        ..g
+    });
     let d = SearchConfig::default();
     let simulations = sims.unwrap_or(if movetime.is_some() { TIMED_SIMS } else { d.simulations });
-    Ok(SearchBot::new(SearchConfig { simulations, movetime, ..d }))
+    Ok(SearchBot { evaluator: eval, ..SearchBot::new(SearchConfig { simulations, movetime, gumbel, ..d }) })
 }
 
 #[cfg(test)]

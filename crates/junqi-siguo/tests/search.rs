@@ -1,12 +1,17 @@
 //! The four-player search (src/search.rs): the team value's sign through
-//! every seat and skipped turns, decisions from the seat's information set
-//! only, and its strength as a team.
+//! every seat and skipped turns (with rollouts, and with a leaf evaluator
+//! and PUCT), decisions from the seat's information set only, and its
+//! strength as a team.
 
 use junqi_core::piece::Kind;
 use junqi_core::setup::rng_from_seed;
+use junqi_siguo::bots::piece_value;
 use junqi_siguo::bots::{bot_from_spec, play_bots, SiguoBot};
 use junqi_siguo::search::{SearchBot, SearchConfig};
-use junqi_siguo::{Announcement, Army, EndCause, Mode, MoveList, NodeKind, Piece, Position, Rules, SiguoInfoSet, Team};
+use junqi_siguo::{
+    Announcement, Army, EndCause, LeafEstimate, Mode, MoveList, NodeKind, Piece, Position, Rules, SiguoEvaluator,
+    SiguoInfoSet, Team,
+};
 use rand::Rng;
 
 fn search(simulations: u32) -> SearchBot {
@@ -38,9 +43,13 @@ fn legal(pos: &Position) -> Vec<String> {
 /// carries the decisive captures, so its signs are what is tested (and
 /// without the heuristic's prior at the root).
 fn choices(pos: &Position, sims: u32, rollout_plies: u32, good: &str, bad: &str) -> (Vec<String>, Vec<(f64, f64)>) {
+    let bot = SearchBot::new(SearchConfig { simulations: sims, rollout_plies, prior: 0.0, ..SearchConfig::default() });
+    choices_of(bot, pos, good, bad)
+}
+
+/// [`choices`] of a given search.
+fn choices_of(mut bot: SearchBot, pos: &Position, good: &str, bad: &str) -> (Vec<String>, Vec<(f64, f64)>) {
     let info = SiguoInfoSet::new(pos, Army::ALL[0]);
-    let mut bot =
-        SearchBot::new(SearchConfig { simulations: sims, rollout_plies, prior: 0.0, ..SearchConfig::default() });
     let mut chosen = Vec::new();
     let mut values = Vec::new();
     for s in 0..4 {
@@ -53,6 +62,30 @@ fn choices(pos: &Position, sims: u32, rollout_plies: u32, good: &str, bad: &str)
     (chosen, values)
 }
 
+/// The pieces of [`search_counts_on_the_ally_to_take_the_last_flag`]'s position.
+const LAST_FLAG: [(&str, usize, char); 8] = [
+    ("sb1", 0, 'F'),
+    ("ec3", 0, 'B'),
+    ("sc6", 0, 'G'),
+    ("eb1", 1, 'F'),
+    ("ec2", 1, 'K'),
+    ("sc5", 1, 'D'),
+    ("nb1", 2, 'F'),
+    ("eb2", 2, 'D'),
+];
+
+/// The pieces of [`search_sign_follows_the_mover_through_skipped_turns`]'s position.
+const SKIPPED: [(&str, usize, char); 8] = [
+    ("sb1", 0, 'F'),
+    ("sc2", 0, 'G'),
+    ("nb1", 2, 'F'),
+    ("nc1", 2, 'L'),
+    ("wb1", 3, 'F'),
+    ("sb2", 3, 'L'),
+    ("sc3", 3, 'D'),
+    ("wc1", 3, 'L'),
+];
+
 /// The ally's move decides the game. Army 3 has ended, so the order is
 /// 0, 1, 2. Army 2's 师长 on eb2 stands beside army 1's flag (eb1), the
 /// last enemy flag; army 1's 司令 on ec2 can take that 师长 first. Army 0
@@ -64,20 +97,7 @@ fn choices(pos: &Position, sims: u32, rollout_plies: u32, good: &str, bad: &str)
 /// value bombs the 司令.
 #[test]
 fn search_counts_on_the_ally_to_take_the_last_flag() {
-    let pos = table(
-        &[
-            ("sb1", 0, 'F'),
-            ("ec3", 0, 'B'),
-            ("sc6", 0, 'G'),
-            ("eb1", 1, 'F'),
-            ("ec2", 1, 'K'),
-            ("sc5", 1, 'D'),
-            ("nb1", 2, 'F'),
-            ("eb2", 2, 'D'),
-        ],
-        &[3],
-        0,
-    );
+    let pos = table(&LAST_FLAG, &[3], 0);
     let moves = legal(&pos);
     assert!(moves.iter().any(|m| m == "ec3-ec2") && moves.iter().any(|m| m == "sc6-sc5"), "{moves:?}");
     // The ally can take the flag; the enemy 司令 can take the ally's 师长.
@@ -101,20 +121,7 @@ fn search_counts_on_the_ally_to_take_the_last_flag() {
 /// as an ally's, and take the 师长.
 #[test]
 fn search_sign_follows_the_mover_through_skipped_turns() {
-    let pos = table(
-        &[
-            ("sb1", 0, 'F'),
-            ("sc2", 0, 'G'),
-            ("nb1", 2, 'F'),
-            ("nc1", 2, 'L'),
-            ("wb1", 3, 'F'),
-            ("sb2", 3, 'L'),
-            ("sc3", 3, 'D'),
-            ("wc1", 3, 'L'),
-        ],
-        &[1],
-        0,
-    );
+    let pos = table(&SKIPPED, &[1], 0);
     let moves = legal(&pos);
     assert!(moves.iter().any(|m| m == "sc2-sb2") && moves.iter().any(|m| m == "sc2-sc3"), "{moves:?}");
     let after = pos.played("sc2-sc3".parse().unwrap());
@@ -125,6 +132,202 @@ fn search_sign_follows_the_mover_through_skipped_turns() {
         // Army 3's capture of the flag is seen as the enemy's: the 师长's
         // value for team A is far below the 排长's.
         assert!(values.iter().all(|&(good, bad)| good > 0.9 && good - bad > 0.2), "{values:?}");
+    }
+}
+
+/// A leaf evaluator for tests: no priors (uniform) and the value `value`
+/// gives the seat's team, or with `flipped` team A's value whatever the
+/// seat's team (what a search that took every mover's value for team A's,
+/// without the sign for team B, would back up).
+struct Fake {
+    value: fn(&SiguoInfoSet) -> f64,
+    flipped: bool,
+}
+
+impl SiguoEvaluator for Fake {
+    fn name(&self) -> String {
+        "fake".into()
+    }
+    fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
+        assert!(info.outcome().is_none() && info.turn() == info.seat(), "asked for an army to move");
+        let v = (self.value)(info);
+        let flip = self.flipped && info.seat().team() == Team::B;
+        LeafEstimate { priors: Vec::new(), value: if flip { 1.0 - v } else { v } }
+    }
+}
+
+/// Every position even.
+fn even(_: &SiguoInfoSet) -> f64 {
+    0.5
+}
+
+/// The seat's team's material as the seat knows it (in 全明, every kind):
+/// 60 per live army and its pieces' values (a flag 0), against the other
+/// team's, as ½ + ½·tanh(difference / 40) (the search's rollout value).
+fn material(info: &SiguoInfoSet) -> f64 {
+    let mut diff = 0.0;
+    let sign = |a: Army| if a.team() == info.seat().team() { 1.0 } else { -1.0 };
+    for army in Army::ALL {
+        if info.ended(army).is_none() {
+            diff += 60.0 * sign(army);
+        }
+    }
+    for (node, army, _) in info.pieces() {
+        let kind = info.known_kind(node).expect("全明: every kind known");
+        diff += sign(army) * if kind == Kind::Flag { 0.0 } else { piece_value(kind) as f64 };
+    }
+    0.5 + 0.5 * (diff / 40.0).tanh()
+}
+
+fn guided(sims: u32, value: fn(&SiguoInfoSet) -> f64, flipped: bool) -> SearchBot {
+    SearchBot::with_evaluator(
+        SearchConfig { simulations: sims, ..SearchConfig::default() },
+        Box::new(Fake { value, flipped }),
+    )
+}
+
+/// The two positions above with the evaluator in place of the rollouts
+/// (PUCT, uniform priors): with every leaf even, the tree alone carries the
+/// decisive captures through the ally's and the enemy's turns and the
+/// skipped one; with the material value, the evaluator's value is turned
+/// into team A's for allies and enemies alike.
+#[test]
+fn guided_search_counts_on_the_ally_through_skipped_turns() {
+    let last_flag = table(&LAST_FLAG, &[3], 0);
+    let skipped = table(&SKIPPED, &[1], 0);
+    // Even leaves: only the last flag's capture (which ends the game) tells
+    // the moves apart. The flag taken in the other position ends army 0
+    // only, so there the material value tells.
+    let even = even as fn(&SiguoInfoSet) -> f64;
+    for (pos, good, bad, value) in [
+        (&last_flag, "ec3-ec2", "sc6-sc5", even),
+        (&last_flag, "ec3-ec2", "sc6-sc5", material),
+        (&skipped, "sc2-sb2", "sc2-sc3", material),
+    ] {
+        let (chosen, values) = choices_of(guided(2000, value, false), pos, good, bad);
+        assert!(chosen.iter().all(|m| m == good), "{chosen:?}");
+        assert!(values.iter().all(|&(g, b)| g > 0.9 && g - b > 0.1), "{values:?}");
+    }
+}
+
+/// Every army alive (the order 0, 1, 2, 3): army 0 can bomb army 1's 司令
+/// (ec3-ec2), after which the ally's 师长 takes army 1's flag (eb1) and
+/// army 1 ends, or take army 1's 师长 (sc6-sc5), after which army 1's 司令
+/// takes the ally's 师长 and the ally, left with its flag, ends. Neither
+/// ends the game: only the evaluator values them, at army 3's turn for the
+/// first (an enemy's value, turned into team A's) and at army 0's for the
+/// second. The search bombs the 司令; with army 3's value taken for team
+/// A's (no sign for team B) it would not.
+#[test]
+fn guided_search_backs_the_team_value_up_through_four_seats() {
+    let pieces: Vec<_> = LAST_FLAG.iter().copied().chain([("wb1", 3, 'F'), ("wc1", 3, 'L')]).collect();
+    let pos = table(&pieces, &[], 0);
+    let after = pos.played("ec3-ec2".parse().unwrap()).played("sc5-sc4".parse().unwrap());
+    assert!(legal(&after).iter().any(|m| m == "eb2-eb1"), "{:?}", legal(&after));
+    let taken = after.played("eb2-eb1".parse().unwrap());
+    assert!(taken.ended(crate::common::army(1)).is_some() && taken.outcome().is_none());
+    assert_eq!(taken.turn().index(), 3);
+    let (chosen, values) = choices_of(guided(2000, material, false), &pos, "ec3-ec2", "sc6-sc5");
+    assert!(chosen.iter().all(|m| m == "ec3-ec2"), "{chosen:?}");
+    assert!(values.iter().all(|&(g, b)| g > 0.55 && g - b > 0.2), "{values:?}");
+    let (chosen, _) = choices_of(guided(2000, material, true), &pos, "ec3-ec2", "sc6-sc5");
+    assert!(chosen.iter().all(|m| m != "ec3-ec2"), "{chosen:?}");
+}
+
+/// A value that depends on everything the evaluator is handed: any
+/// difference in an information set changes it.
+fn hashed(info: &SiguoInfoSet) -> f64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    info.hash(&mut h);
+    (h.finish() % 1000) as f64 / 1000.0
+}
+
+/// The guided search decides from the seat's information set only: two
+/// deals that differ in kinds seat 0 cannot see give the same root
+/// statistics and move from the same random stream, with an evaluator
+/// whose value depends on every bit of the information sets it is handed.
+#[test]
+fn guided_search_decides_from_the_seat_information_only() {
+    for mode in [Mode::Anqi, Mode::Shuangming] {
+        for seed in 0..3u64 {
+            let a = Position::new_game(Rules::preset(mode), seed);
+            let b = swapped(&a);
+            let (ia, ib) = (SiguoInfoSet::new(&a, Army::ALL[0]), SiguoInfoSet::new(&b, Army::ALL[0]));
+            assert_eq!(ia, ib);
+            let mut bot = guided(200, hashed, false);
+            let sa = bot.search(&ia, &mut rng_from_seed(seed)).unwrap();
+            let sb = bot.search(&ib, &mut rng_from_seed(seed)).unwrap();
+            assert_eq!(sa, sb, "{mode:?} deal {seed}");
+            assert_eq!(sa.moves.iter().map(|m| m.1).sum::<u32>(), 200);
+            let ma = bot.choose(&ia, &mut rng_from_seed(seed + 1));
+            assert_eq!(ma, bot.choose(&ib, &mut rng_from_seed(seed + 1)));
+            // Another stream draws other worlds, which the evaluator tells apart.
+            assert_ne!(sa, bot.search(&ia, &mut rng_from_seed(seed + 100)).unwrap());
+        }
+    }
+}
+
+/// The Gumbel root (`search=gumbel`) in the last-flag position: every
+/// root move is considered (15 < k = 16), the halving keeps the bomb, and
+/// the decision's policy (the improved policy) sums to 1 and puts more on
+/// the bomb than the uniform prior did.
+#[test]
+fn gumbel_root_finds_the_ally_s_capture() {
+    let pos = table(&LAST_FLAG, &[3], 0);
+    let info = SiguoInfoSet::new(&pos, Army::ALL[0]);
+    let n = legal(&pos).len();
+    for seed in 0..4 {
+        let config = SearchConfig { simulations: 800, gumbel: Some(Default::default()), ..SearchConfig::default() };
+        let mut bot = SearchBot::with_evaluator(config, Box::new(Fake { value: even, flipped: false }));
+        assert_eq!(bot.name(), "mcts:sims=800,search=gumbel,eval=fake");
+        let mv = bot.choose(&info, &mut rng_from_seed(seed)).unwrap();
+        assert_eq!(mv.to_string(), "ec3-ec2");
+        let policy = bot.last_policy().unwrap();
+        assert_eq!(policy.len(), n);
+        assert!((policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-4);
+        let bomb = policy.iter().find(|p| p.0 == mv).unwrap().1;
+        assert!(bomb > 1.0 / n as f32 && policy.iter().all(|p| p.1 <= bomb), "{policy:?}");
+    }
+}
+
+fn fake_factory(spec: &str) -> Option<Result<Box<dyn SiguoEvaluator>, String>> {
+    let flipped = spec.strip_prefix("fake")?;
+    Some(match flipped {
+        "" => Ok(Box::new(Fake { value: even, flipped: false }) as Box<dyn SiguoEvaluator>),
+        other => Err(format!("fake: no `{other}`")),
+    })
+}
+
+/// `eval=` needs a registered evaluator, `search=gumbel` an evaluator; the
+/// specs read back from their names; errors are one line.
+#[test]
+fn eval_and_search_keys_parse() {
+    let err = bot_from_spec("mcts:sims=8,eval=nonesuch:x").err().unwrap();
+    assert!(err.contains("unknown evaluator `nonesuch:x`") && !err.contains('\n'), "{err}");
+    junqi_siguo::register_siguo_evaluator(fake_factory);
+    for (spec, name) in [
+        ("mcts:8,eval=fake", "mcts:sims=8,eval=fake"),
+        ("mcts:sims=8,search=puct,eval=fake", "mcts:sims=8,eval=fake"),
+        ("mcts:sims=8,search=gumbel,eval=fake", "mcts:sims=8,search=gumbel,eval=fake"),
+        ("mcts:eval=fake,search=gumbel,k=4,gscale=0,sims=9", "mcts:sims=9,search=gumbel,k=4,gscale=0,eval=fake"),
+        ("mcts:sims=8,movetime=20,eval=fake", "mcts:sims=8,movetime=20,eval=fake"),
+    ] {
+        let bot = bot_from_spec(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(bot.name(), name);
+        assert_eq!(bot_from_spec(name).unwrap().name(), name);
+    }
+    for (bad, why) in [
+        ("mcts:sims=8,eval=fakex", "fake: no `x`"),
+        ("mcts:sims=8,search=gumbel", "search=gumbel needs an evaluator"),
+        ("mcts:sims=8,k=4,eval=fake", "k and gscale apply only with search=gumbel"),
+        ("mcts:sims=8,search=best,eval=fake", "search `best`"),
+        ("mcts:sims=8,search=gumbel,k=0,eval=fake", "k `0`"),
+        ("mcts:sims=8,search=gumbel,gscale=-1,eval=fake", "gscale `-1`"),
+        ("mcts:sims=8,eval=fake,eval=fake", "`eval` given twice"),
+    ] {
+        let err = bot_from_spec(bad).err().unwrap_or_else(|| panic!("{bad} accepted"));
+        assert!(err.contains(why) && err.contains(bad) && !err.contains('\n'), "{bad}: {err}");
     }
 }
 

@@ -18,8 +18,12 @@
 //! Below the root the search stays PUCT (the paper's deterministic interior
 //! rule is a refinement we have not needed). The formulas follow DeepMind's
 //! reference implementation (mctx, `qtransform_completed_by_mix_value`).
+//!
+//! The root is generic over the move type (`M`, the two-player [`Move`] by
+//! default), so the four-player search (junqi-siguo's `search=gumbel`) uses
+//! the same one.
 
-use junqi_core::{GameRng, Move};
+use junqi_core::Move;
 use rand::Rng;
 
 /// Gumbel root parameters (bot-spec keys `k`, `cvisit`, `cscale`, `gscale`).
@@ -71,8 +75,8 @@ pub fn considered_visits(considered: u32, sims: u32) -> Vec<u32> {
 
 /// One root action's numbers.
 #[derive(Copy, Clone, Debug)]
-pub struct RootAction {
-    pub mv: Move,
+pub struct RootAction<M = Move> {
+    pub mv: M,
     /// log prior (clamped, so a zero prior is a very small logit, not -∞).
     pub logit: f32,
     /// The Gumbel draw times the scale.
@@ -84,9 +88,9 @@ pub struct RootAction {
 
 /// The root of one Gumbel search: its actions, the considered set and the
 /// visit schedule.
-#[derive(Clone, Debug, Default)]
-pub struct GumbelRoot {
-    pub actions: Vec<RootAction>,
+#[derive(Clone, Debug)]
+pub struct GumbelRoot<M = Move> {
+    pub actions: Vec<RootAction<M>>,
     /// Indices into `actions` of the considered ones.
     considered: Vec<usize>,
     schedule: Vec<u32>,
@@ -98,19 +102,31 @@ pub struct GumbelRoot {
 /// Smallest logit given to an action (a zero prior).
 const LOW_LOGIT: f32 = -30.0;
 
-impl GumbelRoot {
+impl<M> Default for GumbelRoot<M> {
+    fn default() -> GumbelRoot<M> {
+        GumbelRoot {
+            actions: Vec::new(),
+            considered: Vec::new(),
+            schedule: Vec::new(),
+            raw_value: 0.0,
+            options: GumbelOptions::default(),
+        }
+    }
+}
+
+impl<M: Copy> GumbelRoot<M> {
     /// Draw the Gumbel variables and the considered set for `moves` with
     /// `priors` (one per move, or empty for uniform), for `sims` simulations.
-    pub fn new(
-        moves: &[Move],
+    pub fn new<R: Rng + ?Sized>(
+        moves: &[M],
         priors: &[f32],
         raw_value: Option<f32>,
         sims: u32,
         options: GumbelOptions,
-        rng: &mut GameRng,
-    ) -> GumbelRoot {
+        rng: &mut R,
+    ) -> GumbelRoot<M> {
         let uniform = 1.0 / moves.len().max(1) as f32;
-        let actions: Vec<RootAction> = moves
+        let actions: Vec<RootAction<M>> = moves
             .iter()
             .enumerate()
             .map(|(i, &mv)| {

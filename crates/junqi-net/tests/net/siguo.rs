@@ -1,12 +1,16 @@
 //! Four-player (四国) nets: each game's loaders refuse the other game's
 //! net files by name; a random-weight four-player net plays whole 四国暗棋
 //! games against `random` with legal moves only, registered as the agent
-//! `net:FILE`; and it decides from its seat's information set alone.
+//! `net:FILE`; and it decides from its seat's information set alone. The
+//! search guided by the net (`mcts:sims=N,eval=net:FILE`) plays whole
+//! games with legal moves only and decides from its seat's information set.
 
 use junqi_net::{
-    register_net_bots, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet, SiguoNetPlayer,
+    register_net_bots, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet,
+    SiguoNetEvaluator, SiguoNetPlayer,
 };
 use junqi_siguo::bots::RandomBot;
+use junqi_siguo::search::{SearchBot, SearchConfig};
 use junqi_siguo::{play_bots, Army, Mode, Position, Rules, SiguoBot, SiguoInfoSet};
 use rand::SeedableRng;
 use std::path::PathBuf;
@@ -104,6 +108,24 @@ fn a_random_net_plays_whole_anqi_games_against_random_with_legal_moves() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Seat 0's information set at the start of three 四国暗棋 deals, each with
+/// the same set read from another deal (a world drawn from it with the
+/// stream `seed`) that differs in the hidden armies only.
+fn twins(seed: u64) -> Vec<(SiguoInfoSet, SiguoInfoSet)> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..3)
+        .map(|deal| {
+            let truth = Position::new_game(Rules::preset(Mode::Anqi), deal);
+            let info = SiguoInfoSet::new(&truth, Army::ALL[0]);
+            let world = info.sample_world(&mut rng).unwrap();
+            assert!(truth.pieces().zip(world.pieces()).any(|(a, b)| a != b), "the hidden armies differ");
+            let other = SiguoInfoSet::new(&world, Army::ALL[0]);
+            assert_eq!(info, other, "what seat 0 knows is the same");
+            (info, other)
+        })
+        .collect()
+}
+
 /// The player is given its seat's information set and nothing else: two
 /// deals that differ in the hidden armies but not in what seat 0 knows
 /// give it the same observation, so the same answer.
@@ -112,21 +134,86 @@ fn the_net_sees_only_its_seats_information_set() {
     let dir = temp_dir("hidden");
     let (four, _) = both_nets(&dir);
     let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
-    let rules = Rules::preset(Mode::Anqi);
-    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    for seed in 0..3 {
-        let truth = Position::new_game(rules, seed);
-        let info = SiguoInfoSet::new(&truth, Army::ALL[0]);
-        let world = info.sample_world(&mut rng).unwrap();
-        assert!(truth.pieces().zip(world.pieces()).any(|(a, b)| a != b), "the hidden armies differ");
-        let other = SiguoInfoSet::new(&world, Army::ALL[0]);
-        assert_eq!(info, other, "what seat 0 knows is the same");
+    for (info, other) in twins(3) {
         let mut s = net.scratch();
         let (a, b) = (net.evaluate(&info, true, &mut s), net.evaluate(&other, true, &mut s));
         assert_eq!(a, b);
         let mut player = SiguoNetPlayer::new(net.clone(), "net");
         assert_eq!(player.best_move(&info), player.best_move(&other));
         assert!(a.evaluation.belief.as_ref().is_some_and(|b| b.len() == 129 * 12));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The net-guided search as `arena --siguo` builds its bots (from the spec,
+/// once `register_net_bots` has run): `mcts:sims=32,eval=net:FILE` against
+/// `random`, the deal played again with the teams' seats swapped and the
+/// Gumbel root (`search=gumbel`), whole 四国暗棋 games with legal moves
+/// only (`play_bots` refuses any other).
+#[test]
+fn the_net_guided_search_plays_whole_games_with_legal_moves() {
+    let dir = temp_dir("search");
+    let (four, two) = both_nets(&dir);
+    register_net_bots();
+    let spec = format!("mcts:sims=32,eval=net:{}", four.display());
+    let gumbel = format!("mcts:sims=32,search=gumbel,eval=net:{}", four.display());
+    for spec in [&spec, &gumbel] {
+        let bot = junqi_siguo::bot_from_spec(spec).expect("eval=net: is registered");
+        assert_eq!(&bot.name(), spec);
+    }
+    // A two-player net is refused by name, in one line.
+    let err = junqi_siguo::bot_from_spec(&format!("mcts:sims=32,eval=net:{}", two.display())).err().unwrap();
+    assert!(err.contains("a two-player net") && !err.contains('\n'), "{err}");
+    let rules = Rules::preset(Mode::Anqi);
+    let mut moves = 0;
+    for seed in 0..1u64 {
+        for swap in [false, true] {
+            let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| {
+                let search = if swap { gumbel.as_str() } else { spec.as_str() };
+                let spec = if (i % 2 == 0) != swap { search } else { "random" };
+                junqi_siguo::bot_from_spec(spec).unwrap()
+            });
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let game = play_bots(Position::new_game(rules, 300 + seed), &mut bots, &mut rng).expect("legal moves only");
+            // Re-played through the referee: every move legal, to the same end.
+            let mut pos = game.start.clone();
+            for &mv in &game.moves {
+                pos.play(mv).expect("a legal move");
+            }
+            assert_eq!(pos.outcome(), Some(game.outcome));
+            moves += game.moves.len();
+        }
+    }
+    assert!(moves > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The net-guided search decides from its seat's information set only: two
+/// deals that differ in the hidden armies but not in what seat 0 knows give
+/// the same root statistics and move from the same random stream.
+#[test]
+fn the_net_guided_search_sees_only_its_seats_information_set() {
+    let dir = temp_dir("search-hidden");
+    let (four, _) = both_nets(&dir);
+    let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
+    for (seed, (info, other)) in twins(5).into_iter().enumerate() {
+        let seed = seed as u64;
+        for gumbel in [None, Some(Default::default())] {
+            let config = SearchConfig { simulations: 64, gumbel, ..SearchConfig::default() };
+            let mut bot = SearchBot::with_evaluator(config, Box::new(SiguoNetEvaluator::new(net.clone(), "net")));
+            let a = bot.search(&info, &mut rand::rngs::StdRng::seed_from_u64(seed)).unwrap();
+            let b = bot.search(&other, &mut rand::rngs::StdRng::seed_from_u64(seed)).unwrap();
+            assert_eq!(a, b);
+            assert_eq!(a.moves.iter().map(|m| m.1).sum::<u32>(), 64);
+            assert_eq!(a.gumbel.is_some(), gumbel.is_some());
+            let pick =
+                |bot: &mut SearchBot, info: &SiguoInfoSet| bot.choose(info, &mut rand::rngs::StdRng::seed_from_u64(9));
+            assert_eq!(pick(&mut bot, &info), pick(&mut bot, &other));
+            assert_eq!(bot.last_policy(), {
+                pick(&mut bot, &info);
+                bot.last_policy()
+            });
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
