@@ -83,6 +83,14 @@ impl Layout {
         let start = s * self.shard_games;
         start..(start + self.shard_games).min(self.games)
     }
+    /// The shards of part `part` (absent: every shard).
+    pub fn part_shards(&self, part: Option<Part>) -> impl Iterator<Item = u64> {
+        (0..self.shards()).filter(move |&s| owns(part, s))
+    }
+    /// The games of part `part` (absent: every game).
+    pub fn part_games(&self, part: Option<Part>) -> u64 {
+        self.part_shards(part).map(|s| self.shard_range(s)).map(|r| r.end - r.start).sum()
+    }
 }
 
 /// A run's config, of two or of four players: what `run.json` stores under
@@ -348,7 +356,7 @@ pub fn prepare_part(config: Config, out: Option<&Path>, part: Option<Part>) -> R
     let batches = config.check()?.batches;
     let Some(dir) = out else {
         return Ok(Plan {
-            pending: (0..config.shards()).filter(|&s| owns(part, s)).collect(),
+            pending: config.layout().part_shards(part).collect(),
             config,
             out: None,
             complete_games: 0,
@@ -389,7 +397,7 @@ pub(crate) struct Opened {
 /// damaged shards of the part (with a note) and find the ones still to play.
 pub(crate) fn open_run<C: RunConfig>(config: &C, dir: &Path, part: Option<Part>) -> Result<Opened, SelfplayError> {
     let layout = config.layout();
-    let owned: Vec<u64> = (0..layout.shards()).filter(|&s| owns(part, s)).collect();
+    let owned: Vec<u64> = layout.part_shards(part).collect();
     let mut notes = Vec::new();
     let run_dir = RunDir::open(dir)?;
     let run_path = dir.join(RUN_FILE);
@@ -639,17 +647,12 @@ enum ShardOutcome {
 impl Plan {
     /// Shards in the run (in its part, for a part).
     pub fn shards_total(&self) -> u64 {
-        let total = self.config.shards();
-        self.part.map_or(total, |p| p.shards(total).count() as u64)
+        self.config.layout().part_shards(self.part).count() as u64
     }
 
     /// Games in the run (in its part, for a part).
     pub fn games_total(&self) -> u64 {
-        let total = self.config.shards();
-        match self.part {
-            None => self.config.games,
-            Some(p) => p.shards(total).map(|s| self.config.shard_range(s)).map(|r| r.end - r.start).sum(),
-        }
+        self.config.layout().part_games(self.part)
     }
 
     /// Play the pending shards on `options.threads` rayon workers and write

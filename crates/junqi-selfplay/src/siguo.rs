@@ -437,12 +437,12 @@ pub fn run_siguo(config: &SiguoConfig, out: &Path, options: &RunOptions) -> Resu
     let threads = workers(options.threads);
     let opened = open_run(config, out, options.part)?;
     let layout = config.layout();
-    let part_shards: Vec<u64> = (0..layout.shards()).filter(|&s| crate::part::owns(options.part, s)).collect();
+    let shards_total = layout.part_shards(options.part).count() as u64;
     let mut summary = SiguoSummary {
-        shards_total: part_shards.len() as u64,
-        shards_complete: (part_shards.len() - opened.pending.len()) as u64,
+        shards_total,
+        shards_complete: shards_total - opened.pending.len() as u64,
         games_complete: opened.complete_games,
-        games_total: part_shards.iter().map(|&s| layout.shard_range(s).count() as u64).sum(),
+        games_total: layout.part_games(options.part),
         notes: opened.notes,
         ..SiguoSummary::default()
     };

@@ -1,5 +1,5 @@
-//! `junqi merge`: join the parts of a `selfplay`, `arena`, `study
-//! first-move` or `sprt` run made with `--part I/N` (by N processes, on one
+//! `junqi merge`: join the parts of a `selfplay` (two- or four-player),
+//! `arena`, `study first-move` or `sprt` run made with `--part I/N` (by N processes, on one
 //! machine or many) into one directory, the same as a single run would have
 //! written, then write the report a single run writes. Everything is
 //! checked (reading only) before anything is written. The bot × variant

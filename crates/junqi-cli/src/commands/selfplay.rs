@@ -171,12 +171,7 @@ fn run_siguo(args: &Args, threads: usize) -> Result<()> {
     let out = args.out.as_deref().expect("clap requires --out without --no-write");
     let start = std::time::Instant::now();
     let layout = junqi_selfplay::Layout { games: config.games, shard_games: config.shard_games };
-    let shards = layout.shards();
-    let total = match args.part {
-        None => config.games,
-        Some(p) => p.shards(shards).map(|s| layout.shard_range(s).count() as u64).sum(),
-    };
-    let mut live = Live::start(threads, total, 0)?;
+    let mut live = Live::start(threads, layout.part_games(args.part), 0)?;
     live.options.part = args.part;
     let result = junqi_selfplay::run_siguo(&config, out, &live.options);
     live.finish();
