@@ -228,6 +228,76 @@ impl SiguoInfoSet {
         info
     }
 
+    /// The information set `army` would hold in `world`, a world drawn from
+    /// this seat's set ([`SiguoInfoSet::sample_world`]: the same position,
+    /// turn and counters), derived from what this seat knows; the search
+    /// starts each simulation's other armies from it (this seat's own is
+    /// this set itself). `army` knows:
+    /// * the kinds it sees (§10.10) as the world has them;
+    /// * of an army neither it nor this seat sees: this seat's kind sets and
+    ///   removed pieces (the deployment rules, moves, rulings, 司令阵亡 and
+    ///   counts as the table heard them; what this seat's own fights proved
+    ///   is included, what `army`'s fights proved with its own kinds beyond
+    ///   that is not);
+    /// * of an army this seat sees and `army` does not (this seat's own, its
+    ///   ally's in 双明): what the table knows without its history: at ply 0
+    ///   the deployment rules (§10.5), later that flags and mines never move
+    ///   (a flag only in its headquarters, a mine only on its last two
+    ///   lines), the shown flag, and the removed 司令 exactly when its flag
+    ///   is shown;
+    ///
+    /// then the counts per army (25 pieces of §2).
+    pub fn view_of(&self, world: &Position, army: Army) -> SiguoInfoSet {
+        if army == self.seat {
+            return self.clone();
+        }
+        let mut info = SiguoInfoSet {
+            seat: army,
+            rules: self.rules,
+            board: [None; NODES],
+            removed: Default::default(),
+            ended: self.ended,
+            turn: self.turn,
+            quiet: self.quiet,
+            ply: self.ply,
+            outcome: self.outcome,
+        };
+        let deployed = self.ply == 0;
+        for (node, piece) in world.pieces() {
+            let set = if info.sees(piece.army) {
+                piece.kind.bit()
+            } else if !self.sees(piece.army) {
+                self.possible_kinds(node)
+            } else if deployed {
+                deployable(&self.rules, piece.army, node)
+            } else {
+                deployable(&self.rules, piece.army, node) | MOVABLE
+            };
+            info.board[node.index()] = Some((piece.army, set));
+        }
+        for other in Army::ALL {
+            if info.sees(other) || info.ended[other.index()].is_some() {
+                continue;
+            }
+            if !self.sees(other) {
+                info.removed[other.index()] = self.removed[other.index()].clone();
+            } else {
+                let shown = world.revealed_flag(other);
+                if let Some(flag) = shown {
+                    info.board[flag.index()] = Some((other, Kind::Flag.bit()));
+                }
+                let missing = 25usize.saturating_sub(info.pieces_of(other).count());
+                let mut removed = vec![ALL_KINDS & !Kind::Flag.bit() & !Kind::Commander.bit(); missing];
+                if let (Some(_), Some(first)) = (shown, removed.first_mut()) {
+                    *first = Kind::Commander.bit();
+                }
+                info.removed[other.index()] = removed;
+            }
+            info.propagate(other);
+        }
+        info
+    }
+
     /// Does this seat see the kinds of `army`'s pieces (§10.10)?
     pub fn sees(&self, army: Army) -> bool {
         match self.rules.mode {

@@ -29,12 +29,16 @@
 //! heuristic's prior with a [`SiguoEvaluator`] and UCB1 with PUCT. A node is
 //! evaluated the first time a simulation reaches it: the evaluator is handed
 //! the information set that the army to move there would have in the
-//! simulation's world, built by [`SiguoInfoSet::new`] from that world for
-//! that army (its own kinds, its ally's too in 双明, every kind in 全明; of
-//! the other pieces their armies and nodes, shown flags and the removed 司令
-//! only: what earlier fights proved is not carried down, as the two-player
-//! search's `recall=0`). The root is evaluated once from the seat's own
-//! information set, the one the search was given. The evaluator never sees a
+//! simulation's world, carried down the simulation as at a table: the
+//! simulation starts each army from an information set (the seat's own for
+//! the seat, [`SiguoInfoSet::view_of`] the drawn world for another army:
+//! the kinds it sees, the seat's sets for the armies neither sees, and of
+//! the seat's own army, and its ally's in 双明, what needs no history: the
+//! deployment rules at ply 0, later flags and mines that never moved), and
+//! every move played in the tree is announced by the referee
+//! ([`Announcement`]) and narrows it by [`SiguoInfoSet::update`], exactly as
+//! in a game. The root is evaluated once from the seat's own information
+//! set, the one the search was given. The evaluator never sees a
 //! world: [`SiguoEvaluator::evaluate`] takes a [`SiguoInfoSet`] and nothing
 //! else. It answers priors over that army's legal moves and the expected
 //! score of that army's team; the search turns the score into team A's
@@ -64,7 +68,7 @@
 
 use crate::board::{Army, Team};
 use crate::bots::{piece_value, HeuristicBot, SiguoBot};
-use crate::infoset::{ruling, Ruling, SiguoInfoSet};
+use crate::infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
 use junqi_bots::mcts::{GumbelOptions, GumbelRoot};
 use junqi_core::piece::Kind;
@@ -281,7 +285,9 @@ pub struct SearchBot {
     /// The next decision's deadline and simulations cap from a host
     /// ([`SiguoBot::time_next_move`]), used once.
     next: Option<(Instant, u32)>,
-    /// The root's visit shares of the last decision ([`SiguoBot::last_policy`]).
+    /// The policy of the last decision ([`SiguoBot::last_policy`]): the
+    /// root's visit shares, or the Gumbel root's improved policy; `None`
+    /// when no simulation completed.
     last: Option<Vec<(Move, f32)>>,
 }
 
@@ -356,11 +362,17 @@ impl SearchBot {
         };
         let mut list = MoveList::new();
         let mut path: Vec<(usize, usize)> = Vec::new();
+        // With an evaluator: the referee's announcements of the moves played
+        // in this simulation's world, for the information set of the army
+        // evaluated at its leaf.
+        let mut heard: Vec<Announcement> = Vec::new();
         for done in 0..simulations.max(1) {
             if out_of_time(deadline, done) {
                 break;
             }
             let Ok(mut world) = info.sample_world(rng) else { continue };
+            let start = evaluator.is_some().then(|| world.clone());
+            heard.clear();
             path.clear();
             let mut node = 0;
             let mut leaf = None;
@@ -377,9 +389,14 @@ impl SearchBot {
                 }
                 if let Some(e) = evaluator.as_deref_mut() {
                     // A node's first visit: the evaluator's answer for the
-                    // army to move, from what it would know in this world.
+                    // army to move, from what it would know in this world:
+                    // its set at the simulation's start, updated by what the
+                    // referee announced of every move since.
                     if nodes[node].estimate.is_none() {
-                        let estimate = team_a_estimate(e, &SiguoInfoSet::new(&world, world.turn()));
+                        let start = start.as_ref().expect("the simulation's first world");
+                        let mut view = info.view_of(start, world.turn());
+                        heard.iter().for_each(|a| view.update(a));
+                        let estimate = team_a_estimate(e, &view);
                         leaf = Some(estimate.value);
                         nodes[node].estimate = Some(estimate);
                         break;
@@ -397,7 +414,9 @@ impl SearchBot {
                         let child = nodes.len() - 1;
                         nodes[node].edges[edge].child = child;
                     }
-                    world.play_unchecked(nodes[node].edges[edge].mv);
+                    let (mv, before) = (nodes[node].edges[edge].mv, world.clone());
+                    let effect = world.play_unchecked(mv);
+                    heard.push(Announcement::new(&before, mv, &effect, &world));
                     path.push((node, edge));
                     node = nodes[node].edges[edge].child;
                     continue;
@@ -490,15 +509,24 @@ impl SearchBot {
 }
 
 /// The evaluator's answer for `info`'s seat with the value turned into
-/// team A's (an ally of team A keeps it, an enemy's is 1 − it).
+/// team A's (an ally of team A keeps it, an enemy's is 1 − it). An answer
+/// that is not a number is taken as the worst: a NaN value as a loss for
+/// the seat's team, a prior that is NaN, infinite or negative as 0.
 fn team_a_estimate(evaluator: &mut dyn SiguoEvaluator, info: &SiguoInfoSet) -> LeafEstimate {
-    let estimate = evaluator.evaluate(info);
-    LeafEstimate { value: oriented(estimate.value, info.seat().team()), ..estimate }
+    let mut estimate = evaluator.evaluate(info);
+    for p in estimate.priors.iter_mut() {
+        if !(p.1.is_finite() && p.1 >= 0.0) {
+            p.1 = 0.0;
+        }
+    }
+    let value = if estimate.value.is_nan() { 0.0 } else { estimate.value.clamp(0.0, 1.0) };
+    LeafEstimate { value: oriented(value, info.seat().team()), ..estimate }
 }
 
 /// PUCT at an evaluated `node` among the moves `list` legal in this world
 /// (`mover`'s team chooses; edges by [`add_edges`]): the edge with the
-/// largest `Q + c·P·√A/(1 + N)`.
+/// largest `Q + c·P·√A/(1 + N)`, a score that is not a number counting as
+/// the worst (the first legal edge when every score is one).
 fn puct_edge(node: &mut Node, list: &MoveList, mover: Team, c: f64) -> usize {
     add_edges(node, list);
     let estimate = node.estimate.as_ref().expect("an evaluated node");
@@ -510,7 +538,8 @@ fn puct_edge(node: &mut Node, list: &MoveList, mover: Team, c: f64) -> usize {
         }
         let q = if e.visits == 0 { untried } else { oriented(e.value_a / e.visits as f64, mover) };
         let score = q + c * e.prior * (e.available as f64).sqrt() / (1 + e.visits) as f64;
-        if score > best.0 {
+        let score = if score.is_nan() { f64::NEG_INFINITY } else { score };
+        if best.1 == usize::MAX || score > best.0 {
             best = (score, i);
         }
     }
@@ -567,19 +596,25 @@ impl SiguoBot for SearchBot {
             Some((deadline, sims)) => self.search_until(info, rng, sims, Some(deadline)),
             None => self.search(info, rng),
         }?;
+        // No simulation completed (no world could be drawn): no policy, so a
+        // caller falls back to the move played.
+        let visits: u32 = stats.moves.iter().map(|m| m.1).sum();
         if let Some((decision, policy)) = stats.gumbel {
             // The Gumbel root's decision, and its improved policy.
-            self.last = Some(stats.moves.iter().map(|m| m.0).zip(policy).collect());
+            if visits > 0 {
+                self.last = Some(stats.moves.iter().map(|m| m.0).zip(policy).collect());
+            }
             return Some(decision);
         }
-        let visits: u32 = stats.moves.iter().map(|m| m.1).sum();
-        self.last = Some(stats.moves.iter().map(|m| (m.0, m.1 as f32 / visits.max(1) as f32)).collect());
+        if visits > 0 {
+            self.last = Some(stats.moves.iter().map(|m| (m.0, m.1 as f32 / visits as f32)).collect());
+        }
         let team = info.seat().team();
         // The most visited move; ties by the seat's team value.
         stats
             .moves
             .iter()
-            .max_by(|a, b| (a.1, oriented(a.2, team)).partial_cmp(&(b.1, oriented(b.2, team))).unwrap())
+            .max_by(|a, b| a.1.cmp(&b.1).then(oriented(a.2, team).total_cmp(&oriented(b.2, team))))
             .map(|m| m.0)
     }
     fn time_next_move(&mut self, deadline: Instant, keep_sims: bool) -> bool {
@@ -598,7 +633,8 @@ impl SiguoBot for SearchBot {
 /// `mcts:movetime=MS`, `mcts:N,movetime=MS` (`sims` 1 to 100 000 000,
 /// [`TIMED_SIMS`] with `movetime` and no `sims`; `movetime` 1 to 3 600 000
 /// ms), `eval=SPEC` (a registered [`SiguoEvaluator`]: `net:FILE`, its
-/// file name without a comma) and with it `search=puct|gumbel` (`gumbel`:
+/// file name without a comma) and with it `search=puct|gumbel` (either
+/// refused without an evaluator; `gumbel`:
 /// `k` 1 to 1000, `gscale` 0 to 100); `None` for another spec, a one-line
 /// error for a bad one.
 pub fn parse_spec(spec: &str) -> Option<Result<SearchBot, String>> {
@@ -660,8 +696,9 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
         }
     }
     let gumbel = search == Some(true);
-    if gumbel && eval.is_none() {
-        return Err(bad("search=gumbel needs an evaluator (eval=net:FILE)".into()));
+    if let (Some(g), None) = (search, &eval) {
+        let which = if g { "gumbel" } else { "puct" };
+        return Err(bad(format!("search={which} needs an evaluator (eval=net:FILE)")));
     }
     if !gumbel && (k.is_some() || gscale.is_some()) {
         return Err(bad("k and gscale apply only with search=gumbel".into()));

@@ -320,6 +320,7 @@ fn eval_and_search_keys_parse() {
     for (bad, why) in [
         ("mcts:sims=8,eval=fakex", "fake: no `x`"),
         ("mcts:sims=8,search=gumbel", "search=gumbel needs an evaluator"),
+        ("mcts:sims=8,search=puct", "search=puct needs an evaluator"),
         ("mcts:sims=8,k=4,eval=fake", "k and gscale apply only with search=gumbel"),
         ("mcts:sims=8,search=best,eval=fake", "search `best`"),
         ("mcts:sims=8,search=gumbel,k=0,eval=fake", "k `0`"),
@@ -462,3 +463,175 @@ fn search_against_the_heuristic() {
 
 const STRENGTH_SIMS: u32 = 50;
 const STRENGTH_DEALS: u64 = 4;
+
+/// Seat `turn`'s information set after `plies` random moves of a 四国暗棋 or
+/// 双明 deal, every seat updated by the referee's announcements.
+fn midgame(mode: Mode, seed: u64, plies: usize) -> (Position, Vec<SiguoInfoSet>) {
+    let mut pos = Position::new_game(Rules::preset(mode), seed);
+    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+    let mut rng = rng_from_seed(seed);
+    let mut list = MoveList::new();
+    for _ in 0..plies {
+        pos.legal_moves(&mut list);
+        if list.is_empty() || pos.outcome().is_some() {
+            break;
+        }
+        let mv = list[rng.random_range(0..list.len())];
+        let before = pos.clone();
+        let effect = pos.play_unchecked(mv);
+        let a = Announcement::new(&before, mv, &effect, &pos);
+        infos.iter_mut().for_each(|i| i.update(&a));
+    }
+    (pos, infos)
+}
+
+/// What the table's rules tell every seat of a piece it does not see, at
+/// any ply: a flag stands only in its army's headquarters, a mine only on
+/// its army's last two lines; the set is consistent (a world fits it).
+fn check_table_knowledge(info: &SiguoInfoSet) {
+    assert!(info.inconsistency().is_none(), "{:?}", info.inconsistency());
+    for (node, army, set) in info.pieces() {
+        if info.sees(army) {
+            assert!(info.known_kind(node).is_some());
+            continue;
+        }
+        if set & Kind::Flag.bit() != 0 {
+            assert!(node.kind() == NodeKind::Headquarters && node.zone() == Some(army), "{node}: flag {set:b}");
+        }
+        if set & Kind::Mine.bit() != 0 {
+            assert!(node.zone() == Some(army), "{node}: mine {set:b}");
+        }
+    }
+}
+
+/// An evaluator that checks every information set it is handed with
+/// [`check_table_knowledge`] and counts those of other armies than `seat`.
+struct Checker {
+    seat: Army,
+    others: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl SiguoEvaluator for Checker {
+    fn name(&self) -> String {
+        "checker".into()
+    }
+    fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
+        assert!(info.outcome().is_none() && info.turn() == info.seat());
+        check_table_knowledge(info);
+        if info.seat() != self.seat {
+            self.others.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        LeafEstimate { priors: Vec::new(), value: hashed(info) }
+    }
+}
+
+/// Below the root the evaluator is handed each army's information set
+/// carried down the simulation: the deployment rules and what moves proved
+/// stay (a flag only in a headquarters, a mine only in its army's zone),
+/// and the sets are consistent; the other armies' start from the sampled
+/// world (`view_of`), whose own set is the seat's own, every kind of the
+/// world fits it, and what the army sees is the world's.
+#[test]
+fn guided_search_hands_each_army_the_table_s_knowledge() {
+    for (mode, seed) in [(Mode::Anqi, 1u64), (Mode::Shuangming, 2), (Mode::Anqi, 3)] {
+        let (pos, infos) = midgame(mode, seed, 60);
+        if pos.outcome().is_some() {
+            continue;
+        }
+        let info = &infos[pos.turn().index()];
+        let mut rng = rng_from_seed(seed);
+        for _ in 0..4 {
+            let world = info.sample_world(&mut rng).unwrap();
+            assert_eq!(&info.view_of(&world, info.seat()), info);
+            for army in Army::ALL {
+                let view = info.view_of(&world, army);
+                check_table_knowledge(&view);
+                for (node, piece) in world.pieces() {
+                    let set = view.possible_kinds(node);
+                    assert!(set & piece.kind.bit() != 0, "{node}");
+                    if view.sees(piece.army) {
+                        assert_eq!(view.known_kind(node), Some(piece.kind));
+                    }
+                }
+            }
+        }
+        let others = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let checker = Checker { seat: info.seat(), others: others.clone() };
+        let config = SearchConfig { simulations: 300, ..SearchConfig::default() };
+        let mut bot = SearchBot::with_evaluator(config, Box::new(checker));
+        assert!(bot.choose(info, &mut rng).is_some());
+        assert!(others.load(std::sync::atomic::Ordering::Relaxed) > 10, "{mode:?}");
+    }
+}
+
+/// A seat whose set no world fits (army 1 "stopped" at seat 0's 军长, an
+/// announcement no referee makes): no simulation completes, the search
+/// still answers a legal move, and records no policy (a caller falls back
+/// to the move played), with rollouts, PUCT and the Gumbel root alike.
+#[test]
+fn a_search_without_a_world_records_no_policy() {
+    let pos = crate::common::build(Rules::preset(Mode::Anqi), &LAST_FLAG, 0);
+    let mut info = SiguoInfoSet::new(&pos, Army::ALL[0]);
+    let mv = "sc5-sc6".parse().unwrap();
+    let effect = junqi_siguo::Effect::Move { piece: Piece::new(Army::ALL[1], Kind::Division) };
+    let mut a = Announcement::new(&pos, mv, &effect, &pos);
+    a.ruling = junqi_siguo::Ruling::Stopped;
+    a.mover = Army::ALL[1];
+    info.update(&a);
+    assert!(info.inconsistency().is_some());
+    let mut moves = MoveList::new();
+    info.legal_moves(&mut moves);
+    assert!(!moves.is_empty());
+    let gumbel = SearchConfig { simulations: 16, gumbel: Some(Default::default()), ..SearchConfig::default() };
+    let bots: [SearchBot; 3] = [
+        search(16),
+        guided(16, even, false),
+        SearchBot::with_evaluator(gumbel, Box::new(Fake { value: even, flipped: false })),
+    ];
+    for mut bot in bots {
+        let stats = bot.search(&info, &mut rng_from_seed(1)).unwrap();
+        assert_eq!(stats.moves.iter().map(|m| m.1).sum::<u32>(), 0);
+        let mv = bot.choose(&info, &mut rng_from_seed(1)).expect("a move");
+        assert!(moves.contains(mv));
+        assert_eq!(bot.last_policy(), None, "{}", bot.name());
+    }
+}
+
+/// An evaluator whose every answer is NaN (priors and value).
+struct Nan;
+
+impl SiguoEvaluator for Nan {
+    fn name(&self) -> String {
+        "nan".into()
+    }
+    fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
+        let mut list = MoveList::new();
+        info.legal_moves(&mut list);
+        LeafEstimate { priors: list.iter().map(|&m| (m, f32::NAN)).collect(), value: f64::NAN }
+    }
+}
+
+/// A net that answers NaN does not break the search: PUCT and the Gumbel
+/// root still come back with a legal move and a policy that is a
+/// distribution.
+#[test]
+fn a_nan_evaluator_still_gives_a_legal_move() {
+    for (mode, seed) in [(Mode::Anqi, 4u64), (Mode::Shuangming, 5)] {
+        let (pos, infos) = midgame(mode, seed, 30);
+        if pos.outcome().is_some() {
+            continue;
+        }
+        let info = &infos[pos.turn().index()];
+        let mut legal = MoveList::new();
+        info.legal_moves(&mut legal);
+        for gumbel in [None, Some(Default::default())] {
+            let config = SearchConfig { simulations: 64, gumbel, ..SearchConfig::default() };
+            let mut bot = SearchBot::with_evaluator(config, Box::new(Nan));
+            let mv = bot.choose(info, &mut rng_from_seed(seed)).expect("a move");
+            assert!(legal.contains(mv), "{mv}");
+            let policy = bot.last_policy().expect("a policy");
+            assert!(policy.iter().all(|p| p.1.is_finite() && p.1 >= 0.0), "{policy:?}");
+            assert!((policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-3, "{policy:?}");
+        }
+    }
+}
