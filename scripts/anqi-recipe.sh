@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# 暗棋 from nothing to a net like `net:anqi` (a 4×64 net with a belief head
+# 暗棋 from nothing to a net like `net:anqi-q` (a 4×64 net with a belief head
 # and learned deployments whose search beats `heuristic` and `mcts:3200`),
 # the twin of scripts/fanqi-recipe.sh, in about three hours on 2 CPU cores
-# (BENCHMARKS.md, "暗棋: the loop from the distilled net"). Four steps, each
+# (BENCHMARKS.md, "暗棋: the loop from the distilled net"; the shipped
+# `net:anqi` adds one round of its own games on top, as
+# configs/train/anqi-decisive-r1.toml says). Four steps, each
 # resumable, so running the script again after an interruption (Ctrl-C, a
 # killed machine) goes on where it stopped:
 #   1. 3,000 games of the rollout search mcts:3200 (about 81 minutes);

@@ -48,9 +48,14 @@ pub const FANQI_NET: &str = "data/nets/fanqi.safetensors";
 /// on the 128-simulation Gumbel search of `net:fanqi-gumbel`
 /// (`configs/train/distill-gumbel128-q5k.toml`), before the history planes.
 pub const FANQI_POLICY_NET: &str = "data/nets/fanqi-policy/net.safetensors";
-/// The shipped 暗棋 net (belief head, learned deployments): the last net of
-/// the loop `configs/loop/anqi-q.toml`.
+/// The shipped 暗棋 net (belief head, learned deployments, history planes):
+/// [`ANQI_Q_NET`] widened to the history planes and trained on 600 games of
+/// its own search (`configs/train/anqi-decisive-r1.toml`), a copy of
+/// `data/nets/anqi-decisive-r1/net.safetensors`.
 pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
+/// The shipped 暗棋 net until 2026-12-05 (`net:anqi-q`): the last net of the
+/// loop `configs/loop/anqi-q.toml`.
+pub const ANQI_Q_NET: &str = "data/nets/anqi-q/net.safetensors";
 /// The shipped nets by name (`net:NAME`), relative to the repository root.
 /// `default` names the 翻棋 net where no mode is known (e.g. `junqi bench
 /// --net default`); a bot `net:default` plays [`default_net_for`] its game's mode.
@@ -60,11 +65,12 @@ pub const ANQI_NET: &str = "data/nets/anqi.safetensors";
 /// it, the teacher of `configs/train/distill-gumbel*.toml`);
 /// `fanqi-decisive` is [`FANQI_DECISIVE_NET`], today's `fanqi` under the
 /// name of its directory of reports; `fanqi-1h-bilinear` is the
-/// one-hour loop's net, where the Gumbel loop started; `anqi-distilled` is
-/// the 暗棋 net distilled from `mcts:3200`, where the loop that made
-/// `net:anqi` started. A loop config names these rather than a path, which
-/// would depend on the working directory.
-pub const SHIPPED_NETS: [(&str, &str); 8] = [
+/// one-hour loop's net, where the Gumbel loop started; `anqi-q` is
+/// [`ANQI_Q_NET`]; `anqi-distilled` is the 暗棋 net distilled from
+/// `mcts:3200`, where the loop that made `net:anqi-q` started. A loop
+/// config names these rather than a path, which would depend on the
+/// working directory.
+pub const SHIPPED_NETS: [(&str, &str); 9] = [
     ("default", FANQI_NET),
     ("fanqi", FANQI_NET),
     ("anqi", ANQI_NET),
@@ -73,6 +79,7 @@ pub const SHIPPED_NETS: [(&str, &str); 8] = [
     ("fanqi-1h-bilinear", "data/nets/fanqi-1h-bilinear.safetensors"),
     ("anqi-distilled", ANQI_DISTILLED_NET),
     ("fanqi-decisive", FANQI_DECISIVE_NET),
+    ("anqi-q", ANQI_Q_NET),
 ];
 /// The 翻棋 net that plays to win (issue 40): `net:fanqi` widened to the
 /// history planes, four rounds of its own search with the quiet-counter

@@ -40,6 +40,24 @@ fn net_default_plays_the_shipped_net_of_the_mode_being_played() {
     assert_ne!(deploy("net:anqi"), deploy("net:anqi-distilled"));
 }
 
+/// The 暗棋 net shipped until 2026-12-05 keeps a name of its own: another
+/// file that plays differently, with the deployment model today's net
+/// carried over from it.
+#[test]
+fn the_earlier_anqi_net_keeps_its_name() {
+    let _services = crate::shared_services();
+    register_net_bots();
+    let rules = Rules::preset(Mode::Anqi);
+    let game = Game::new(Position::new_game(rules, 7));
+    let plays = |name: &str| policy(&decide(&format!("net:{name}"), &game));
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/nets/");
+    assert_eq!(plays("anqi-q"), plays(&format!("{root}anqi-q/net.safetensors")));
+    assert_ne!(plays("anqi-q"), plays("anqi"));
+    assert_eq!(plays("anqi"), plays(&format!("{root}anqi-decisive-r1/net.safetensors")));
+    let deploy = |spec: &str| from_spec(spec).unwrap().deploy(Colour::Red, &rules, &mut rng_from_seed(5));
+    assert_eq!(deploy("net:anqi"), deploy("net:anqi-q"));
+}
+
 /// The earlier 翻棋 nets keep names of their own (configs and reports name
 /// them): `fanqi-policy` is the shipped net until 2026-12-05, now its own
 /// file; `fanqi-decisive` is today's `fanqi`; `fanqi-gumbel` (the teacher)
