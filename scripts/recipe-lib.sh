@@ -34,3 +34,26 @@ recipe_best_net() {
     [ -n "$best" ] || { echo "the loop in $1 has no best net yet" >&2; exit 1; }
     echo "$best"
 }
+
+# recipe_rounds RULES NET CONFIG: ROUNDS (default 0) rounds that teach NET to
+# play to win (BENCHMARKS.md, "Decisive play"): each round plays ROUND_GAMES
+# (default 500) games of the net's own 128-simulation Gumbel search with
+# draw=auto, then trains CONFIG (the quiet-counter value target and the
+# way-back policy target) from the net's weights on them, ROUND_STEPS steps
+# (default: the config's); the next round starts from that net. Sets
+# rounds_net to the last net (NET itself with no rounds). Each round's two
+# steps resume like the recipe's others.
+recipe_rounds() {
+    local rules=$1 config=$3 i
+    rounds_net=$2
+    for ((i = 1; i <= ${ROUNDS:-0}; i++)); do
+        step "round $i/$ROUNDS: games of its own search ($rounds_net)"
+        "$J" selfplay --rules "$rules" --games "${ROUND_GAMES:-500}" --samples-per-game all --shard-games 50 \
+            --bot "mcts:sims=128,c=4,mix=0.5,search=gumbel,k=16,draw=auto,eval=net:$rounds_net" \
+            --seed "$((seed + 100 + i))" --out "$out/round-$i/games"
+        step "round $i/$ROUNDS: training ($config)"
+        "$J" train --config "$config" --data "$out/round-$i/games" --out "$out/round-$i/train" \
+            --set "init=$rounds_net" ${ROUND_STEPS:+--steps "$ROUND_STEPS"}
+        rounds_net=$out/round-$i/train/net.safetensors
+    done
+}
