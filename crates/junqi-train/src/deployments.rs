@@ -40,8 +40,13 @@ pub fn deployment_games(runs: &[PathBuf], rules: &Rules) -> Result<Vec<(Deployme
 /// net file at `net`; the model's mean loss on the games is returned.
 pub fn fit_into_net(net: &Path, games: &[(Deployment, f32)]) -> Result<f32> {
     let model = DeploymentModel::uniform().fit(games, &FitOptions::default());
-    let mut file = NetFile::read(net)?;
-    file.set_deployment_model(&model);
-    file.write(net)?;
+    store_in_net(net, &model)?;
     Ok(model.loss(games))
+}
+
+/// Store `model` in the net file at `net` (replacing any it had).
+pub fn store_in_net(net: &Path, model: &DeploymentModel) -> Result<()> {
+    let mut file = NetFile::read(net)?;
+    file.set_deployment_model(model);
+    Ok(file.write(net)?)
 }

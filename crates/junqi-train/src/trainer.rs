@@ -358,8 +358,6 @@ impl Trainer {
         checkpoint::write(path, tensors, meta)?;
         let Some(init) = &self.config.init else { return Ok(()) };
         let Some(model) = junqi_net::NetFile::read(init)?.deployment_model()? else { return Ok(()) };
-        let mut file = junqi_net::NetFile::read(path)?;
-        file.set_deployment_model(&model);
-        Ok(file.write(path)?)
+        crate::deployments::store_in_net(path, &model)
     }
 }
