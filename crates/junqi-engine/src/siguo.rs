@@ -328,24 +328,119 @@ impl SiguoRecord {
 /// rebuilt from the start view and the events exactly as the referee's,
 /// then checked against the view.
 pub fn decode_siguo_position(text: &str, rules: &Rules, seat: Army) -> Result<SiguoInfoSet, String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    PositionReader::default().read(text, rules, seat)
+}
+
+/// A position line cut into its parts.
+struct PositionLine<'a> {
+    /// The six words of the view now, as sent.
+    view_words: &'a [&'a str],
+    view: View,
+    start: View,
+    /// The start view's six words as sent (the view's own at the first move).
+    start_words: &'a [&'a str],
+    events: &'a [&'a str],
+}
+
+fn split_position<'a>(words: &'a [&'a str], rules: &Rules) -> Result<PositionLine<'a>, String> {
     if words.len() < 6 {
         return Err("usage: position <view> [start <view> moves <event> ...]".into());
     }
     let (view_words, rest) = words.split_at(6);
     let view = decode_view(view_words, rules)?;
-    let (start, events) = match rest {
-        [] => (view.clone(), &[][..]),
+    let (start, start_words, events) = match rest {
+        [] => (view.clone(), view_words, &[][..]),
         ["start", tail @ ..] if tail.len() >= 7 && tail[6] == "moves" => {
-            (decode_view(&tail[..6], rules).map_err(|e| format!("start {e}"))?, &tail[7..])
+            (decode_view(&tail[..6], rules).map_err(|e| format!("start {e}"))?, &tail[..6], &tail[7..])
         }
         _ => return Err("after the view only `start <view> moves <event> ...` may come".into()),
     };
-    // The seat must be told every kind it sees, and no more at the start
-    // than its own kinds (its ally's in 双明, all in 全明) and shown flags:
-    // the flag of a live army it does not see, and only where that army's
-    // 司令 may have left the board (fewer than 25 of its pieces stand, so
-    // never at a game's deal), §10.8 司令阵亡，军旗亮开.
+    Ok(PositionLine { view_words, view, start, start_words, events })
+}
+
+/// Reads a game's position lines in turn without replaying each from the
+/// start: a line grows by the events since the last (about 10 bytes a ply),
+/// so replaying every line whole costs the square of the game's length.
+/// When a line has the last one's start and rules and extends its events,
+/// only the new events are applied to the set kept from the last line;
+/// any other line is replayed from its start. Either way the set is the
+/// one a whole replay gives: the set is kept *before* the last line's last
+/// event, so at least one event is applied to every line with events, and
+/// what an event takes from the view (turn, counters, outcome) is always
+/// the new view's, exactly as in a whole replay.
+#[derive(Default)]
+pub struct PositionReader {
+    kept: Option<Kept>,
+    /// Events applied so far, over every line (what the tests count).
+    pub applied: usize,
+}
+
+/// The set after the first `events.len()` events of a line with this start.
+struct Kept {
+    rules: Rules,
+    seat: Army,
+    start: String,
+    events: Vec<String>,
+    info: SiguoInfoSet,
+}
+
+impl PositionReader {
+    /// The information set of `seat` from the text after `position`, as
+    /// [`decode_siguo_position`] rebuilds it.
+    pub fn read(&mut self, text: &str, rules: &Rules, seat: Army) -> Result<SiguoInfoSet, String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let line = split_position(&words, rules)?;
+        let start = line.start_words.join(" ");
+        let kept = self.kept.take().filter(|k| {
+            k.rules == *rules
+                && k.seat == seat
+                && k.start == start
+                && k.events.len() < line.events.len().max(1)
+                && k.events.iter().zip(line.events).all(|(a, b)| a == b)
+        });
+        let (mut info, done) = match kept {
+            Some(k) => (k.info, k.events),
+            None => {
+                check_start_view(&line.start, rules, seat)?;
+                (SiguoInfoSet::new(&stand_in(&line.start, rules), seat), Vec::new())
+            }
+        };
+        let outcome = told_outcome(&line.view, rules);
+        let last = line.events.len().saturating_sub(1);
+        let mut events = done;
+        for (i, text) in line.events.iter().enumerate().skip(events.len()) {
+            if i == last {
+                self.kept = Some(Kept { rules: *rules, seat, start: start.clone(), events, info: info.clone() });
+                events = Vec::new();
+            }
+            apply_event(&mut info, text, &line.view, outcome)?;
+            self.applied += 1;
+            if i != last {
+                events.push(text.to_string());
+            }
+        }
+        if line.events.is_empty() {
+            self.kept = Some(Kept { rules: *rules, seat, start, events: Vec::new(), info: info.clone() });
+        }
+        let rebuilt = encode_view(&info);
+        if rebuilt != line.view_words.join(" ") {
+            self.kept = None;
+            return Err(format!("inconsistent position: the start and the moves give `{rebuilt}`, not the view"));
+        }
+        if let Some(why) = info.inconsistency() {
+            self.kept = None;
+            return Err(format!("inconsistent position: {why}"));
+        }
+        Ok(info)
+    }
+}
+
+/// The seat must be told every kind it sees, and no more at the start than
+/// its own kinds (its ally's in 双明, all in 全明) and shown flags: the flag
+/// of a live army it does not see, and only where that army's 司令 may have
+/// left the board (fewer than 25 of its pieces stand, so never at a game's
+/// deal), §10.8 司令阵亡，军旗亮开.
+fn check_start_view(start: &View, rules: &Rules, seat: Army) -> Result<(), String> {
     let probe = SiguoInfoSet::new(&Position::empty(*rules), seat);
     let mut on_board = [0usize; 4];
     for (army, _) in start.board.iter().flatten() {
@@ -372,37 +467,32 @@ pub fn decode_siguo_position(text: &str, rules: &Rules, seat: Army) -> Result<Si
             }
         }
     }
-    let mut info = SiguoInfoSet::new(&stand_in(&start, rules), seat);
-    let outcome = told_outcome(&view, rules);
-    for text in events {
-        let (mv, ruling, flag_shown, ended) = decode_event(text)?;
-        let mover = info.army_at(mv.from).ok_or_else(|| format!("event `{text}`: no piece on {}", mv.from))?;
-        if info.army_at(mv.to).is_some_and(|a| a.team() == mover.team()) {
-            return Err(format!("event `{text}`: {} holds an allied piece", mv.to));
-        }
-        if (ruling == Ruling::Move) != info.army_at(mv.to).is_none() {
-            return Err(format!("event `{text}`: the ruling does not fit the board"));
-        }
-        info.update(&Announcement {
-            mv,
-            mover,
-            ruling,
-            flag_shown,
-            ended,
-            turn: view.turn,
-            quiet: view.quiet,
-            ply: view.ply,
-            outcome,
-        });
+    Ok(())
+}
+
+/// Apply one event to `info`, with the turn, counters and outcome of the
+/// line's view (the last event applied leaves them in the set).
+fn apply_event(info: &mut SiguoInfoSet, text: &str, view: &View, outcome: Option<Outcome>) -> Result<(), String> {
+    let (mv, ruling, flag_shown, ended) = decode_event(text)?;
+    let mover = info.army_at(mv.from).ok_or_else(|| format!("event `{text}`: no piece on {}", mv.from))?;
+    if info.army_at(mv.to).is_some_and(|a| a.team() == mover.team()) {
+        return Err(format!("event `{text}`: {} holds an allied piece", mv.to));
     }
-    let rebuilt = encode_view(&info);
-    if rebuilt != view_words.join(" ") {
-        return Err(format!("inconsistent position: the start and the moves give `{rebuilt}`, not the view"));
+    if (ruling == Ruling::Move) != info.army_at(mv.to).is_none() {
+        return Err(format!("event `{text}`: the ruling does not fit the board"));
     }
-    if let Some(why) = info.inconsistency() {
-        return Err(format!("inconsistent position: {why}"));
-    }
-    Ok(info)
+    info.update(&Announcement {
+        mv,
+        mover,
+        ruling,
+        flag_shown,
+        ended,
+        turn: view.turn,
+        quiet: view.quiet,
+        ply: view.ply,
+        outcome,
+    });
+    Ok(())
 }
 
 // ---------------------------------------------------------------- server
@@ -419,6 +509,8 @@ struct Game {
     seat: Army,
     rng: junqi_core::GameRng,
     info: Option<SiguoInfoSet>,
+    /// Reads each position line from where the last one left off.
+    reader: PositionReader,
 }
 
 fn build(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
@@ -482,14 +574,20 @@ impl Engine {
     fn newgame(&mut self, args: &[&str]) -> Result<(), String> {
         let (rules, seat, seed) = parse_newgame(args)?;
         self.bot = build(&self.spec)?;
-        self.game = Some(Game { rules, seat, rng: junqi_core::rng_from_seed(seed.unwrap_or(0)), info: None });
+        self.game = Some(Game {
+            rules,
+            seat,
+            rng: junqi_core::rng_from_seed(seed.unwrap_or(0)),
+            info: None,
+            reader: PositionReader::default(),
+        });
         Ok(())
     }
 
     fn position(&mut self, text: &str) -> Result<(), String> {
         let game = self.game.as_mut().ok_or("position before newgame")?;
         game.info = None;
-        game.info = Some(decode_siguo_position(text, &game.rules, game.seat)?);
+        game.info = Some(game.reader.read(text, &game.rules, game.seat)?);
         Ok(())
     }
 
@@ -575,6 +673,70 @@ mod tests {
                 }
             }
             assert!(checked > 100, "{mode}: {checked}");
+        }
+    }
+
+    /// The position lines of every seat over a random game of `mode`
+    /// (`plies` moves at most), in the order a host sends them.
+    fn game_lines(mode: Mode, deal: u64, seed: u64, plies: u32) -> (Rules, Vec<(Army, String)>) {
+        let rules = Rules::preset(mode);
+        let mut rng = junqi_core::rng_from_seed(seed);
+        let mut pos = Position::new_game(rules, deal);
+        let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+        let mut records: Vec<SiguoRecord> = infos.iter().map(SiguoRecord::new).collect();
+        let (mut lines, mut list) = (Vec::new(), MoveList::new());
+        while pos.outcome().is_none() && pos.ply() < plies {
+            let mover = pos.turn();
+            lines.push((mover, records[mover.index()].position(&infos[mover.index()])));
+            pos.legal_moves(&mut list);
+            let mv = list[rng.random_range(0..list.len())];
+            let before = pos.clone();
+            let effect = pos.play(mv).unwrap();
+            let a = Announcement::new(&before, mv, &effect, &pos);
+            for (info, record) in infos.iter_mut().zip(records.iter_mut()) {
+                info.update(&a);
+                record.observe(&a);
+            }
+        }
+        (rules, lines)
+    }
+
+    /// One seat's lines read in turn give the sets a whole replay gives,
+    /// applying each event about once (not once per line since it
+    /// happened); a line that goes back to an earlier ply, lines of
+    /// another game of the same deal (the same start, other events), and
+    /// one whose last event is not an event are replayed whole, and right.
+    #[test]
+    fn position_lines_are_read_incrementally_and_exactly() {
+        for (i, mode) in Mode::ALL.into_iter().enumerate() {
+            let (rules, lines) = game_lines(mode, 60 + i as u64, 1, 1200);
+            let seat = lines[0].0;
+            let own: Vec<&String> = lines.iter().filter(|(a, _)| *a == seat).map(|(_, l)| l).collect();
+            assert!(own.len() > 40, "{mode}: {} lines", own.len());
+            let mut reader = PositionReader::default();
+            for line in &own {
+                let whole = decode_siguo_position(line, &rules, seat).unwrap();
+                assert_eq!(reader.read(line, &rules, seat).unwrap(), whole, "{mode}: {line}");
+            }
+            let events = own.last().unwrap().split_whitespace().count() - 14;
+            // Each line applies its new events and the last line's last one again.
+            assert!(reader.applied <= events + own.len(), "{mode}: {} applied for {events}", reader.applied);
+            let (_, other) = game_lines(mode, 60 + i as u64, 2, 200);
+            let mut tried = vec![own[own.len() / 2].clone()];
+            tried.extend(other.iter().filter(|(a, _)| *a == seat).map(|(_, l)| l.clone()).skip(5).take(3));
+            assert!(tried.iter().all(|l| l.contains(" moves ")), "{mode}");
+            let late = own[own.len() - 2];
+            let mut words: Vec<&str> = late.split_whitespace().collect();
+            let last = words.len() - 1;
+            let diverged = format!("{}:q", words[last]);
+            words[last] = &diverged;
+            tried.push(words.join(" "));
+            for (n, line) in tried.iter().enumerate() {
+                reader.read(own[own.len() - 3], &rules, seat).unwrap();
+                let whole = decode_siguo_position(line, &rules, seat);
+                assert_eq!(whole.is_err(), n == tried.len() - 1, "{mode}: {line}");
+                assert_eq!(reader.read(line, &rules, seat), whole, "{mode}: {line}");
+            }
         }
     }
 
