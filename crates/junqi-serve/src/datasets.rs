@@ -1,13 +1,18 @@
 //! Datasets below the `--runs` roots: every directory with a `games/`
 //! folder of shards (a self-play run, an arena matchup, a study variant, a
-//! loop generation). A dataset is named `R/relative/path` (root number R);
+//! loop generation), two-player or four-player (四国: `selfplay --siguo`,
+//! `arena --siguo`, an import of four-player records, whose shards have
+//! the four-seat schema). A dataset is named `R/relative/path` (root number R);
 //! a name that leaves its root is refused. A dataset's games (and the
 //! samples shards asked for) are read once and read again when their
 //! files change (a run going on).
 
 use crate::ApiError;
 use junqi_core::{Mode, Rules};
-use junqi_selfplay::{read_games_file, read_samples_file, shard_files, StoredGame, StoredSample, GAMES_DIR};
+use junqi_selfplay::{
+    read_games_file, read_samples_file, read_siguo_games_file, shard_files, SiguoGame, StoredGame, StoredSample,
+    GAMES_DIR, RUN_FILE, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -24,6 +29,8 @@ pub struct DatasetInfo {
     pub id: String,
     /// Shard files in its `games/`.
     pub shards: usize,
+    /// 2, or 4 for a four-player (四国) dataset.
+    pub players: u8,
 }
 
 /// Every dataset below the roots, in path order.
@@ -32,11 +39,35 @@ pub fn discover(roots: &[PathBuf]) -> Vec<DatasetInfo> {
     walk_roots(roots, MAX_DEPTH, &[GAMES_DIR, junqi_selfplay::SAMPLES_DIR], |dir, id| {
         let games = dir.join(GAMES_DIR);
         if real_dir(&games) {
-            list.push(DatasetInfo { id, shards: own_shards(&games).map(|f| f.len()).unwrap_or(0) });
+            let shards = own_shards(&games).unwrap_or_default();
+            list.push(DatasetInfo { id, shards: shards.len(), players: players_of(dir, &shards) });
         }
         true
     });
     list
+}
+
+/// The largest run file read to tell a dataset's players.
+const MAX_RUN_FILE_BYTES: u64 = 1 << 20;
+
+/// 4 when the dataset in `dir` is a four-player one: its run file says so
+/// (the four-player run format, or an import's `games_format`), or, with
+/// no run file to read, its first shard's footer does; 2 otherwise.
+fn players_of(dir: &Path, shards: &[PathBuf]) -> u8 {
+    let run_file = dir.join(RUN_FILE);
+    let run: Option<serde_json::Value> = real_file(&run_file)
+        .then(|| junqi_core::read_bounded(&run_file, MAX_RUN_FILE_BYTES).ok())
+        .flatten()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let four = match run {
+        Some(run) => run["format"] == SIGUO_RUN_FORMAT || run["games_format"] == SIGUO_GAMES_FORMAT,
+        None => shards.first().is_some_and(|f| junqi_selfplay::siguo_jgn::is_siguo_games_file(f).unwrap_or(false)),
+    };
+    if four {
+        4
+    } else {
+        2
+    }
 }
 
 /// Visit every directory below the roots, at most `max_depth` levels down,
@@ -137,9 +168,13 @@ fn stamp_of(files: &[PathBuf]) -> Stamp {
 
 /// One dataset's games, read.
 pub struct Dataset {
-    /// By game id.
+    /// 2, or 4 for a four-player dataset.
+    pub players: u8,
+    /// A two-player dataset's games, by game id.
     pub games: Vec<StoredGame>,
-    /// Each game's variant ([`variant`]), computed once.
+    /// A four-player dataset's games, by game id.
+    pub siguo: Vec<SiguoGame>,
+    /// Each game's variant ([`variant`], [`siguo_variant`]), computed once.
     pub variants: Vec<String>,
     /// The games shard each game came from.
     shard_of: HashMap<u64, PathBuf>,
@@ -195,16 +230,18 @@ impl Cache {
         if let Some(d) = current() {
             return Ok(d);
         }
-        let mut games = Vec::new();
+        let players = players_of(dir, &files);
         let mut shard_of = HashMap::new();
-        for f in &files {
-            let shard = read_games_file(f).map_err(|e| ApiError::unreadable(e.to_string()))?;
-            shard_of.extend(shard.iter().map(|g| (g.game_id, f.clone())));
-            games.extend(shard);
-        }
-        games.sort_by_key(|g| g.game_id);
-        let variants = games.iter().map(|g| variant(&g.rules)).collect();
-        let d = Arc::new(Dataset { games, variants, shard_of, stamp });
+        let (games, siguo) = if players == 4 {
+            (Vec::new(), read_shards(&files, read_siguo_games_file, &mut shard_of)?)
+        } else {
+            (read_shards(&files, read_games_file, &mut shard_of)?, Vec::new())
+        };
+        let variants = match players {
+            4 => siguo.iter().map(|g| siguo_variant(&g.rules)).collect(),
+            _ => games.iter().map(|g| variant(&g.rules)).collect(),
+        };
+        let d = Arc::new(Dataset { players, games, siguo, variants, shard_of, stamp });
         self.datasets.lock().expect("cache lock").insert(dir.to_path_buf(), d.clone());
         Ok(d)
     }
@@ -268,6 +305,57 @@ impl Cache {
     }
 }
 
+/// Every game of `files` read by `read`, by game id; `shard_of` learns
+/// which file each came from.
+fn read_shards<G: Listed>(
+    files: &[PathBuf],
+    read: impl Fn(&Path) -> Result<Vec<G>, junqi_selfplay::SelfplayError>,
+    shard_of: &mut HashMap<u64, PathBuf>,
+) -> Result<Vec<G>, ApiError> {
+    let mut games = Vec::new();
+    for f in files {
+        let shard = read(f).map_err(|e| ApiError::unreadable(e.to_string()))?;
+        shard_of.extend(shard.iter().map(|g| (g.id(), f.clone())));
+        games.extend(shard);
+    }
+    games.sort_by_key(|g| g.id());
+    Ok(games)
+}
+
+/// What the game list reads of a stored game, two- or four-player.
+pub trait Listed {
+    fn id(&self) -> u64;
+    /// Each seat's bot, in seat order.
+    fn bots(&self) -> &[String];
+    fn result(&self) -> &str;
+    fn termination(&self) -> &str;
+    fn plies(&self) -> u32;
+}
+
+macro_rules! listed {
+    ($game:ty) => {
+        impl Listed for $game {
+            fn id(&self) -> u64 {
+                self.game_id
+            }
+            fn bots(&self) -> &[String] {
+                &self.bots
+            }
+            fn result(&self) -> &str {
+                &self.result
+            }
+            fn termination(&self) -> &str {
+                &self.termination
+            }
+            fn plies(&self) -> u32 {
+                self.plies
+            }
+        }
+    };
+}
+listed!(StoredGame);
+listed!(SiguoGame);
+
 /// Which games to list (every field optional).
 #[derive(Deserialize, Default, Debug)]
 pub struct Filter {
@@ -292,7 +380,8 @@ pub struct Filter {
 #[derive(Serialize, Debug)]
 pub struct GameSummary {
     pub id: u64,
-    pub bots: [String; 2],
+    /// Each seat's bot: two, or four (armies 0–3) in a four-player game.
+    pub bots: Vec<String>,
     pub result: String,
     pub termination: String,
     pub plies: u32,
@@ -300,13 +389,13 @@ pub struct GameSummary {
 }
 
 impl GameSummary {
-    pub fn of(g: &StoredGame, variant: String) -> GameSummary {
+    pub fn of(g: &impl Listed, variant: String) -> GameSummary {
         GameSummary {
-            id: g.game_id,
-            bots: g.bots.clone(),
-            result: g.result.clone(),
-            termination: g.termination.clone(),
-            plies: g.plies,
+            id: g.id(),
+            bots: g.bots().to_vec(),
+            result: g.result().to_string(),
+            termination: g.termination().to_string(),
+            plies: g.plies(),
             variant,
         }
     }
@@ -314,6 +403,8 @@ impl GameSummary {
 
 #[derive(Serialize, Debug)]
 pub struct GameList {
+    /// 2, or 4 for a four-player dataset (its games replay at `/api/siguo/game`).
+    pub players: u8,
     /// Games in the dataset.
     pub total: usize,
     /// Games the filter keeps.
@@ -344,24 +435,45 @@ pub fn variant(rules_json: &str) -> String {
     parts.join(" ")
 }
 
+/// A four-player game's variant: `siguo`, its mode and the §10.11 options
+/// that differ from the mode's preset, e.g. `siguo anqi turn_order=clockwise`;
+/// the rules text when it cannot be read.
+pub fn siguo_variant(rules_toml: &str) -> String {
+    let Ok(rules) = junqi_siguo::Rules::from_toml_str(rules_toml) else { return rules_toml.to_string() };
+    let preset = junqi_siguo::Rules::preset(rules.mode);
+    let mut parts = vec!["siguo".to_string(), rules.mode.name().to_string()];
+    parts.extend(junqi_siguo::OPTION_NAMES.iter().filter_map(|n| {
+        let value = rules.value(n)?;
+        (preset.value(n) != Some(value.clone())).then(|| format!("{n}={value}"))
+    }));
+    parts.join(" ")
+}
+
 /// The games of `data` that `filter` keeps.
 pub fn list(data: &Dataset, filter: &Filter) -> Result<GameList, ApiError> {
     let limit = filter.limit.unwrap_or(200);
     if limit > 5000 {
         return Err(ApiError::bad_request(format!("limit {limit}: at most 5000 games a page")));
     }
-    let keep = |g: &StoredGame, variant: &str| {
-        filter.bot.as_ref().is_none_or(|b| g.bots.iter().any(|x| x.contains(b.as_str())))
-            && filter.result.as_ref().is_none_or(|r| &g.result == r)
-            && filter.termination.as_ref().is_none_or(|t| &g.termination == t)
-            && filter.min_plies.is_none_or(|m| g.plies >= m)
-            && filter.max_plies.is_none_or(|m| g.plies <= m)
+    match data.players {
+        4 => Ok(list_rows(&data.siguo, &data.variants, filter, limit, 4)),
+        _ => Ok(list_rows(&data.games, &data.variants, filter, limit, 2)),
+    }
+}
+
+fn list_rows<G: Listed>(games: &[G], variants: &[String], filter: &Filter, limit: usize, players: u8) -> GameList {
+    let keep = |g: &G, variant: &str| {
+        filter.bot.as_ref().is_none_or(|b| g.bots().iter().any(|x| x.contains(b.as_str())))
+            && filter.result.as_ref().is_none_or(|r| g.result() == r)
+            && filter.termination.as_ref().is_none_or(|t| g.termination() == t)
+            && filter.min_plies.is_none_or(|m| g.plies() >= m)
+            && filter.max_plies.is_none_or(|m| g.plies() <= m)
             && filter.variant.as_ref().is_none_or(|v| variant.contains(v.as_str()))
     };
     let mut matched = 0;
     let mut out = Vec::new();
     let offset = filter.offset.unwrap_or(0);
-    for (g, v) in data.games.iter().zip(&data.variants) {
+    for (g, v) in games.iter().zip(variants) {
         if !keep(g, v) {
             continue;
         }
@@ -370,7 +482,7 @@ pub fn list(data: &Dataset, filter: &Filter) -> Result<GameList, ApiError> {
         }
         matched += 1;
     }
-    Ok(GameList { total: data.games.len(), matched, games: out })
+    GameList { players, total: games.len(), matched, games: out }
 }
 
 #[cfg(test)]

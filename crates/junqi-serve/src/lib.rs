@@ -18,6 +18,7 @@ pub mod replay;
 mod routes;
 pub mod samples;
 pub mod siguo;
+pub mod siguo_replay;
 
 pub use error::ApiError;
 use std::net::SocketAddr;

@@ -30,6 +30,28 @@ pub(crate) fn random_seed() -> u64 {
     h.finish()
 }
 
+/// A placement as the page sends it (`{place: kind letter}`) as squares and
+/// kinds, sorted; `square_of` reads a place (a two-player square, or a
+/// four-player node of the person's zone) as a square of Red's half.
+pub(crate) fn placement_pieces(
+    placement: &HashMap<String, String>,
+    square_of: impl Fn(&str) -> Result<Square, ApiError>,
+) -> Result<Vec<(Square, Kind)>, ApiError> {
+    let mut pieces = Vec::new();
+    for (place, kind) in placement {
+        let square = square_of(place)?;
+        let mut letters = kind.chars();
+        let kind = match (letters.next(), letters.next()) {
+            (Some(c), None) => Kind::from_letter(c.to_ascii_uppercase()),
+            _ => None,
+        }
+        .ok_or_else(|| ApiError::bad_request(format!("`{kind}` on {place} is not a kind letter")))?;
+        pieces.push((square, kind));
+    }
+    pieces.sort();
+    Ok(pieces)
+}
+
 /// At most this many games are kept; the oldest goes first.
 const MAX_SESSIONS: usize = 256;
 /// The longest bot spec taken (the longest real one is a few hundred bytes).
@@ -263,18 +285,7 @@ impl Session {
             return Err(ApiError::conflict("this game has no deployment to make (翻棋, or already deployed)"));
         };
         let colour = self.colour_of(self.human);
-        let mut pieces = Vec::new();
-        for (sq, kind) in placement {
-            let square: Square = sq.parse().map_err(|e| ApiError::bad_request(format!("{e}")))?;
-            let mut letters = kind.chars();
-            let kind = match (letters.next(), letters.next()) {
-                (Some(c), None) => Kind::from_letter(c.to_ascii_uppercase()),
-                _ => None,
-            }
-            .ok_or_else(|| ApiError::bad_request(format!("`{kind}` on {sq} is not a kind letter")))?;
-            pieces.push((square, kind));
-        }
-        pieces.sort();
+        let pieces = placement_pieces(placement, |sq| sq.parse().map_err(|e| ApiError::bad_request(format!("{e}"))))?;
         let mine = Deployment { colour, pieces };
         mine.validate().map_err(|e| ApiError::bad_request(format!("illegal deployment: {e}")))?;
         let (red, black) = match colour {

@@ -4,6 +4,7 @@ use crate::datasets::{self, Filter};
 use crate::play::{NewGame, PlayState, Session};
 use crate::replay::{self, ReplayQuery, View};
 use crate::siguo::{NewSiguoGame, SiguoSession, SiguoState};
+use crate::siguo_replay;
 use crate::{dashboards, ApiError, AppState};
 use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -47,12 +48,15 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/api/play/{id}/bot", post(play_bot))
         .route("/api/play/{id}/record", get(play_record))
         .route("/api/siguo/board", get(|| async { Json(crate::siguo::geometry()) }))
-        .route("/api/siguo/game", get(siguo_replay))
+        .route("/api/siguo/game", get(siguo_stored_game))
         .route("/api/play/siguo", post(siguo_new))
         .route("/api/play/siguo/{id}", get(siguo_state))
         .route("/api/play/siguo/{id}/move", post(siguo_move))
         .route("/api/play/siguo/{id}/bot", post(siguo_bot))
         .route("/api/play/siguo/{id}/resign", post(siguo_resign))
+        .route("/api/play/siguo/{id}/deploy", post(siguo_deploy))
+        .route("/api/play/siguo/{id}/shuffle", post(siguo_shuffle))
+        .route("/api/play/siguo/{id}/record", get(siguo_record))
         .fallback(|| async { ApiError::not_found("no such page") })
         // After the routes: it applies to those already added.
         .method_not_allowed_fallback(|method: Method, uri: Uri| async move {
@@ -163,6 +167,12 @@ async fn one_game(State(s): Shared, Query(q): Query<ReplayQuery>) -> Result<Resp
         let view: View = view_name.parse()?;
         let dir = datasets::resolve(&s.roots, &q.d)?;
         s.datasets.answer(&dir, q.id, view_name, |data| {
+            if data.players == 4 {
+                return Err(ApiError::bad_request(format!(
+                    "`{}` is a four-player dataset: its games replay at /api/siguo/game",
+                    q.d
+                )));
+            }
             let k = data
                 .games
                 .binary_search_by_key(&q.id, |g| g.game_id)
@@ -325,12 +335,17 @@ async fn play_record(State(s): Shared, UrlPath(id): UrlPath<u64>) -> Result<Resp
         g.record()
     })
     .await?;
-    let disposition = format!("attachment; filename=\"junqi-game-{id}.jgn\"");
-    Ok((
+    Ok(record_download(text, &format!("junqi-game-{id}.jgn")))
+}
+
+/// A game record as a file to save, named `file_name`.
+fn record_download(text: String, file_name: &str) -> Response {
+    let disposition = format!("attachment; filename=\"{file_name}\"");
+    (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()), (header::CONTENT_DISPOSITION, disposition)],
         text,
     )
-        .into_response())
+        .into_response()
 }
 
 /// A new four-player game: the person's seat view, after the bots' first
@@ -350,25 +365,27 @@ async fn siguo_new(State(s): Shared, Body(req): Body<NewSiguoGame>) -> ApiResult
 }
 
 /// A stored four-player game step by step, as the referee or one seat saw it.
-async fn siguo_replay(
+async fn siguo_stored_game(
     State(s): Shared,
-    Query(q): Query<crate::siguo::SiguoReplayQuery>,
-) -> ApiResult<crate::siguo::SiguoReplay> {
-    blocking(move || {
-        let view = match q.view.as_deref().unwrap_or("all") {
-            "all" => None,
-            v => Some(
-                v.parse::<usize>()
-                    .ok()
-                    .and_then(junqi_siguo::Army::new)
-                    .ok_or_else(|| ApiError::bad_request(format!("view `{v}`: all, 0, 1, 2 or 3")))?,
-            ),
-        };
+    Query(q): Query<siguo_replay::SiguoReplayQuery>,
+) -> Result<Response, ApiError> {
+    let text = blocking(move || {
+        let view = siguo_replay::parse_view(q.view.as_deref())?;
         let dir = datasets::resolve(&s.roots, &q.d)?;
-        crate::siguo::replay_stored(&crate::siguo::find_stored(&dir, q.id)?, view)
+        let view_name = format!("siguo:{}", q.view.as_deref().unwrap_or("all"));
+        s.datasets.answer(&dir, q.id, &view_name, |data| {
+            if data.players != 4 {
+                return Err(ApiError::bad_request(format!(
+                    "`{}` is a two-player dataset: its games replay at /api/game",
+                    q.d
+                )));
+            }
+            let r = siguo_replay::replay_stored(siguo_replay::find(data, q.id)?, view)?;
+            Ok(serde_json::to_string(&r).expect("replays serialise"))
+        })
     })
-    .await
-    .map(Json)
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], text.as_str().to_owned()).into_response())
 }
 
 /// Run `f` on four-player game `id` (locked) and answer with the person's view.
@@ -406,6 +423,49 @@ async fn siguo_bot(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<Sig
 
 async fn siguo_resign(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<SiguoState> {
     with_siguo(s, id, |g| g.resign()).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SiguoDeployBody {
+    /// Node of the person's zone to kind letter, for all 25 pieces; left
+    /// out: the deployment proposed.
+    #[serde(default)]
+    placement: Option<HashMap<String, String>>,
+    /// Leave the bots' first moves to `POST /api/play/siguo/N/bot`.
+    #[serde(default)]
+    bot_later: bool,
+}
+
+/// The person's deployment; the game starts (and the bots move first
+/// unless `bot_later`).
+async fn siguo_deploy(
+    State(s): Shared,
+    UrlPath(id): UrlPath<u64>,
+    Body(body): Body<SiguoDeployBody>,
+) -> ApiResult<SiguoState> {
+    with_siguo(s, id, move |g| {
+        g.deploy(body.placement.as_ref())?;
+        if !body.bot_later {
+            g.bot_moves();
+        }
+        Ok(())
+    })
+    .await
+}
+
+async fn siguo_shuffle(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<SiguoState> {
+    with_siguo(s, id, |g| g.shuffle()).await
+}
+
+async fn siguo_record(State(s): Shared, UrlPath(id): UrlPath<u64>) -> Result<Response, ApiError> {
+    let text = blocking(move || {
+        let game = s.siguo.get(id)?;
+        let g = game.lock().map_err(|_| ApiError::conflict("this game was broken by an earlier error"))?;
+        g.record()
+    })
+    .await?;
+    Ok(record_download(text, &format!("junqi-siguo-game-{id}.jgn")))
 }
 
 #[cfg(test)]

@@ -6,17 +6,21 @@
 //! (in 双明 the ally's kinds, in 全明 every kind, as the seat sees them at a
 //! table). The referee's board is given only once the game is over.
 //!
-//! Each army deploys at random from the game's seed (§10.5); the person's
-//! deployment is not edited in this first version.
+//! Each army's deployment is drawn from the game's seed (§10.5); before the
+//! first move the person edits their own (swaps pieces, or draws another)
+//! and starts the game, the bots keep theirs. Once the game is over its
+//! four-player JGN record can be downloaded.
 
 use crate::ApiError;
 use junqi_core::piece::Kind;
+use junqi_core::setup::{deployment_zone, Deployment};
 use junqi_core::{rng_from_seed, GameRng};
+use junqi_siguo::setup::{random_deployment, validate};
 use junqi_siguo::{
     bot_from_spec, tables, Army, Move, MoveList, Node, NodeKind, Outcome, Position, Rules, SiguoBot, SiguoInfoSet, Team,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -98,6 +102,9 @@ pub struct SiguoSession {
     rng: GameRng,
     seed: u64,
     seed_chosen: bool,
+    /// Before the first move: the four armies' deployments, the person's
+    /// being edited; `None` once the game has started.
+    deployments: Option<[Deployment; 4]>,
     start: Position,
     truth: Position,
     /// Every seat's information set, kept from the referee's announcements.
@@ -114,7 +121,7 @@ pub struct SiguoSession {
 
 /// A piece as a seat sees it: `{army}{kind letter}` when the seat knows the
 /// kind, `{army}?` otherwise; `.` for an empty node.
-fn token(army: Army, kind: Option<Kind>) -> String {
+pub(crate) fn token(army: Army, kind: Option<Kind>) -> String {
     match kind {
         Some(k) => format!("{}{}", army.index(), k.letter()),
         None => format!("{}?", army.index()),
@@ -132,7 +139,7 @@ pub struct SiguoState {
     pub id: u64,
     pub game: &'static str,
     pub mode: String,
-    /// `play` or `over`.
+    /// `deploy`, `play` or `over`.
     pub phase: String,
     /// The person's seat (army 0–3) and team (`A`: armies 0 and 2).
     pub seat: u8,
@@ -141,8 +148,11 @@ pub struct SiguoState {
     pub players: Vec<String>,
     /// The seed: only once the game is over, unless the person chose it.
     pub seed: Option<u64>,
-    /// 129 tokens in node order ([`seat_board`]).
+    /// 129 tokens in node order ([`seat_board`]); while deploying, the
+    /// person's own pieces only.
     pub board: Vec<String>,
+    /// While deploying: the 25 nodes of the person's zone a piece may stand on.
+    pub zone: Vec<String>,
     /// The army to move.
     pub turn: u8,
     pub your_turn: bool,
@@ -243,7 +253,11 @@ impl SiguoSession {
             bots[i] = Some(bot);
         }
         let seed = req.seed.unwrap_or_else(crate::play::random_seed);
-        let start = Position::new_game(rules, seed);
+        // Drawn as `Position::new_game` draws them: the start is the seed's
+        // unless the person edits their deployment.
+        let mut deal = rng_from_seed(seed);
+        let deployments: [Deployment; 4] = std::array::from_fn(|_| random_deployment(&rules, &mut deal));
+        let start = start_from(rules, &deployments)?;
         let infos = Army::ALL.map(|a| SiguoInfoSet::new(&start, a));
         Ok(SiguoSession {
             id: 0,
@@ -255,6 +269,7 @@ impl SiguoSession {
             rng: rng_from_seed(seed ^ 0x5167_756f_626f_7473),
             seed,
             seed_chosen: req.seed.is_some(),
+            deployments: Some(deployments),
             truth: start.clone(),
             start,
             infos,
@@ -267,6 +282,51 @@ impl SiguoSession {
 
     fn over(&self) -> bool {
         self.resigned || self.truth.outcome().is_some()
+    }
+
+    /// Refused while the person is still deploying.
+    fn started(&self) -> Result<(), ApiError> {
+        match self.deployments {
+            Some(_) => Err(ApiError::conflict("deploy your pieces first")),
+            None => Ok(()),
+        }
+    }
+
+    /// The person's deployment, being edited: refused once the game started.
+    fn proposal(&mut self) -> Result<&mut Deployment, ApiError> {
+        let human = self.human.index();
+        self.deployments
+            .as_mut()
+            .map(|d| &mut d[human])
+            .ok_or_else(|| ApiError::conflict("the deployment is over: the game has started"))
+    }
+
+    /// A new random deployment for the person to edit.
+    pub fn shuffle(&mut self) -> Result<(), ApiError> {
+        self.proposal()?;
+        let fresh = random_deployment(&self.rules, &mut self.rng);
+        *self.proposal()? = fresh;
+        Ok(())
+    }
+
+    /// The person's deployment, `{node of their zone: kind letter}` for all
+    /// 25 pieces (`None`: the one proposed), checked by §10.5's rules; then
+    /// the game starts from the four deployments.
+    pub fn deploy(&mut self, placement: Option<&HashMap<String, String>>) -> Result<(), ApiError> {
+        let human = self.human;
+        self.proposal()?;
+        if let Some(placement) = placement {
+            let pieces = crate::play::placement_pieces(placement, |name| zone_square(name, human))?;
+            let mine = Deployment { colour: junqi_core::Colour::Red, pieces };
+            validate(human, &mine, &self.rules)
+                .map_err(|e| ApiError::bad_request(format!("illegal deployment: {e}")))?;
+            *self.proposal()? = mine;
+        }
+        let deployments = self.deployments.take().expect("checked by proposal()");
+        self.start = start_from(self.rules, &deployments)?;
+        self.truth = self.start.clone();
+        self.infos = Army::ALL.map(|a| SiguoInfoSet::new(&self.start, a));
+        Ok(())
     }
 
     /// Play `mv` on the referee's board and tell every seat.
@@ -306,6 +366,7 @@ impl SiguoSession {
     /// The person's move, then (unless `bot_later`) the bots' moves until it
     /// is the person's turn again or the game is over.
     pub fn play(&mut self, text: &str, bot_later: bool) -> Result<(), ApiError> {
+        self.started()?;
         if self.over() {
             return Err(ApiError::conflict("the game is over"));
         }
@@ -328,7 +389,7 @@ impl SiguoSession {
     /// The bots play while it is not the person's turn and the game is on.
     pub fn bot_moves(&mut self) {
         for _ in 0..MAX_BOT_PLIES {
-            if self.over() || self.truth.turn() == self.human {
+            if self.deployments.is_some() || self.over() || self.truth.turn() == self.human {
                 return;
             }
             let seat = self.truth.turn();
@@ -367,6 +428,7 @@ impl SiguoSession {
 
     /// The person gives up: their team loses.
     pub fn resign(&mut self) -> Result<(), ApiError> {
+        self.started()?;
         if self.over() {
             return Err(ApiError::conflict("the game is over"));
         }
@@ -388,8 +450,29 @@ impl SiguoSession {
     }
 
     /// The page's view of the game, from the person's information set only
-    /// (and, once the game is over, the referee's board).
+    /// (and, once the game is over, the referee's board); while deploying,
+    /// the person's own pieces only.
     pub fn state(&self) -> SiguoState {
+        let mut st = self.play_state();
+        if let Some(d) = &self.deployments {
+            let human = self.human;
+            st.phase = "deploy".into();
+            (st.your_turn, st.bot_to_move) = (false, false);
+            st.legal.clear();
+            st.board = vec![".".to_string(); st.board.len()];
+            for &(sq, kind) in &d[human.index()].pieces {
+                st.board[Node::in_zone(human, sq).expect("Red's half").index()] = token(human, Some(kind));
+            }
+            st.zone = junqi_core::board::squares(deployment_zone(junqi_core::Colour::Red))
+                .filter_map(|sq| Node::in_zone(human, sq))
+                .map(|n| n.to_string())
+                .collect();
+        }
+        st
+    }
+
+    /// [`SiguoSession::state`] once the game has started.
+    fn play_state(&self) -> SiguoState {
         let info = self.seat_info();
         let over = self.over();
         let your_turn = !over && info.turn() == self.human;
@@ -418,6 +501,7 @@ impl SiguoSession {
             players: self.specs.to_vec(),
             seed: (self.seed_chosen || over).then_some(self.seed),
             board: seat_board(info),
+            zone: Vec::new(),
             turn: info.turn().index() as u8,
             your_turn,
             legal,
@@ -449,6 +533,50 @@ impl SiguoSession {
     pub fn start(&self) -> &Position {
         &self.start
     }
+
+    /// The whole game as a four-player JGN record (every piece, the
+    /// person's seat `person`), as `junqi export` writes a stored game:
+    /// only once it is over.
+    pub fn record(&self) -> Result<String, ApiError> {
+        let Some((winner, termination)) = self.outcome() else {
+            return Err(ApiError::conflict("the record is given once the game is over"));
+        };
+        let outcome = Outcome { winner, termination: junqi_siguo::Termination::TeamEliminated };
+        let game = junqi_selfplay::SiguoGame {
+            game_id: self.id,
+            rules: self.rules.to_toml_string(),
+            seed: self.seed,
+            start: self.start.to_string(),
+            moves: self.moves.iter().map(Move::to_string).collect(),
+            result: outcome.result_str().to_string(),
+            termination,
+            plies: self.moves.len() as u32,
+            bots: std::array::from_fn(
+                |i| if i == self.human.index() { "person".into() } else { self.specs[i].clone() },
+            ),
+            code_version: junqi_selfplay::code_version(),
+        };
+        junqi_selfplay::siguo_jgn::siguo_record_text(&game, Some("junqi serve"), None).map_err(ApiError::unreadable)
+    }
+}
+
+/// The start position of four deployments (armies 0–3).
+fn start_from(rules: Rules, d: &[Deployment; 4]) -> Result<Position, ApiError> {
+    Position::from_deployments(rules, [&d[0], &d[1], &d[2], &d[3]])
+        .map_err(|e| ApiError::bad_request(format!("illegal deployment: {e}")))
+}
+
+/// The square of Red's half that node `name` of `army`'s zone stands for.
+fn zone_square(name: &str, army: Army) -> Result<junqi_core::Square, ApiError> {
+    let node: Node = name.parse().map_err(|e| ApiError::bad_request(format!("{e}")))?;
+    node.square().filter(|_| node.zone() == Some(army)).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "{name} is not in your army's zone (army {}: `{}a1` … `{}e6`)",
+            army.index(),
+            army.letter(),
+            army.letter()
+        ))
+    })
 }
 
 /// One node of the four-player board for the page.
@@ -506,88 +634,6 @@ pub fn geometry() -> SiguoGeometry {
     SiguoGeometry { nodes, road: edges(&t.road_adjacent), rail: edges(&t.rail_adjacent) }
 }
 
-/// `GET /api/siguo/game?d=ID&id=N&view=all|0|1|2|3`.
-#[derive(Deserialize, Debug)]
-pub struct SiguoReplayQuery {
-    pub d: String,
-    pub id: u64,
-    #[serde(default)]
-    pub view: Option<String>,
-}
-
-/// A stored four-player game step by step, as the referee (`all`) or one
-/// seat (its information set, rebuilt from the announcements) saw it.
-#[derive(Serialize, Debug)]
-pub struct SiguoReplay {
-    pub id: u64,
-    pub view: String,
-    pub mode: String,
-    pub bots: Vec<String>,
-    pub result: String,
-    pub termination: String,
-    pub moves: Vec<String>,
-    /// The board (129 tokens) at the start and after each move.
-    pub frames: Vec<Vec<String>>,
-    /// The referee's announcement of each move, in words.
-    pub events: Vec<String>,
-}
-
-/// Replay `g` for `view` (`None`: the referee, every kind).
-pub fn replay_stored(g: &junqi_selfplay::SiguoGame, view: Option<Army>) -> Result<SiguoReplay, ApiError> {
-    let bad = |m: String| ApiError::unreadable(format!("game {}: {m}", g.game_id));
-    let rules = Rules::from_toml_str(&g.rules).map_err(|e| bad(format!("rules: {e}")))?;
-    let mut pos = junqi_siguo::parse(&g.start, rules).map_err(|e| bad(format!("start: {e}")))?;
-    let mut info = view.map(|a| SiguoInfoSet::new(&pos, a));
-    let board = |pos: &Position, info: &Option<SiguoInfoSet>| match info {
-        Some(i) => seat_board(i),
-        None => {
-            Node::all().map(|n| pos.piece_at(n).map_or_else(|| ".".into(), |p| token(p.army, Some(p.kind)))).collect()
-        }
-    };
-    let mut frames = vec![board(&pos, &info)];
-    let mut events = Vec::new();
-    for (k, text) in g.moves.iter().enumerate() {
-        let mv: Move = text.parse().map_err(|e| bad(format!("move {}: {e}", k + 1)))?;
-        let before = pos.clone();
-        let effect = pos.play(mv).map_err(|e| bad(format!("move {}: {e}", k + 1)))?;
-        let a = junqi_siguo::Announcement::new(&before, mv, &effect, &pos);
-        if let Some(i) = info.as_mut() {
-            i.update(&a);
-        }
-        events.push(format!("{}. army {} {mv}: {:?}", k + 1, a.mover.index(), a.ruling));
-        frames.push(board(&pos, &info));
-    }
-    Ok(SiguoReplay {
-        id: g.game_id,
-        view: view.map_or("all".to_string(), |a| a.index().to_string()),
-        mode: rules.mode.name().into(),
-        bots: g.bots.to_vec(),
-        result: g.result.clone(),
-        termination: g.termination.clone(),
-        moves: g.moves.clone(),
-        frames,
-        events,
-    })
-}
-
-/// Game `id` of the four-player dataset in `dir` (its `games/` shards).
-pub fn find_stored(dir: &std::path::Path, id: u64) -> Result<junqi_selfplay::SiguoGame, ApiError> {
-    let games = dir.join("games");
-    let mut shards: Vec<_> = std::fs::read_dir(&games)
-        .map_err(|e| ApiError::not_found(format!("{}: {e}", games.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    shards.sort();
-    for shard in shards {
-        let list = junqi_selfplay::read_siguo_games_file(&shard).map_err(|e| ApiError::unreadable(e.to_string()))?;
-        if let Some(g) = list.into_iter().find(|g| g.game_id == id) {
-            return Ok(g);
-        }
-    }
-    Err(ApiError::not_found(format!("no four-player game {id} in this dataset")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -608,6 +654,8 @@ mod tests {
     fn a_siguo_anqi_game_shows_only_the_seat_kinds_until_the_end() {
         for seat in 0..4u8 {
             let mut s = SiguoSession::new(&req(seat, 11 + seat as u64)).unwrap();
+            s.deploy(None).unwrap();
+            assert_eq!(s.start().to_string(), Position::new_game(s.rules, s.seed).to_string(), "the seed's start");
             s.bot_moves();
             let mut n = 0;
             while s.state().phase == "play" && n < 400 {
@@ -636,6 +684,103 @@ mod tests {
             let st = s.state();
             assert!(st.result.is_some() && st.reveal.is_some() && st.seed.is_some());
         }
+    }
+
+    /// The person's proposal as the page sends it: node name to kind letter.
+    fn placement(s: &SiguoSession) -> HashMap<String, String> {
+        let st = s.state();
+        Node::all()
+            .zip(&st.board)
+            .filter(|(_, t)| *t != ".")
+            .map(|(n, t)| (n.to_string(), t[1..].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_person_edits_their_deployment_before_the_first_move_and_the_bots_keep_theirs() {
+        for (mode, seat) in [("anqi", 0u8), ("shuangming", 1), ("quanming", 1)] {
+            let army = Army::new(seat as usize).unwrap();
+            let mut r = req(seat, 21);
+            r.mode = Some(mode.into());
+            let mut s = SiguoSession::new(&r).unwrap();
+            let st = s.state();
+            assert_eq!((st.phase.as_str(), st.your_turn, st.bot_to_move), ("deploy", false, false));
+            assert_eq!(st.zone.len(), 25);
+            // Only the person's own 25 pieces, in their zone, whatever the mode shows at the table.
+            let own: Vec<&String> = st.board.iter().filter(|t| *t != ".").collect();
+            assert_eq!(own.len(), 25, "{mode}");
+            assert!(own.iter().all(|t| t.starts_with(&seat.to_string()) && !t.ends_with('?')), "{own:?}");
+            assert!(st.legal.is_empty());
+            assert!(s.play("sa1-sa2", false).unwrap_err().message.contains("deploy your pieces first"));
+            assert!(s.resign().is_err());
+            s.bot_moves();
+            assert!(s.moves.is_empty(), "no bot moves before the person deploys");
+            // Swap the flag with a piece outside the headquarters: refused.
+            let mut p = placement(&s);
+            let flag = p.iter().find(|(_, k)| *k == "F").map(|(n, _)| n.clone()).unwrap();
+            let other = p.iter().find(|(n, _)| zone_square(n, army).unwrap().to_string() == "c3").unwrap().0.clone();
+            let mut bad = p.clone();
+            bad.insert(other.clone(), "F".into());
+            bad.insert(flag.clone(), p[&other].clone());
+            let err = s.deploy(Some(&bad)).unwrap_err();
+            assert!(err.message.contains("illegal deployment"), "{}", err.message);
+            let mut outside = p.clone();
+            let k = outside.remove(&other).unwrap();
+            outside.insert(format!("{}c3", army.next().letter()), k);
+            assert!(s.deploy(Some(&outside)).unwrap_err().message.contains("not in your army's zone"));
+            assert!(s.deploy(Some(&HashMap::new())).is_err(), "an empty placement");
+            assert_eq!(s.state().phase, "deploy", "refusals leave the deployment open");
+            // A legal swap (two pieces of the back rows) is taken as sent.
+            let (a, b) = (&*format!("{}b2", army.letter()), &*format!("{}d2", army.letter()));
+            let (ka, kb) = (p[a].clone(), p[b].clone());
+            p.insert(a.into(), kb.clone());
+            p.insert(b.into(), ka.clone());
+            let seed_start = Position::new_game(s.rules, 21);
+            s.deploy(Some(&p)).unwrap();
+            let st = s.state();
+            assert_eq!(st.phase, "play");
+            let at = |name: &str| s.start().piece_at(name.parse().unwrap()).map(|p| p.kind.letter().to_string());
+            assert_eq!((at(a), at(b)), (Some(kb), Some(ka)));
+            for n in Node::all().filter(|n| n.zone() != Some(army)) {
+                assert_eq!(s.start().piece_at(n), seed_start.piece_at(n), "{n}: the bots deploy from the seed");
+            }
+            assert!(s.deploy(None).unwrap_err().message.contains("deployment is over"));
+            assert!(s.shuffle().is_err());
+        }
+    }
+
+    #[test]
+    fn a_shuffle_draws_another_legal_deployment() {
+        let mut s = SiguoSession::new(&req(2, 8)).unwrap();
+        let before = placement(&s);
+        s.shuffle().unwrap();
+        let after = placement(&s);
+        assert_ne!(before, after);
+        assert_eq!(after.len(), 25);
+        s.deploy(Some(&after)).unwrap();
+        assert_eq!(s.state().phase, "play");
+    }
+
+    #[test]
+    fn the_record_is_given_at_the_end_and_reads_back_as_the_game() {
+        let mut s = SiguoSession::new(&req(0, 31)).unwrap();
+        assert!(s.record().is_err(), "no record while deploying");
+        s.deploy(None).unwrap();
+        for k in 0..5 {
+            let legal = s.state().legal;
+            s.play(&legal[k % legal.len()], false).unwrap();
+        }
+        assert_eq!(s.record().unwrap_err().status.as_u16(), 409, "no record while the game is on");
+        s.resign().unwrap();
+        let text = s.record().unwrap();
+        let records = junqi_selfplay::siguo_jgn::parse_siguo_records(&text).unwrap();
+        assert_eq!(records.len(), 1);
+        let g = &records[0].game;
+        assert_eq!(g.moves, s.state().moves);
+        assert_eq!(g.start, s.start().to_string());
+        assert_eq!((g.result.as_str(), g.termination.as_str()), ("0-1", "resignation"));
+        assert_eq!(g.bots[0], "person");
+        assert_eq!(records[0].event.as_deref(), Some("junqi serve"));
     }
 
     #[test]
