@@ -188,7 +188,7 @@ impl InfoSet {
             };
             assigner.push(if set == 0 { ALL_KINDS } else { set }, need);
             if let Some(b) = belief {
-                assigner.set_weights(assigner.len - 1, &b.weights(sq));
+                assigner.set_weights(assigner.len - 1, &b.weights(sq.index()));
             }
         }
         for &set in self.removed_enemy() {
@@ -237,13 +237,15 @@ fn why(kind: Kind) -> &'static str {
     }
 }
 
-/// A distribution over the kind of the piece on each square (absolute
-/// squares, indexed by [`crate::Square::index`]; [`Kind::index`] order),
-/// e.g. a network's belief about the enemy's hidden pieces. Squares it
-/// says nothing about hold all zeros (then every kind weighs the same).
+/// A distribution over the kind of the piece on each node, e.g. a
+/// network's belief about the enemy's hidden pieces ([`Kind::index`]
+/// order). The two-player one ([`KindBelief::empty`]) is indexed by
+/// absolute squares ([`crate::Square::index`]); the four-player game's
+/// ([`KindBelief::with_nodes`]) by its absolute nodes. Nodes it says
+/// nothing about hold all zeros (then every kind weighs the same).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindBelief {
-    pub probs: Box<[[f32; KINDS]; crate::board::NODES]>,
+    pub probs: Box<[[f32; KINDS]]>,
 }
 
 /// Every kind keeps at least this weight, so a confident but wrong belief
@@ -251,15 +253,22 @@ pub struct KindBelief {
 const BELIEF_FLOOR: f32 = 1e-3;
 
 impl KindBelief {
-    /// A belief with nothing in it (all zeros).
+    /// A two-player belief (one entry per square) with nothing in it.
     pub fn empty() -> KindBelief {
-        KindBelief { probs: Box::new([[0.0; KINDS]; crate::board::NODES]) }
+        KindBelief::with_nodes(crate::board::NODES)
     }
 
-    /// The draw weights of the piece on `sq`: its probabilities (non-finite
-    /// or negative ones as 0) plus a small floor.
-    fn weights(&self, sq: crate::Square) -> [f32; KINDS] {
-        self.probs[sq.index()].map(|p| if p.is_finite() && p > 0.0 { p + BELIEF_FLOOR } else { BELIEF_FLOOR })
+    /// A belief over `nodes` nodes with nothing in it (all zeros).
+    pub fn with_nodes(nodes: usize) -> KindBelief {
+        KindBelief { probs: vec![[0.0; KINDS]; nodes].into_boxed_slice() }
+    }
+
+    /// The draw weights of the piece on node `node`: its probabilities
+    /// (non-finite or negative ones as 0) plus a small floor; a node past
+    /// the belief's end weighs every kind the same.
+    pub fn weights(&self, node: usize) -> [f32; KINDS] {
+        let probs = self.probs.get(node).copied().unwrap_or([0.0; KINDS]);
+        probs.map(|p| if p.is_finite() && p > 0.0 { p + BELIEF_FLOOR } else { BELIEF_FLOOR })
     }
 }
 

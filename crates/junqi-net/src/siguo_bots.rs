@@ -10,7 +10,10 @@
 //! `junqi_siguo::register_siguo_evaluator` by [`crate::register_net_bots`]):
 //! it is handed the information set of the army to move at a new node and
 //! answers the policy over that army's legal moves and its team's expected
-//! score (win + ½ draw).
+//! score (win + ½ draw). A net with a belief head also answers the
+//! search's [`SiguoEvaluator::belief`]: the head's kind probabilities for
+//! the searching seat's information set, by absolute node, through which
+//! the search draws its worlds.
 //!
 //! Every player of the same file shares one loaded net (one per file per
 //! process). A two-player net is refused by name, as the two-player
@@ -19,7 +22,8 @@
 use crate::cpu::siguo::{SiguoCpuNet, SiguoScratch};
 use crate::{resolve_net_path, NetError};
 use junqi_bots::BotSpec;
-use junqi_siguo::{LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet};
+use junqi_core::KindBelief;
+use junqi_siguo::{belief_by_node, LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet};
 use rand::RngCore;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -134,6 +138,16 @@ impl SiguoEvaluator for SiguoNetEvaluator {
             priors: answer.moves.into_iter().zip(answer.evaluation.priors).collect(),
             value: (win + 0.5 * draw) as f64,
         }
+    }
+
+    /// The belief head's kinds for `info`'s seat, by absolute node; `None`
+    /// for a net without the head.
+    fn belief(&mut self, info: &SiguoInfoSet) -> Option<KindBelief> {
+        if !self.net.model().belief {
+            return None;
+        }
+        let answer = self.net.evaluate(info, true, &mut self.scratch);
+        answer.evaluation.belief.map(|probs| belief_by_node(info.seat(), &probs))
     }
 }
 

@@ -81,8 +81,9 @@ pub use siguo::{
     write_siguo_games_shard, SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
 };
 pub use siguo_samples::{
-    check_siguo_samples, read_siguo_samples_file, sampled_plies, samples_at, siguo_samples_schema,
-    write_siguo_samples_shard, SiguoSample, SIGUO_SAMPLES_FORMAT,
+    check_siguo_samples, read_siguo_samples_file, read_siguo_samples_versioned, rewrite_as_siguo_samples_v1,
+    sampled_plies, samples_at, siguo_samples_format, siguo_samples_schema, write_siguo_samples_shard, SiguoSample,
+    SIGUO_SAMPLES_FORMAT, SIGUO_SAMPLES_FORMAT_V1,
 };
 pub use writer::{
     games_schema, samples_schema, shard_name, write_games_shard, GAMES_DIR, SAMPLES_DIR, SAMPLES_SCHEMA_VERSION,

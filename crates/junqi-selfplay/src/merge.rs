@@ -121,8 +121,8 @@ fn differences_of(a: &RunFile, b: &RunFile) -> Option<String> {
     (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 
-/// Read-only: every shard of each source's part is there and sound. Returns
-/// the games they hold.
+/// Read-only: every shard of each source's part is there and sound, the
+/// samples shards all of one schema. Returns the games they hold.
 fn check_sources_complete(
     layout: Layout,
     config_json: &serde_json::Value,
@@ -150,6 +150,11 @@ fn check_sources_complete(
         }
         games += check.complete_games;
     }
+    let samples: Vec<PathBuf> = sources
+        .iter()
+        .flat_map(|(dir, part)| part.shards(layout.shards()).map(|s| dir.join(SAMPLES_DIR).join(crate::shard_name(s))))
+        .collect();
+    crate::siguo_samples::one_samples_format(&samples)?;
     Ok(games)
 }
 

@@ -448,9 +448,9 @@ fn replay_siguo_file(path: &Path, only: Option<u64>) -> Result<PerFile, Selfplay
         .filter(|d| d.file_name().is_some_and(|n| n == crate::GAMES_DIR))
         .and_then(|d| Some(d.parent()?.join(crate::SAMPLES_DIR).join(path.file_name()?)))
         .filter(|p| p.is_file());
-    let samples = match &samples_path {
-        Some(p) => crate::read_siguo_samples_file(p)?,
-        None => Vec::new(),
+    let (samples, format) = match &samples_path {
+        Some(p) => crate::read_siguo_samples_versioned(p)?,
+        None => (Vec::new(), crate::SIGUO_SAMPLES_FORMAT),
     };
     let mut by_game: std::collections::BTreeMap<u64, Vec<&crate::SiguoSample>> = Default::default();
     for s in &samples {
@@ -465,7 +465,7 @@ fn replay_siguo_file(path: &Path, only: Option<u64>) -> Result<PerFile, Selfplay
             continue;
         }
         if let (Some(p), Some(own)) = (&samples_path, by_game.get(&g.game_id)) {
-            if let Err(why) = crate::check_siguo_samples(g, own) {
+            if let Err(why) = crate::check_siguo_samples(g, own, format == crate::SIGUO_SAMPLES_FORMAT_V1) {
                 bad.push((g.game_id, p.clone(), format!("samples: {why}")));
             }
         }

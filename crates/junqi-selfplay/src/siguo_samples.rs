@@ -2,12 +2,15 @@
 //! row per sampled ply, the mover's view of it as a compact code
 //! ([`junqi_siguo::SiguoCode`], from which `observation::encode`'s planes
 //! are rebuilt exactly), its legal actions, the policy target, the move
-//! played and the result for the mover's team.
+//! played, the result for the mover's team, and the belief head's targets
+//! (the true kinds of the pieces the mover could not see, which the
+//! referee knows).
 //!
 //! Every samples shard of this schema carries `junqi.format =
-//! junqi-siguo-samples/1` in its footer: the two-player samples reader
+//! junqi-siguo-samples/2` in its footer: the two-player samples reader
 //! refuses it by that name, and [`read_siguo_samples_file`] refuses
-//! two-player samples.
+//! two-player samples. It also reads `junqi-siguo-samples/1` shards, the
+//! same without `hidden_kinds` (their samples have no belief targets).
 
 use crate::replay::{list_values, Columns};
 use crate::siguo::{SiguoGame, FORMAT_KEY};
@@ -19,24 +22,30 @@ use arrow_array::builder::{
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use junqi_core::piece::KINDS;
 use junqi_core::rng_from_seed;
 use junqi_siguo::observation::action_index;
-use junqi_siguo::{Announcement, Army, Move, MoveList, Position, SiguoCode, SiguoInfoSet};
+use junqi_siguo::{hidden_kind_targets, Announcement, Army, Move, MoveList, Position, SiguoCode, SiguoInfoSet, NODES};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-/// The four-player samples schema.
-pub const SIGUO_SAMPLES_FORMAT: &str = "junqi-siguo-samples/1";
+/// The four-player samples schema this build writes.
+pub const SIGUO_SAMPLES_FORMAT: &str = "junqi-siguo-samples/2";
+/// The first four-player samples schema (no `hidden_kinds`), still read.
+pub const SIGUO_SAMPLES_FORMAT_V1: &str = "junqi-siguo-samples/1";
 
 /// Schema of a four-player `samples/` shard: one row per sampled ply.
 pub fn siguo_samples_schema() -> SchemaRef {
     static S: OnceLock<SchemaRef> = OnceLock::new();
     S.get_or_init(|| {
         let mut columns = sample_columns("code");
-        columns
-            .extend([Field::new("outcome", DataType::Int8, false), Field::new("termination", DataType::Utf8, false)]);
+        columns.extend([
+            Field::new("outcome", DataType::Int8, false),
+            Field::new("termination", DataType::Utf8, false),
+            Field::new("hidden_kinds", DataType::Binary, true),
+        ]);
         Arc::new(Schema::new(columns))
     })
     .clone()
@@ -65,6 +74,10 @@ pub struct SiguoSample {
     pub outcome: i8,
     /// How the game ended (`team_eliminated`, `quiet_plies`, …).
     pub termination: String,
+    /// The belief head's targets ([`junqi_siguo::hidden_kind_targets`]):
+    /// per seat-relative node, 1 + the true kind of a piece the seat could
+    /// not see, else 0; empty when there is none (and in `/1` shards).
+    pub hidden_kinds: Vec<u8>,
 }
 
 /// The plies of a game of `plies` moves that `samples` keeps: all, or up to
@@ -128,6 +141,7 @@ pub fn samples_at(
                 ply: ply as u32,
                 seat: seat.index() as u8,
                 code: SiguoCode::of(info).to_bytes(),
+                hidden_kinds: hidden_kind_targets(&pos, info),
                 policy,
                 legal_actions,
                 action,
@@ -172,10 +186,12 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
 }
 
 /// Check a stored game's samples: each is what re-playing the game gives at
-/// its ply (code, legal actions, action, outcome, termination, and the
+/// its ply (code, legal actions, action, outcome, termination, belief
+/// targets (none in a `/1` shard), and the
 /// one-hot policy; for a seat of the search, `mcts`, a policy over the legal
 /// actions that sums to 1). The reason for the first difference otherwise.
-pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result<(), String> {
+/// `v1`: the samples come from a `junqi-siguo-samples/1` shard.
+pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample], v1: bool) -> Result<(), String> {
     let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
     let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
     let moves: Vec<Move> = game
@@ -195,21 +211,30 @@ pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample]) -> Result
             && (got.policy.iter().sum::<f32>() - 1.0).abs() < 1e-3;
         let policy_ok = got.policy == want.policy || (searched && distribution);
         let without_policy = |s: &SiguoSample| SiguoSample { policy: Vec::new(), ..s.clone() };
-        if without_policy(got) != without_policy(want) || !policy_ok {
+        let targets_ok = got.hidden_kinds == want.hidden_kinds || (v1 && got.hidden_kinds.is_empty());
+        let want = SiguoSample { hidden_kinds: got.hidden_kinds.clone(), ..want.clone() };
+        if without_policy(got) != without_policy(&want) || !policy_ok || !targets_ok {
             return Err(format!("the sample at ply {} is not the game's position there", got.ply));
         }
     }
     Ok(())
 }
 
-fn batch(samples: &[SiguoSample]) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let schema = siguo_samples_schema();
+/// The `junqi-siguo-samples/1` schema: today's without `hidden_kinds`.
+fn siguo_samples_schema_v1() -> SchemaRef {
+    let all = siguo_samples_schema();
+    Arc::new(Schema::new(all.fields()[..all.fields().len() - 1].to_vec()))
+}
+
+/// `samples` as a batch of `schema` (today's, or `/1`'s, which drops the last column).
+fn batch(samples: &[SiguoSample], schema: SchemaRef) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let item = |name: &str| item_field(&schema, name);
     let (mut id, mut ply, mut seat) = (UInt64Builder::new(), UInt32Builder::new(), UInt8Builder::new());
     let mut code = BinaryBuilder::new();
     let mut legal = ListBuilder::new(UInt16Builder::new()).with_field(item("legal_actions"));
     let mut policy = ListBuilder::new(Float32Builder::new()).with_field(item("policy"));
     let (mut action, mut outcome, mut termination) = (UInt16Builder::new(), Int8Builder::new(), StringBuilder::new());
+    let mut hidden = BinaryBuilder::new();
     for s in samples {
         id.append_value(s.game_id);
         ply.append_value(s.ply);
@@ -222,6 +247,11 @@ fn batch(samples: &[SiguoSample]) -> Result<RecordBatch, arrow_schema::ArrowErro
         action.append_value(s.action);
         outcome.append_value(s.outcome);
         termination.append_value(&s.termination);
+        if s.hidden_kinds.is_empty() {
+            hidden.append_null();
+        } else {
+            hidden.append_value(&s.hidden_kinds);
+        }
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(id.finish()),
@@ -233,8 +263,10 @@ fn batch(samples: &[SiguoSample]) -> Result<RecordBatch, arrow_schema::ArrowErro
         Arc::new(action.finish()),
         Arc::new(outcome.finish()),
         Arc::new(termination.finish()),
+        Arc::new(hidden.finish()),
     ];
-    RecordBatch::try_new(schema, columns)
+    let n = schema.fields().len();
+    RecordBatch::try_new(schema, columns[..n].to_vec())
 }
 
 /// Write `samples` as shard `shard` of the four-player `samples/` dataset in
@@ -251,14 +283,60 @@ pub fn write_siguo_samples_shard(
         ("junqi.obs_encoding".to_string(), junqi_siguo::CODE_FORMAT.to_string()),
     ];
     meta.extend(metadata.iter().cloned());
-    let props = properties(8192, &["code", "policy.list.item"], &["legal_actions.list.item"], &meta);
-    write_shard_batches(samples_dir, shard, siguo_samples_schema(), props, samples.chunks(8192).map(batch))
+    write_with_schema(samples_dir, shard, samples, &meta, siguo_samples_schema())
 }
 
-/// Read every sample of one four-player samples shard; a shard of another
+fn write_with_schema(
+    dir: &Path,
+    shard: u64,
+    samples: &[SiguoSample],
+    meta: &[(String, String)],
+    schema: SchemaRef,
+) -> Result<PathBuf, SelfplayError> {
+    let props = properties(8192, &["code", "policy.list.item"], &["legal_actions.list.item"], meta);
+    write_shard_batches(dir, shard, schema.clone(), props, samples.chunks(8192).map(|c| batch(c, schema.clone())))
+}
+
+/// Rewrite the four-player samples shard at `path` (and its checksum
+/// record) as `junqi-siguo-samples/1` wrote it: no `hidden_kinds`, the
+/// footer's format `/1`, its other keys kept. For tests of the datasets
+/// written before the belief targets.
+#[doc(hidden)]
+pub fn rewrite_as_siguo_samples_v1(path: &Path) -> Result<(), SelfplayError> {
+    let (samples, _) = read_siguo_samples_versioned(path)?;
+    let (_, mut meta) = crate::replay::batches_and_metadata(path)?;
+    let corrupt = |message: &str| SelfplayError::Corrupt { path: path.to_path_buf(), message: message.into() };
+    let shard = meta.iter().find(|(k, _)| k == "junqi.shard").and_then(|(_, v)| v.parse().ok());
+    let shard = shard.ok_or_else(|| corrupt("no `junqi.shard` in the footer"))?;
+    meta.retain(|(k, _)| k != "ARROW:schema");
+    meta.iter_mut().filter(|(k, _)| k == FORMAT_KEY).for_each(|(_, v)| *v = SIGUO_SAMPLES_FORMAT_V1.to_string());
+    crate::checksum::remove_shard(path)?;
+    let dir = path.parent().ok_or_else(|| corrupt("no folder"))?;
+    write_with_schema(dir, shard, &samples, &meta, siguo_samples_schema_v1()).map(|_| ())
+}
+
+/// The four-player samples format a shard's footer names (`/2` or `/1`);
+/// a shard of another format (two-player samples among them) is an error
+/// naming it.
+pub fn siguo_samples_format(metadata: &[(String, String)], path: &Path) -> Result<&'static str, SelfplayError> {
+    let found = metadata.iter().find(|(k, _)| k == FORMAT_KEY).map(|(_, f)| f.as_str());
+    match found {
+        Some(SIGUO_SAMPLES_FORMAT) => Ok(SIGUO_SAMPLES_FORMAT),
+        Some(SIGUO_SAMPLES_FORMAT_V1) => Ok(SIGUO_SAMPLES_FORMAT_V1),
+        _ => {
+            let what = found.map_or("a two-player shard".to_string(), |f| format!("a shard of format `{f}`"));
+            let message = format!("{what}, not `{SIGUO_SAMPLES_FORMAT}` (or `{SIGUO_SAMPLES_FORMAT_V1}`)");
+            Err(SelfplayError::Corrupt { path: path.to_path_buf(), message })
+        }
+    }
+}
+
+/// Read every sample of one four-player samples shard (`/2`, or `/1`
+/// without belief targets) and the format it is of; a shard of another
 /// format (two-player samples among them) is an error naming it.
-pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, SelfplayError> {
-    let batches = crate::siguo::batches_of_format(path, SIGUO_SAMPLES_FORMAT)?;
+pub fn read_siguo_samples_versioned(path: &Path) -> Result<(Vec<SiguoSample>, &'static str), SelfplayError> {
+    let (batches, metadata) = crate::replay::batches_and_metadata(path)?;
+    let format = siguo_samples_format(&metadata, path)?;
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
     let mut out = Vec::new();
     for batch in &batches {
@@ -273,10 +351,21 @@ pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, Selfplay
         let action = c.get("action", |a| a.as_primitive_opt::<UInt16Type>())?;
         let outcome = c.get("outcome", |a| a.as_primitive_opt::<Int8Type>())?;
         let termination = c.get("termination", |a| a.as_string_opt::<i32>())?;
+        let hidden = match format {
+            SIGUO_SAMPLES_FORMAT_V1 => None,
+            _ => Some(c.get("hidden_kinds", |a| a.as_binary_opt::<i32>())?),
+        };
         for i in 0..batch.num_rows() {
+            let at = || format!("game {} ply {}", game_id.value(i), ply.value(i));
             let bytes = code.value(i);
-            SiguoCode::from_bytes(bytes)
-                .map_err(|e| corrupt(format!("game {} ply {}: {e}", game_id.value(i), ply.value(i))))?;
+            SiguoCode::from_bytes(bytes).map_err(|e| corrupt(format!("{}: {e}", at())))?;
+            let hidden_kinds = match hidden.filter(|h| h.is_valid(i)).map(|h| h.value(i)) {
+                Some(b) if b.len() != NODES || b.iter().any(|&k| k as usize > KINDS) => {
+                    return Err(corrupt(format!("{}: `hidden_kinds` is not {NODES} entries of 0 to {KINDS}", at())))
+                }
+                Some(b) => b.to_vec(),
+                None => Vec::new(),
+            };
             out.push(SiguoSample {
                 game_id: game_id.value(i),
                 ply: ply.value(i),
@@ -287,8 +376,53 @@ pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, Selfplay
                 action: action.value(i),
                 outcome: outcome.value(i),
                 termination: termination.value(i).to_string(),
+                hidden_kinds,
             });
         }
     }
-    Ok(out)
+    Ok((out, format))
+}
+
+/// [`read_siguo_samples_versioned`]'s samples.
+pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, SelfplayError> {
+    read_siguo_samples_versioned(path).map(|(samples, _)| samples)
+}
+
+/// The `junqi.format` a samples shard's footer names (`None`: two-player
+/// samples, which name none), read from the footer alone.
+fn footer_format(path: &Path) -> Result<Option<String>, SelfplayError> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    let file = std::fs::File::open(path).map_err(SelfplayError::io(path))?;
+    let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
+        .map_err(|m| corrupt(format!("damaged Parquet footer ({m})")))?
+        .map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
+    let meta = reader.metadata().file_metadata();
+    let kv = meta.key_value_metadata().map(|v| v.as_slice()).unwrap_or(&[]);
+    Ok(kv.iter().find(|k| k.key == FORMAT_KEY).and_then(|k| k.value.clone()))
+}
+
+/// An error naming both formats unless every samples shard of `shards`
+/// (those that exist) is of one samples format: a merge must not join
+/// `junqi-siguo-samples/1` parts with `/2` ones into one dataset.
+pub(crate) fn one_samples_format(shards: &[PathBuf]) -> Result<(), SelfplayError> {
+    let mut first: Option<(&PathBuf, Option<String>)> = None;
+    for path in shards.iter().filter(|p| p.is_file()) {
+        let format = footer_format(path)?;
+        match &first {
+            None => first = Some((path, format)),
+            Some((p, f)) if *f != format => {
+                let name = |f: &Option<String>| f.clone().unwrap_or_else(|| "two-player samples".into());
+                return Err(SelfplayError::Merge(format!(
+                    "{} holds `{}` and {} `{}`: samples of one schema only (re-play the older part with this build)",
+                    p.display(),
+                    name(f),
+                    path.display(),
+                    name(&format)
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }

@@ -1,7 +1,9 @@
 //! A compact code of one seat's four-player observation (docs/observation.md,
 //! "The four-player code"): what a training sample stores in place of the
 //! [`crate::observation`] planes, from which those planes are rebuilt
-//! exactly ([`SiguoCode::planes`]).
+//! exactly ([`SiguoCode::planes`]), and the belief head's layout: its
+//! training targets ([`hidden_kind_targets`]) and its answer by absolute
+//! node ([`belief_by_node`]).
 //!
 //! Everything is seat-relative, as the planes are: node `j` of the code is
 //! the seat's relative node `j` ([`crate::observation::relative_node`]) and
@@ -24,9 +26,11 @@ use crate::observation::{
     relative_army, relative_node, BufferLength, CELLS, GRID, OBS_LEN, PLANE_CAMP, PLANE_ENDED, PLANE_HQ, PLANE_KINDS,
     PLANE_NODE, PLANE_OCCUPIED, PLANE_PLY, PLANE_QUIET, PLANE_RAILWAY, PLANE_RULES, PLANE_TO_MOVE,
 };
+use crate::position::Position;
 use crate::rules::{RailTurns, Rules, TurnOrder};
 use junqi_core::piece::{Kind, KindSet, KINDS};
 use junqi_core::rules::MineRule;
+use junqi_core::KindBelief;
 
 /// The code's name, as datasets record it.
 pub const CODE_FORMAT: &str = "siguo-code/1";
@@ -209,4 +213,39 @@ impl SiguoCode {
         self.planes_into(&mut out).expect("the buffer has OBS_LEN floats");
         out
     }
+}
+
+/// The belief head's targets for `info`'s seat in `truth` (the referee's
+/// position, which `info` was kept from): per seat-relative node (the
+/// [`NODES`] of the head's layout), 1 + the true kind of a piece of an army
+/// the seat does not see whose kind its set leaves open, else 0. Empty
+/// when there is no such piece (全明, or every such kind already proven).
+pub fn hidden_kind_targets(truth: &Position, info: &SiguoInfoSet) -> Vec<u8> {
+    let seat = info.seat();
+    let mut out = Vec::new();
+    for (node, piece) in truth.pieces() {
+        if info.sees(piece.army) || info.possible_kinds(node).count_ones() <= 1 {
+            continue;
+        }
+        if out.is_empty() {
+            out.resize(NODES, 0);
+        }
+        out[relative_node(seat, node).index()] = 1 + piece.kind.index() as u8;
+    }
+    out
+}
+
+/// A belief head's answer for `seat` (per seat-relative node, [`KINDS`]
+/// probabilities each: `node * KINDS + kind`) by absolute node, as
+/// [`SiguoInfoSet::sample_world_believing`] reads it; a short answer leaves
+/// the nodes it misses empty (uniform).
+pub fn belief_by_node(seat: Army, probs: &[f32]) -> KindBelief {
+    let mut belief = KindBelief::with_nodes(NODES);
+    for node in Node::all() {
+        let r = relative_node(seat, node).index();
+        if let Some(p) = probs.get(r * KINDS..(r + 1) * KINDS) {
+            belief.probs[node.index()].copy_from_slice(p);
+        }
+    }
+    belief
 }

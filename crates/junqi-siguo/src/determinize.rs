@@ -20,11 +20,20 @@
 //! seat does not see and the draw leaves it no legal move, it is drawn again
 //! (up to 256 times): the referee gave it the turn, so it had one.
 //! The same `rng` state gives the same world.
+//!
+//! [`SiguoInfoSet::sample_world_believing`] draws from a [`KindBelief`] (a
+//! four-player net's belief head, by absolute node) the same way the
+//! two-player 暗棋 determinization does: each piece's kind is picked with
+//! weight its remaining count times its belief weight, the swaps accepted
+//! by the ratio of the weights, so among the same consistent worlds one is
+//! the likelier the more the belief believes it; only the belief and the
+//! information set enter the draw, never the true kinds.
 
 use crate::board::{Army, Node};
 use crate::infoset::SiguoInfoSet;
 use crate::position::{Piece, Position};
 use junqi_core::piece::{Kind, KindSet, KINDS};
+use junqi_core::KindBelief;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -84,8 +93,37 @@ fn complete(sets: &[KindSet], need: &[u8; KINDS], fixed: &[Option<Kind>]) -> Opt
     Some(out)
 }
 
-/// A random assignment of kinds to `sets` with exactly the army's counts.
-fn draw<R: Rng + ?Sized>(sets: &[KindSet], rng: &mut R) -> Option<Vec<Kind>> {
+/// A kind of `candidates` (each with pieces `left`), with probability ∝
+/// pieces left, times `weight`'s entry where given (a belief's).
+fn pick<R: Rng + ?Sized>(candidates: &[Kind], left: &[u8; KINDS], weight: Option<&[f32; KINDS]>, rng: &mut R) -> Kind {
+    let Some(w) = weight else {
+        let total: u32 = candidates.iter().map(|k| left[k.index()] as u32).sum();
+        let mut r = rng.random_range(0..total);
+        for &k in candidates {
+            let n = left[k.index()] as u32;
+            if r < n {
+                return k;
+            }
+            r -= n;
+        }
+        return candidates[0];
+    };
+    let share = |k: Kind| left[k.index()] as f32 * w[k.index()];
+    let total: f32 = candidates.iter().map(|&k| share(k)).sum();
+    let mut r = rng.random::<f32>() * total;
+    for &k in candidates {
+        if r < share(k) {
+            return k;
+        }
+        r -= share(k);
+    }
+    *candidates.last().expect("a candidate")
+}
+
+/// A random assignment of kinds to `sets` with exactly the army's counts;
+/// with `weights` (one row per item, a belief's), each assignment's odds
+/// are multiplied by the product of its items' weights.
+fn draw<R: Rng + ?Sized>(sets: &[KindSet], weights: Option<&[[f32; KINDS]]>, rng: &mut R) -> Option<Vec<Kind>> {
     let need = SiguoInfoSet::composition();
     complete(sets, &need, &vec![None; sets.len()])?;
     let mut fixed: Vec<Option<Kind>> = vec![None; sets.len()];
@@ -96,39 +134,37 @@ fn draw<R: Rng + ?Sized>(sets: &[KindSet], rng: &mut R) -> Option<Vec<Kind>> {
         let mut allowed = sets[i];
         loop {
             let candidates: Vec<Kind> = Kind::in_set(allowed).filter(|k| left[k.index()] > 0).collect();
-            let total: u32 = candidates.iter().map(|k| left[k.index()] as u32).sum();
-            if total == 0 {
+            if candidates.is_empty() {
                 return None; // cannot happen: the rest was completable
             }
-            let mut r = rng.random_range(0..total);
-            let mut pick = candidates[0];
-            for &k in &candidates {
-                let w = left[k.index()] as u32;
-                if r < w {
-                    pick = k;
-                    break;
-                }
-                r -= w;
-            }
-            fixed[i] = Some(pick);
+            let chosen = pick(&candidates, &left, weights.map(|w| &w[i]), rng);
+            fixed[i] = Some(chosen);
             if complete(sets, &need, &fixed).is_some() {
-                left[pick.index()] -= 1;
+                left[chosen.index()] -= 1;
                 break;
             }
             fixed[i] = None;
-            allowed &= !pick.bit();
+            allowed &= !chosen.bit();
         }
     }
     let mut kinds: Vec<Kind> = fixed.into_iter().map(|k| k.expect("every piece drawn")).collect();
-    // Mix: swap two pieces' kinds where both sets allow it.
+    // Mix: swap two pieces' kinds where both sets allow it (weighted:
+    // Metropolis, accepted with the ratio of the weights after and before).
     let n = kinds.len();
     if n >= 2 {
         for _ in 0..8 * n {
             let (i, j) = (rng.random_range(0..n), rng.random_range(0..n));
             let (a, b) = (kinds[i], kinds[j]);
-            if a != b && sets[i] & b.bit() != 0 && sets[j] & a.bit() != 0 {
-                kinds.swap(i, j);
+            if a == b || sets[i] & b.bit() == 0 || sets[j] & a.bit() == 0 {
+                continue;
             }
+            if let Some(w) = weights {
+                let ratio = w[i][b.index()] * w[j][a.index()] / (w[i][a.index()] * w[j][b.index()]);
+                if ratio < 1.0 && rng.random::<f32>() >= ratio {
+                    continue;
+                }
+            }
+            kinds.swap(i, j);
         }
     }
     Some(kinds)
@@ -161,6 +197,20 @@ impl SiguoInfoSet {
     /// A full position consistent with this information set, drawn with
     /// `rng` (see the [module docs](crate::determinize)).
     pub fn sample_world<R: Rng + ?Sized>(&self, rng: &mut R) -> Result<Position, DeterminizeError> {
+        self.sample_world_believing(rng, None)
+    }
+
+    /// [`SiguoInfoSet::sample_world`] with the kinds of the pieces on the
+    /// board weighted by `belief` (indexed by absolute node, e.g. a net's
+    /// belief head): among the same consistent worlds, each one's odds
+    /// times the product of its pieces' belief weights
+    /// ([`KindBelief::weights`]; removed pieces weigh every kind alike).
+    /// `None` draws as `sample_world` does.
+    pub fn sample_world_believing<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        belief: Option<&KindBelief>,
+    ) -> Result<Position, DeterminizeError> {
         let turn_hidden = self.outcome().is_none() && !self.sees(self.turn());
         for _ in 0..256 {
             let mut world = Position::empty(*self.rules());
@@ -171,7 +221,16 @@ impl SiguoInfoSet {
             }
             for army in self.hidden_armies() {
                 let (nodes, sets) = self.items(army);
-                let kinds = draw(&sets, rng).ok_or(DeterminizeError::NoAssignment { army, pieces: sets.len() })?;
+                let weights: Option<Vec<[f32; KINDS]>> = belief.map(|b| {
+                    let removed = sets.len() - nodes.len();
+                    nodes
+                        .iter()
+                        .map(|n| b.weights(n.index()))
+                        .chain(std::iter::repeat_n([1.0; KINDS], removed))
+                        .collect()
+                });
+                let kinds = draw(&sets, weights.as_deref(), rng)
+                    .ok_or(DeterminizeError::NoAssignment { army, pieces: sets.len() })?;
                 for (&node, &kind) in nodes.iter().zip(&kinds) {
                     world.put(node, Piece::new(army, kind));
                 }

@@ -58,6 +58,15 @@
 //! for `sims` (at most [`GUMBEL_SCHEDULE`]: a search by time past it goes on
 //! giving the least visited survivor one more visit).
 //!
+//! Worlds through a belief: with an evaluator that has one
+//! ([`SiguoEvaluator::belief`], a net with a belief head), each
+//! simulation's world is drawn by [`SiguoInfoSet::sample_world_believing`]
+//! from the belief about the seat's own information set (asked once per
+//! decision): the same worlds that fit the set (counts, fights, 司令阵亡's
+//! flag), each as likely as the belief makes it. `belief=0`, or an
+//! evaluator without one, draws them uniformly. The belief is computed
+//! from the information set alone, so no hidden kind enters the search.
+//!
 //! By time: `mcts:sims=N,movetime=MS` (or `mcts:movetime=MS`, `sims` then
 //! [`TIMED_SIMS`]) stops at the deadline or after `N` simulations, whichever
 //! comes first, as the two-player search (junqi-bots' `mcts::clock`): it
@@ -72,6 +81,7 @@ use crate::infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
 use junqi_bots::mcts::{GumbelOptions, GumbelRoot};
 use junqi_core::piece::Kind;
+use junqi_core::KindBelief;
 use rand::{Rng, RngCore};
 use std::time::{Duration, Instant};
 
@@ -94,6 +104,10 @@ pub struct SearchConfig {
     pub movetime: Option<Duration>,
     /// `Some`: the Gumbel root (`search=gumbel`; with an evaluator only).
     pub gumbel: Option<GumbelOptions>,
+    /// Draw the worlds from the evaluator's belief about the hidden kinds
+    /// ([`SiguoEvaluator::belief`]) when it has one; `false` (`belief=0`)
+    /// draws them uniformly from the information set.
+    pub belief: bool,
 }
 
 impl Default for SearchConfig {
@@ -105,6 +119,7 @@ impl Default for SearchConfig {
             prior: PRIOR,
             movetime: None,
             gumbel: None,
+            belief: true,
         }
     }
 }
@@ -240,6 +255,13 @@ pub trait SiguoEvaluator: Send {
     /// Priors over the legal moves of `info`'s seat, which is to move in a
     /// game that goes on, and the expected score of that seat's team.
     fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate;
+    /// What `info`'s seat believes the kinds of the pieces it cannot see
+    /// are, by absolute node (a net's belief head), from `info` alone; the
+    /// search draws its worlds through it. `None` (the default, or a net
+    /// without the head): the worlds are drawn uniformly.
+    fn belief(&mut self, _info: &SiguoInfoSet) -> Option<KindBelief> {
+        None
+    }
 }
 
 /// Builds the evaluator of a spec it knows (`net:FILE`): `None` for a spec
@@ -339,6 +361,9 @@ impl SearchBot {
         if let Some(e) = evaluator.as_deref_mut() {
             nodes[0].estimate = Some(team_a_estimate(e, info));
         }
+        // The worlds' hidden kinds come from the evaluator's belief about
+        // the seat's own information set, asked once per decision.
+        let belief = evaluator.as_deref_mut().filter(|_| config.belief).and_then(|e| e.belief(info));
         let prior: Vec<f64> = if config.prior > 0.0 && evaluator.is_none() {
             let scores = HeuristicBot::scores(info, &root_moves);
             let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -370,7 +395,7 @@ impl SearchBot {
             if out_of_time(deadline, done) {
                 break;
             }
-            let Ok(mut world) = info.sample_world(rng) else { continue };
+            let Ok(mut world) = info.sample_world_believing(rng, belief.as_ref()) else { continue };
             let start = evaluator.is_some().then(|| world.clone());
             heard.clear();
             path.clear();
@@ -583,6 +608,9 @@ impl SiguoBot for SearchBot {
                         spec.push_str(&format!(",gscale={}", g.gumbel_scale));
                     }
                 }
+                if !self.config.belief {
+                    spec.push_str(",belief=0");
+                }
                 if let Some(e) = e {
                     spec.push_str(&format!(",eval={}", e.name()));
                 }
@@ -633,7 +661,8 @@ impl SiguoBot for SearchBot {
 /// `mcts:movetime=MS`, `mcts:N,movetime=MS` (`sims` 1 to 100 000 000,
 /// [`TIMED_SIMS`] with `movetime` and no `sims`; `movetime` 1 to 3 600 000
 /// ms), `eval=SPEC` (a registered [`SiguoEvaluator`]: `net:FILE`, its
-/// file name without a comma) and with it `search=puct|gumbel` (either
+/// file name without a comma) and with it `belief=0|1` (default 1: the
+/// worlds drawn through the evaluator's belief) and `search=puct|gumbel` (either
 /// refused without an evaluator; `gumbel`:
 /// `k` 1 to 1000, `gscale` 0 to 100); `None` for another spec, a one-line
 /// error for a bad one.
@@ -653,7 +682,7 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
         format!("bad four-player bot `{spec}`: {why} (expected mcts, mcts:N or mcts:sims=N,movetime=MS,search=gumbel,eval=net:FILE)")
     };
     let (mut sims, mut movetime, mut eval) = (None, None, None);
-    let (mut search, mut k, mut gscale) = (None, None, None);
+    let (mut search, mut k, mut gscale, mut belief) = (None, None, None, None);
     for (i, part) in keys.split(',').enumerate() {
         let part = part.trim();
         let (key, value) = match part.split_once('=') {
@@ -685,12 +714,16 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
                 let g = value.parse::<f32>().ok().filter(|g| (0.0..=100.0).contains(g));
                 gscale = Some(g.ok_or_else(|| bad(format!("gscale `{value}`: expected 0 to 100")))?);
             }
-            "sims" | "movetime" | "eval" | "search" | "k" | "gscale" => {
+            "belief" if belief.is_none() => match value {
+                "0" | "1" => belief = Some(value == "1"),
+                _ => return Err(bad(format!("belief `{value}`: expected 0 or 1"))),
+            },
+            "sims" | "movetime" | "eval" | "search" | "k" | "gscale" | "belief" => {
                 return Err(bad(format!("`{key}` given twice")))
             }
             other => {
                 return Err(bad(format!(
-                    "unknown key `{other}`; the keys are sims, movetime, eval, search, k and gscale"
+                    "unknown key `{other}`; the keys are sims, movetime, eval, search, k, gscale and belief"
                 )))
             }
         }
@@ -699,6 +732,9 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
     if let (Some(g), None) = (search, &eval) {
         let which = if g { "gumbel" } else { "puct" };
         return Err(bad(format!("search={which} needs an evaluator (eval=net:FILE)")));
+    }
+    if belief.is_some() && eval.is_none() {
+        return Err(bad("belief=0|1 needs an evaluator (eval=net:FILE)".into()));
     }
     if !gumbel && (k.is_some() || gscale.is_some()) {
         return Err(bad("k and gscale apply only with search=gumbel".into()));
@@ -711,7 +747,8 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
     });
     let d = SearchConfig::default();
     let simulations = sims.unwrap_or(if movetime.is_some() { TIMED_SIMS } else { d.simulations });
-    Ok(SearchBot { evaluator: eval, ..SearchBot::new(SearchConfig { simulations, movetime, gumbel, ..d }) })
+    let belief = belief.unwrap_or(d.belief);
+    Ok(SearchBot { evaluator: eval, ..SearchBot::new(SearchConfig { simulations, movetime, gumbel, belief, ..d }) })
 }
 
 #[cfg(test)]
@@ -766,6 +803,7 @@ mod tests {
             "mcts:tc=60+1",
             "mcts:sims=100000001",
             "mcts:5,7",
+            "mcts:5,belief=0",
         ] {
             let err = bot_from_spec(bad).err().unwrap_or_else(|| panic!("{bad} accepted"));
             assert!(err.contains(bad) && !err.contains('\n'), "{bad}: {err}");

@@ -83,7 +83,7 @@ pub fn check_against_truth(info: &SiguoInfoSet, truth: &Position) {
     assert_eq!(mine.as_slice(), real.as_slice(), "{}", at());
 }
 
-fn rules_under_test() -> Vec<Rules> {
+pub fn rules_under_test() -> Vec<Rules> {
     let mut out: Vec<Rules> = Mode::ALL.iter().map(|&m| Rules::preset(m)).collect();
     for o in [
         "rail_turns=one_turn",
@@ -304,7 +304,7 @@ fn section_10_6_a_turning_move_shows_a_flier() {
 }
 
 /// Swap the kinds of two pieces of `army` in a start position.
-fn swapped(pos: &Position, a: Node, b: Node) -> Position {
+pub fn swapped(pos: &Position, a: Node, b: Node) -> Position {
     let mut other = pos.clone();
     let (pa, pb) = (pos.piece_at(a).unwrap(), pos.piece_at(b).unwrap());
     other.put(a, Piece::new(pa.army, pb.kind));
@@ -313,7 +313,7 @@ fn swapped(pos: &Position, a: Node, b: Node) -> Position {
 }
 
 /// Two officers of `army` of different ranks on nodes where either may stand.
-fn two_officers(pos: &Position, army: Army) -> (Node, Node) {
+pub fn two_officers(pos: &Position, army: Army) -> (Node, Node) {
     let officers: Vec<(Node, Kind)> = pos
         .pieces()
         .filter(|(_, p)| p.army == army && p.kind.index() <= Kind::Platoon.index())
@@ -449,7 +449,7 @@ fn section_10_13_two_paths_to_one_position_agree() {
 
 /// A world agrees with a set: public facts, seen kinds, every kind in its
 /// set, each army's §2 counts, flags and mines where deployment put them.
-fn check_world(info: &SiguoInfoSet, world: &Position, from_start: bool) {
+pub fn check_world(info: &SiguoInfoSet, world: &Position, from_start: bool) {
     for n in Node::all() {
         assert_eq!(world.piece_at(n).map(|p| p.army), info.army_at(n), "{n}");
         if let Some(p) = world.piece_at(n) {

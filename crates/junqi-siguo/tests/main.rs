@@ -1,6 +1,7 @@
 //! Tests of docs/rules.md §10 (四国军棋), clause by clause, against a slow
 //! reference move generator, and properties of random games.
 
+mod belief;
 mod board;
 mod bots;
 mod code;

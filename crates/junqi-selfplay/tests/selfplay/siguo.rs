@@ -36,9 +36,11 @@ fn stored(dir: &Path) -> (Vec<SiguoGame>, Vec<SiguoSample>) {
 /// Each sample is the mover's view at its ply: the planes rebuilt from its
 /// code are `observation::encode`'s of the mover's information set there,
 /// the legal actions the referee's, the policy one-hot on the move played,
-/// the outcome the mover's team's; `--samples-per-game K` keeps K plies.
+/// the outcome the mover's team's, the belief targets the true kinds of
+/// the pieces the mover could not tell; `--samples-per-game K` keeps K plies.
 #[test]
 fn four_player_samples_rebuild_the_observation_and_targets() {
+    let mut targets = 0;
     for (mode, samples) in [(Mode::Anqi, SamplesPerGame::All), (Mode::Shuangming, SamplesPerGame::Count(5))] {
         let dir = fresh(&format!("samples-{mode:?}"));
         let c = config(mode, 2, samples);
@@ -80,6 +82,14 @@ fn four_player_samples_rebuild_the_observation_and_targets() {
                         _ => -1,
                     };
                     assert_eq!((s.outcome, s.termination.as_str()), (want, g.termination.as_str()));
+                    assert_eq!(s.hidden_kinds, junqi_siguo::hidden_kind_targets(&t, &infos[seat.index()]));
+                    for (r, &k) in s.hidden_kinds.iter().enumerate().filter(|(_, &k)| k > 0) {
+                        let node = junqi_siguo::observation::absolute_node(seat, junqi_siguo::Node::new(r).unwrap());
+                        let piece = t.piece_at(node).unwrap();
+                        assert!(!infos[seat.index()].sees(piece.army));
+                        assert_eq!(k as usize, piece.kind.index() + 1, "game {} ply {ply} node {node}", g.game_id);
+                        targets += 1;
+                    }
                 }
                 let before = t.clone();
                 let effect = t.play(mv).unwrap();
@@ -91,6 +101,49 @@ fn four_player_samples_rebuild_the_observation_and_targets() {
         let report = replay_dir(&dir, None).unwrap();
         assert_eq!((report.games, report.mismatches.len()), (2, 0), "{:?}", report.mismatches);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+    // 四国暗棋 hides three armies, 双明 two: most samples have targets.
+    assert!(targets > 1000, "{targets} belief targets");
+}
+
+/// `junqi-siguo-samples/1` shards (no belief targets) still read, with no
+/// targets, and `junqi replay` accepts them; a merge of a `/1` part with a
+/// `/2` one is refused naming both formats; and a `/2` sample whose
+/// targets were changed is a replay mismatch.
+#[test]
+fn old_samples_still_read_and_a_merge_never_mixes_formats() {
+    let (p0, p1) = (fresh("v1-part-0"), fresh("v1-part-1"));
+    let c = config(Mode::Anqi, 4, SamplesPerGame::Count(3));
+    for (i, dir) in [&p0, &p1].into_iter().enumerate() {
+        run_siguo(&c, dir, &options(1, Some(Part::new(i as u64, 2).unwrap()))).unwrap();
+    }
+    let shard = p1.join(SAMPLES_DIR).join(shard_name(1));
+    let before = read_siguo_samples_file(&shard).unwrap();
+    assert!(before.iter().any(|s| !s.hidden_kinds.is_empty()));
+    rewrite_as_siguo_samples_v1(&shard).unwrap();
+    let (after, format) = read_siguo_samples_versioned(&shard).unwrap();
+    assert_eq!(format, SIGUO_SAMPLES_FORMAT_V1);
+    let without = |s: &SiguoSample| SiguoSample { hidden_kinds: Vec::new(), ..s.clone() };
+    assert_eq!(after, before.iter().map(without).collect::<Vec<_>>());
+    let report = replay_dir(&p1, None).unwrap();
+    assert_eq!((report.games, report.mismatches.len()), (2, 0), "{:?}", report.mismatches);
+    let err = merge_parts(&[p0.clone(), p1.clone()], &fresh("v1-merged")).unwrap_err().to_string();
+    assert!(err.contains(SIGUO_SAMPLES_FORMAT_V1) && err.contains(SIGUO_SAMPLES_FORMAT), "{err}");
+    // A `/2` sample with another kind for one of its targets is named by replay.
+    let shard = p0.join(SAMPLES_DIR).join(shard_name(0));
+    let mut rows = read_siguo_samples_file(&shard).unwrap();
+    let i = rows.iter().position(|s| !s.hidden_kinds.is_empty()).unwrap();
+    let j = rows[i].hidden_kinds.iter().position(|&k| k > 0).unwrap();
+    rows[i].hidden_kinds[j] = rows[i].hidden_kinds[j] % 12 + 1;
+    let game = rows[i].game_id;
+    std::fs::remove_file(&shard).unwrap();
+    std::fs::remove_file(checksum_path(&shard)).unwrap();
+    write_siguo_samples_shard(&p0.join(SAMPLES_DIR), 0, &rows, &[]).unwrap();
+    let report = replay_dir(&p0, None).unwrap();
+    let ids: Vec<u64> = report.mismatches.iter().map(|m| m.0).collect();
+    assert_eq!(ids, [game], "{:?}", report.mismatches);
+    for d in [p0, p1, fresh("v1-merged")] {
+        let _ = std::fs::remove_dir_all(d);
     }
 }
 
