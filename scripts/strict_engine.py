@@ -17,7 +17,14 @@ Flags:
                    spaces), e.g. --plays fanqi/bomb_flies=false
   --misread WHAT   misread on purpose, as a badly written engine would:
                    `seed` reads seeds as signed 64-bit numbers; `order`
-                   expects `newgame <mode> seat <n> seed <n> <options>`
+                   expects `newgame <mode> seat <n> seed <n> <options>`;
+                   four-player: `seat` takes seats 1-4 (as two-player
+                   seats count from 1), `line` keeps lines of 4096 bytes
+                   at most (a long position line is refused)
+  --siguo          a four-player engine (docs/protocol.md, "Four players"):
+                   it announces `plays siguo anqi`, `… shuangming` and
+                   `… quanming` (unless --plays names others) and accepts
+                   only the four-player lines
 """
 
 import argparse
@@ -75,6 +82,10 @@ class Strict:
     def error(self, message):
         self.say("error " + message)
 
+    def handshake_plays(self):
+        for plays in self.plays:
+            self.say("plays " + plays.replace("/", " "))
+
     def handle(self, line):
         if line == "":
             return True
@@ -84,8 +95,7 @@ class Strict:
             self.say("id name strict_engine.py")
             self.say("id author the junqi project")
             self.say("id protocol %d" % self.protocol)
-            for plays in self.plays:
-                self.say("plays " + plays.replace("/", " "))
+            self.handshake_plays()
             self.say("junqiok")
         elif line in ("isready", "stop"):
             if line == "isready":
@@ -179,12 +189,99 @@ class Strict:
             self.say("deployment " + " ".join(random_deployment(colour, self.rng)))
 
 
+# The four-player lines (docs/protocol.md, "Four players").
+SIGUO_MODE = r"(anqi|shuangming|quanming)"
+NODE = r"(?:[senw][a-e][1-6]|m(?:se|en|nw|ws|[senw])?)"
+SIGUO_MOVE = rf"{NODE}-{NODE}"
+SIGUO_VIEW = rf"[0-9A-Za-z?,]+(?:/[0-9A-Za-z?,]+){{4}} {SIGUO_MODE} ([senw]) (?:-|(?:[senw][fx])+) {NUMBER} {NUMBER}"
+EVENT = rf"{SIGUO_MOVE}(?::(?:a|d|b|fb|f|s))?(?:\^{NODE})*(?:~[senw][fx])*"
+SIGUO_NEWGAME = re.compile(rf"newgame siguo {SIGUO_MODE}{OPTIONS} seat ([0-9]+)(?: seed {NUMBER})?")
+SIGUO_POSITION = re.compile(rf"position {SIGUO_VIEW}(?: start {SIGUO_VIEW} moves(?: {EVENT})+)?")
+SIGUO_LEGAL = re.compile(rf"legal((?: {SIGUO_MOVE})*)")
+SIGUO_RESULT = re.compile(r"result (win|loss|draw) (team_eliminated|no_legal_move_anywhere|quiet_plies|max_plies|forfeit)")
+SIGUO_MODES = ("anqi", "shuangming", "quanming")
+ARMIES = "senw"
+# What `--misread line` keeps of a line (a fixed buffer, as a careless engine has).
+SHORT_LINE = 4096
+
+
+class StrictSiguo(Strict):
+    """The four-player engine: the same strictness over the four-player grammar."""
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.plays = args.plays or ["siguo " + mode for mode in SIGUO_MODES]
+        self.turn = None
+
+    def handle(self, line):
+        if self.misread == "line" and len(line.encode()) > SHORT_LINE:
+            self.error("line too long")
+            return True
+        word = line.split(" ", 1)[0]
+        if word in ("newgame", "position", "legal", "deploy", "result"):
+            getattr(self, "siguo_" + word)(line)
+            return True
+        return super().handle(line)
+
+    def siguo_newgame(self, line):
+        m = SIGUO_NEWGAME.fullmatch(line)
+        if not m:
+            self.refuse(line, "not the documented four-player newgame")
+            return
+        mode, _options, seat, seed = m.groups()
+        seats = range(1, 5) if self.misread == "seat" else range(0, 4)
+        if int(seat) not in seats or len(seat) != 1:
+            self.refuse(line, "seat out of range")
+            return
+        seed = int(seed or 0)
+        if seed > U64_MAX:
+            self.refuse(line, "seed out of range")
+            return
+        self.game = (mode, int(seat))
+        self.rng = random.Random(seed)
+        self.positioned = False
+
+    def siguo_position(self, line):
+        m = SIGUO_POSITION.fullmatch(line)
+        if not m:
+            self.refuse(line, "not the documented four-player position line")
+        elif self.game is None or m.group(1) != self.game[0] or (m.group(5) and m.group(5) != self.game[0]):
+            self.refuse(line, "position outside a four-player game of its mode")
+        else:
+            self.positioned = True
+            self.turn = m.group(2)
+            self.legal = []
+
+    def siguo_legal(self, line):
+        m = SIGUO_LEGAL.fullmatch(line)
+        if not m:
+            self.refuse(line, "not the documented four-player legal line")
+        else:
+            self.legal = m.group(1).split()
+
+    def go(self, line):
+        if self.positioned and self.turn != ARMIES[self.game[1] % 4]:
+            self.refuse(line, "go in a position where another army is to move")
+        else:
+            super().go(line)
+
+    def siguo_deploy(self, line):
+        self.refuse(line, "deploy: four-player armies are dealt")
+
+    def siguo_result(self, line):
+        if not SIGUO_RESULT.fullmatch(line):
+            self.refuse(line, "not the documented four-player result line")
+        self.game = None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", type=int, default=3)
     parser.add_argument("--plays", action="append", default=[])
-    parser.add_argument("--misread", choices=["seed", "order"])
-    engine = Strict(parser.parse_args())
+    parser.add_argument("--misread", choices=["seed", "order", "seat", "line"])
+    parser.add_argument("--siguo", action="store_true")
+    args = parser.parse_args()
+    engine = (StrictSiguo if args.siguo else Strict)(args)
     # What an engine prints on stderr is kept in the run directory (docs/protocol.md, "Logs").
     sys.stderr.write("strict_engine.py: protocol %d\n" % engine.protocol)
     sys.stderr.flush()

@@ -7,6 +7,10 @@
 //! know, and `quit`. After every command that has no answer it sends
 //! `isready`, so an `error` (or a crash) is pinned on the line that caused
 //! it. The first failure ends the suite and is reported in one line.
+//!
+//! An engine that announces four-player play (`plays siguo …`) is also
+//! run through the four-player suite of [`crate::siguo_check`], on the
+//! same process after the two-player games; [`Suites`] picks one suite.
 
 use crate::grammar::{Command, GameResult, Limits};
 use crate::knowledge::{decode_deployment, encode_position_with};
@@ -23,6 +27,20 @@ use std::time::Duration;
 pub const CHECK_SEED: u64 = 17_010_586_208_885_004_439;
 /// The engine's moves in each game (then the game is cut short).
 const PLIES: usize = 24;
+
+/// Which suites to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suites {
+    /// Every suite the engine's `plays` lines announce: the two-player one
+    /// (unless it plays four-player rules only), and the four-player one
+    /// when it has a `plays siguo` line.
+    Announced,
+    /// The two-player suite only.
+    TwoPlayer,
+    /// The four-player suite only (failing when the engine announces no
+    /// four-player rules).
+    FourPlayer,
+}
 /// The longest line read from the engine.
 const MAX_LINE: usize = 64 * 1024;
 
@@ -44,11 +62,11 @@ impl std::fmt::Display for Step {
 }
 
 /// A running engine under test.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    timeout: Duration,
+    pub(crate) timeout: Duration,
     /// The last line sent, named in failures.
     last: String,
 }
@@ -83,16 +101,21 @@ impl Peer {
         Ok(Peer { child, stdin, lines, timeout, last: String::new() })
     }
 
-    fn send(&mut self, command: &Command) -> Result<(), String> {
-        self.last = command.to_string();
-        writeln!(self.stdin, "{}", self.last)
+    pub(crate) fn send(&mut self, command: &Command) -> Result<(), String> {
+        self.send_line(&command.to_string())
+    }
+
+    /// Send one line as it is (the four-player lines are not the grammar's).
+    pub(crate) fn send_line(&mut self, line: &str) -> Result<(), String> {
+        self.last = shown(line);
+        writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
             .map_err(|e| format!("`{}` could not be sent: the engine closed its input ({e})", self.last))
     }
 
     /// Lines up to the first whose first word is `keyword`; an `error` line,
     /// silence or the end of output fails, naming the line last sent.
-    fn answer(&mut self, keyword: &str) -> Result<Vec<String>, String> {
+    pub(crate) fn answer(&mut self, keyword: &str) -> Result<Vec<String>, String> {
         let mut lines = Vec::new();
         loop {
             let line = match self.lines.recv_timeout(self.timeout) {
@@ -122,8 +145,13 @@ impl Peer {
     }
 
     /// Send a command that has no answer, then `isready`: the next line must be `readyok`.
-    fn silent(&mut self, command: &Command) -> Result<(), String> {
-        self.send(command)?;
+    pub(crate) fn silent(&mut self, command: &Command) -> Result<(), String> {
+        self.silent_line(&command.to_string())
+    }
+
+    /// [`Peer::silent`] for a line as it is.
+    pub(crate) fn silent_line(&mut self, line: &str) -> Result<(), String> {
+        self.send_line(line)?;
         let sent = self.last.clone();
         self.send(&Command::IsReady)?;
         self.last = sent;
@@ -134,6 +162,19 @@ impl Peer {
     }
 }
 
+/// Lines longer than this are named by their beginning and length.
+const SHOWN: usize = 1000;
+
+/// `line` as a failure names it: whole, or its first words and its length
+/// (a four-player position line runs to kilobytes).
+fn shown(line: &str) -> String {
+    if line.len() <= SHOWN {
+        return line.to_string();
+    }
+    let cut = (0..=SHOWN).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+    format!("{} … ({} bytes)", &line[..cut], line.len())
+}
+
 impl Drop for Peer {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -142,9 +183,12 @@ impl Drop for Peer {
 }
 
 /// What the handshake told.
-struct Hello {
-    protocol: u32,
+pub(crate) struct Hello {
+    pub(crate) protocol: u32,
+    /// Its two-player `plays` lines.
     plays: Vec<Plays>,
+    /// Its `plays siguo …` lines, the words after `siguo`.
+    pub(crate) siguo_plays: Vec<String>,
 }
 
 fn handshake(peer: &mut Peer) -> Result<Hello, String> {
@@ -157,12 +201,18 @@ fn handshake(peer: &mut Peer) -> Result<Hello, String> {
         None => 1,
         Some(v) => v.trim().parse().map_err(|_| format!("`id protocol {v}` is not a number"))?,
     };
-    let plays = hello.iter().filter_map(|l| l.strip_prefix("plays ")).map(Plays::parse).collect::<Result<_, _>>()?;
-    Ok(Hello { protocol, plays })
+    // Read as the host reads them (client.rs): `plays siguo …` lines apart.
+    let (siguo, two): (Vec<&str>, Vec<&str>) = hello
+        .iter()
+        .filter_map(|l| l.strip_prefix("plays "))
+        .partition(|w| w.split_whitespace().next() == Some("siguo"));
+    let plays = two.into_iter().map(Plays::parse).collect::<Result<_, _>>()?;
+    let siguo_plays = siguo.iter().map(|w| w.trim()["siguo".len()..].trim().to_string()).collect();
+    Ok(Hello { protocol, plays, siguo_plays })
 }
 
 /// The `go` limits of the engine's `n`-th move: bare, then each kind the host sends.
-fn limits(n: usize, hello: &Hello, timeout: Duration) -> Limits {
+pub(crate) fn limits(n: usize, hello: &Hello, timeout: Duration) -> Limits {
     let mut limits = match n % 4 {
         0 => Limits::default(),
         1 => Limits { movetime: Some(50), ..Limits::default() },
@@ -248,29 +298,46 @@ fn games() -> [(Rules, Seat); 3] {
     ]
 }
 
+/// A short game of each mode the engine plays; whether every one passed.
+fn two_player_games(report: &mut Report, peer: &mut Peer, hello: &Hello, timeout: Duration) -> bool {
+    for (rules, seat) in games() {
+        let name = format!("{} as seat {}", rules.mode.name(), seat.number());
+        let plays = if hello.plays.is_empty() && !hello.siguo_plays.is_empty() {
+            Err("it plays four-player (siguo) rules only".to_string())
+        } else {
+            plays::check(&hello.plays, &rules)
+        };
+        if let Err(why) = plays {
+            report.step(&format!("{name}: skipped, {why}"), Ok(()));
+        } else if !report.step(&name, game(peer, hello, rules, seat, timeout)) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The steps so far.
 #[derive(Default)]
-struct Report {
+pub(crate) struct Report {
     steps: Vec<Step>,
 }
 
 impl Report {
     /// Record a step; whether it passed.
-    fn step(&mut self, name: &str, result: Result<(), String>) -> bool {
+    pub(crate) fn step(&mut self, name: &str, result: Result<(), String>) -> bool {
         let passed = result.is_ok();
         self.steps.push(Step { name: name.to_string(), failure: result.err() });
         passed
     }
 }
 
-/// `frobnicate 1` is answered with one `error …` line.
-fn unknown_command(peer: &mut Peer) -> Result<(), String> {
-    peer.last = "frobnicate 1".into();
-    writeln!(peer.stdin, "frobnicate 1").and_then(|()| peer.stdin.flush()).map_err(|e| e.to_string())?;
+/// `line` is answered with one `error …` line.
+pub(crate) fn refused(peer: &mut Peer, line: &str) -> Result<(), String> {
+    peer.send_line(line)?;
     match peer.lines.recv_timeout(peer.timeout) {
-        Ok(line) if line.starts_with("error") => Ok(()),
-        Ok(line) => Err(format!("`frobnicate 1` was answered `{line}`, not `error …`")),
-        Err(_) => Err("`frobnicate 1` was not answered with `error …`".into()),
+        Ok(answer) if answer.starts_with("error") => Ok(()),
+        Ok(answer) => Err(format!("`{line}` was answered `{answer}`, not `error …`")),
+        Err(_) => Err(format!("`{line}` was not answered with `error …`")),
     }
 }
 
@@ -288,13 +355,13 @@ fn quit(peer: &mut Peer) -> Result<(), String> {
 
 /// Run the suite against `program args`, answers within `timeout` each;
 /// every step in order, the last one the first failure if any.
-pub fn check_engine(program: &str, args: &[String], timeout: Duration) -> Vec<Step> {
+pub fn check_engine(program: &str, args: &[String], timeout: Duration, suites: Suites) -> Vec<Step> {
     let mut report = Report::default();
-    run(&mut report, program, args, timeout);
+    run(&mut report, program, args, timeout, suites);
     report.steps
 }
 
-fn run(report: &mut Report, program: &str, args: &[String], timeout: Duration) {
+fn run(report: &mut Report, program: &str, args: &[String], timeout: Duration, suites: Suites) {
     let mut peer = match Peer::start(program, args, timeout) {
         Ok(p) => p,
         Err(e) => {
@@ -314,15 +381,13 @@ fn run(report: &mut Report, program: &str, args: &[String], timeout: Duration) {
     if !report.step("isready", ready) {
         return;
     }
-    for (rules, seat) in games() {
-        let name = format!("{} as seat {}", rules.mode.name(), seat.number());
-        if let Err(why) = plays::check(&hello.plays, &rules) {
-            report.step(&format!("{name}: skipped, {why}"), Ok(()));
-        } else if !report.step(&name, game(&mut peer, &hello, rules, seat, timeout)) {
-            return;
-        }
+    if suites != Suites::FourPlayer && !two_player_games(report, &mut peer, &hello, timeout) {
+        return;
     }
-    if report.step("an unknown command is answered with `error`", unknown_command(&mut peer)) {
+    if suites != Suites::TwoPlayer && !crate::siguo_check::run(report, &mut peer, &hello, suites) {
+        return;
+    }
+    if report.step("an unknown command is answered with `error`", refused(&mut peer, "frobnicate 1")) {
         report.step("quit", quit(&mut peer));
     }
 }

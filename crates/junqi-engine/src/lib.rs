@@ -13,7 +13,8 @@
 //!   stderr (and with `debug=true` its traffic) in the run directory;
 //!   [`plays`] reads the rules it declares it plays.
 //! * [`grammar`]: every line a host sends, written and read by one grammar.
-//! * [`check`]: `junqi engine-check`, the conformance suite for any engine.
+//! * [`check`]: `junqi engine-check`, the conformance suite for any engine;
+//!   [`siguo_check`] its four-player part.
 //! * [`siguo`]: the four-player protocol: a seat's view and the referee's
 //!   announcements as text and back, and `junqi engine --siguo --bot SPEC`;
 //!   [`siguo_client`]: `engine:cmd=…` as a four-player bot of
@@ -28,6 +29,7 @@ pub mod plays;
 mod reap;
 pub mod server;
 pub mod siguo;
+pub mod siguo_check;
 pub mod siguo_client;
 
 pub use client::{register_engine_bot, EngineBot, ENGINE_KEYS};

@@ -1,7 +1,8 @@
 //! The protocol's conformance suite (`junqi engine-check`) against our
 //! engines and a deliberately strict one (scripts/strict_engine.py, which
 //! accepts only the grammar of docs/protocol.md), the host's own lines in
-//! arena games against the strict engine of every version, the capability
+//! arena games against the strict engine of every version, the four-player
+//! suite against four-player engines and broken ones, the capability
 //! handshake refusing a match before its first game, and the engine logs
 //! kept in the run directory.
 
@@ -63,6 +64,76 @@ fn engine_check_reports_a_misread_seed_or_word_order_in_one_line() {
     let out = engine_check(&["python3", "-c", "print('hello')"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL  handshake: the engine"), "{}", text(&out));
+}
+
+/// The four-player suite runs on every engine that announces `plays siguo`:
+/// `junqi engine --siguo` and the strict engine's four-player mode pass it
+/// (every mode, every seat, the long position line, the lines to refuse),
+/// their two-player games skipped; `--players 2` leaves it out, and
+/// `--players 4` fails an engine that plays two players only.
+#[test]
+fn four_player_engines_pass_the_four_player_suite() {
+    let strict = script("strict_engine.py");
+    for engine in [vec![JUNQI, "engine", "--siguo", "--bot", "greedy"], vec!["python3", &strict, "--siguo"]] {
+        let out = engine_check(&engine);
+        let report = text(&out);
+        assert!(out.status.success(), "{engine:?}: {report}");
+        for mode in ["anqi", "shuangming", "quanming"] {
+            for seat in 0..4 {
+                assert!(report.contains(&format!("ok    siguo {mode} as seat {seat}\n")), "{engine:?}: {report}");
+            }
+        }
+        for step in [
+            "fanqi as seat 1: skipped, it plays four-player (siguo) rules only",
+            "siguo anqi: a position late in a long game",
+            "siguo: `deploy` is answered with `error`",
+            "siguo: `newgame … seat 4` is answered with `error`",
+            "quit",
+        ] {
+            assert!(report.contains(&format!("ok    {step}\n")), "{engine:?}: {step} in {report}");
+        }
+        assert!(!report.contains("FAIL"), "{engine:?}: {report}");
+        let mut two = vec!["--players", "2", "--"];
+        two.extend(&engine);
+        let out = Command::new(JUNQI).arg("engine-check").args(&two).output().unwrap();
+        assert!(out.status.success() && !text(&out).contains("ok    siguo"), "{}", text(&out));
+    }
+    let out = Command::new(JUNQI)
+        .args(["engine-check", "--players", "4", "--", JUNQI, "engine", "--bot", "random"])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(!report.contains("fanqi"), "{report}");
+    assert!(report.contains("FAIL  siguo: the engine announces no `plays siguo <mode>` line"), "{report}");
+}
+
+/// A four-player engine that counts seats from 1, or keeps lines of 4 KiB
+/// only, fails in one line naming the line it refused.
+#[test]
+fn engine_check_reports_a_broken_four_player_engine_in_one_line() {
+    let strict = script("strict_engine.py");
+    for (misread, step, says) in [
+        (
+            "seat",
+            "siguo anqi as seat 0: `newgame siguo anqi ",
+            "seat 0 seed 17010586208885004439` was answered `error seat out of range`",
+        ),
+        (
+            "line",
+            "siguo anqi: a position late in a long game: `position ",
+            "bytes)` was answered `error line too long`",
+        ),
+    ] {
+        let out = engine_check(&["python3", &strict, "--siguo", "--misread", misread]);
+        let report = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(out.status.code(), Some(1), "{misread}: {report}");
+        let failures: Vec<&str> = report.lines().filter(|l| l.starts_with("FAIL")).collect();
+        assert_eq!(failures.len(), 1, "{misread}: {report}");
+        assert!(failures[0].starts_with(&format!("FAIL  {step}")), "{misread}: {}", failures[0]);
+        assert!(failures[0].contains(says), "{misread}: {}", failures[0]);
+        assert!(failures[0].len() < 1200, "{misread}: a long line is cut: {}", failures[0].len());
+    }
 }
 
 fn arena(rules: &[&str], bots: &str, out: &Path) -> Output {
