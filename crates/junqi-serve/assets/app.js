@@ -247,7 +247,7 @@ async function route() {
       $("dataset").value = d;
       await loadGames(0);
     }
-    if (["all", "1", "2"].includes(q.get("view"))) $("view").value = q.get("view");
+    if ([...$("view").options].some((o) => o.value === q.get("view"))) $("view").value = q.get("view");
     await openGame(d, Number(q.get("id")));
     step(Number(q.get("ply")) || 0);
   } else if (tab === "play") {
@@ -265,6 +265,9 @@ window.addEventListener("hashchange", guard(route));
 // ---- replay --------------------------------------------------------------
 
 const replay = { data: null, ply: 0, dataset: null, id: null };
+// Each dataset's players: 2, or 4 for a four-player (四国) one, whose games
+// replay on the four-player board.
+const datasetPlayers = {};
 
 async function loadDatasets() {
   const list = await api("/api/datasets");
@@ -273,7 +276,8 @@ async function loadDatasets() {
   for (const d of list) {
     const o = document.createElement("option");
     o.value = d.id;
-    o.textContent = `${d.id} (${d.shards} shard${d.shards === 1 ? "" : "s"})`;
+    datasetPlayers[d.id] = d.players;
+    o.textContent = `${d.id} (${d.shards} shard${d.shards === 1 ? "" : "s"}${d.players === 4 ? ", 四国 four-player" : ""})`;
     select.appendChild(o);
   }
   if (list.length) await loadGames();
@@ -287,11 +291,30 @@ let offset = 0;
 // dataset chosen meanwhile) is dropped, not mixed into the table.
 let gamesRequest = 0;
 
+// The views a dataset's games may be seen through: the referee, or each seat
+// (seats 1 and 2; armies 0–3 in a four-player dataset).
+function setViews(players) {
+  const select = $("view");
+  if (select.dataset.players === String(players)) return;
+  const seats = players === 4 ? [["0", "army 0"], ["1", "army 1"], ["2", "army 2"], ["3", "army 3"]] : [["1", "seat 1"], ["2", "seat 2"]];
+  const kept = select.value;
+  select.textContent = "";
+  for (const [value, label] of [["all", "the referee (all)"], ...seats]) {
+    const o = document.createElement("option");
+    o.value = value;
+    o.textContent = label;
+    select.appendChild(o);
+  }
+  select.value = [...select.options].some((o) => o.value === kept) ? kept : "all";
+  select.dataset.players = String(players);
+}
+
 async function loadGames(from) {
   const request = ++gamesRequest;
   offset = typeof from === "number" ? Math.max(0, from) : 0;
   const d = $("dataset").value;
   if (!d) return;
+  setViews(datasetPlayers[d] === 4 ? 4 : 2);
   const params = new URLSearchParams({ d, offset, limit: PAGE });
   for (const [k, v] of new FormData($("filters"))) if (v) params.set(k, v);
   const body = $("games").tBodies[0];
@@ -319,7 +342,9 @@ async function loadGames(from) {
 
 async function openGame(d, id, keepPly) {
   const view = $("view").value;
-  const data = await api(`/api/game?d=${encodeURIComponent(d)}&id=${id}&view=${view}`);
+  const four = datasetPlayers[d] === 4;
+  if (four && !siguo.geo) siguo.geo = await api("/api/siguo/board");
+  const data = await api(`/api/${four ? "siguo/game" : "game"}?d=${encodeURIComponent(d)}&id=${id}&view=${view}`);
   replay.data = data;
   replay.dataset = d;
   replay.id = id;
@@ -327,7 +352,9 @@ async function openGame(d, id, keepPly) {
   replay.ply = Math.min(replay.ply, data.frames.length - 1);
   document.querySelectorAll("#games tbody tr").forEach((tr) => tr.classList.toggle("chosen", tr.dataset.id == id));
   $("ply").max = data.frames.length - 1;
-  $("replay-head").textContent = `game ${data.id}: ${data.bots[0]} (seat 1) – ${data.bots[1]} (seat 2), ${data.result} by ${data.termination}, ${data.plies} plies, ${data.variant}` + (data.error ? ` — ${data.error}` : "");
+  $("replay-head").textContent = four
+    ? `四国 game ${data.id}: ${data.bots.map((b, a) => `${b} (army ${a})`).join(" – ")}, ${data.result} by ${data.termination}, ${data.moves.length} plies, ${data.mode}`
+    : `game ${data.id}: ${data.bots[0]} (seat 1) – ${data.bots[1]} (seat 2), ${data.result} by ${data.termination}, ${data.plies} plies, ${data.variant}` + (data.error ? ` — ${data.error}` : "");
   showPly();
 }
 
@@ -338,9 +365,17 @@ function setLink(tab, params) {
   if (location.hash !== hash) history.replaceState(null, "", hash);
 }
 
+// The two-player board, or the four-player one, in the Replay tab.
+function showReplayBoard(four) {
+  $("replay-board").style.display = four ? "none" : "";
+  $("replay-siguo-board").style.display = four ? "" : "none";
+}
+
 function showPly() {
   const data = replay.data;
   if (!data) return;
+  showReplayBoard(data.game === "siguo");
+  if (data.game === "siguo") return showSiguoPly(data);
   const f = data.frames[replay.ply];
   const flipped = data.view === "2";
   const tokens = f.board.split(" ");
@@ -366,6 +401,30 @@ function showPly() {
   $("replay-sample").textContent = data.samples_error ? `the samples cannot be read: ${data.samples_error}` : s
     ? `seat ${s.seat}, value ${s.value == null ? "—" : s.value.toFixed(3)}, played ${s.played}; policy: ` + s.policy.map(([m, p]) => `${m} ${(p * 100).toFixed(1)}%`).join(", ")
     : "—";
+}
+
+// A four-player game's ply: its board turned so the viewing army (the
+// referee's: army 0) sits at the bottom, the referee's announcement of the
+// move, the attacks so far.
+function showSiguoPly(data) {
+  const k = replay.ply;
+  const seat = data.view === "all" ? 0 : Number(data.view);
+  drawSiguo($("replay-siguo-board"), data.frames[k], seat, { last: k > 0 ? data.moves[k - 1].split("-") : null });
+  $("replay-pieces").textContent = "";
+  setLink("replay", { d: replay.dataset, id: replay.id, ply: k, view: data.view });
+  $("ply").value = k;
+  $("ply-label").textContent = `ply ${k} / ${data.frames.length - 1}`;
+  $("replay-event").textContent = k > 0 ? data.events[k - 1] : "start";
+  const caps = $("replay-captures");
+  caps.textContent = "";
+  for (const e of data.events.slice(0, k)) {
+    if (/AttackerWon|DefenderWon|BothRemoved|FlagCaptured/.test(e)) {
+      const li = document.createElement("li");
+      li.textContent = e;
+      caps.appendChild(li);
+    }
+  }
+  $("replay-sample").textContent = "—";
 }
 
 function step(to) {
@@ -783,7 +842,8 @@ guard(async () => {
 // (a kind the person's seat knows) or "{army}?" (a piece whose kind the seat
 // does not know). The geometry is junqi-siguo's (GET /api/siguo/board).
 
-const siguo = { geo: null, state: null, selected: null };
+// `placement`: while deploying, the person's pieces as edited on the page.
+const siguo = { geo: null, state: null, selected: null, placement: null };
 const ARMY_COLOURS = ["#c0392b", "#7d3c98", "#1f5fa8", "#2e8b57"];
 
 // Node `i` on the page, turned so the person's army sits at the bottom.
@@ -852,18 +912,29 @@ function siguoTargets(from) {
 
 function showSiguo(st) {
   siguo.state = st;
-  const status = st.phase === "over"
+  const deploying = st.phase === "deploy";
+  if (!deploying) siguo.placement = null;
+  else if (!siguo.placement) siguo.placement = st.board.slice();
+  const status = deploying
+    ? `Deploy your army (army ${st.seat}, team ${st.team}): swap pieces, then start the game.`
+    : st.phase === "over"
     ? `Game over: ${st.result} (${st.termination}); your team ${st.team}: ${st.your_result}.`
     : st.your_turn ? `Your move (army ${st.seat}, team ${st.team}).` : `Army ${st.turn} (${st.players[st.turn]}) is thinking…`;
   $("siguo-status").textContent = `${st.mode} · ply ${st.ply} · ${status}`;
-  const tokens = st.phase === "over" && st.reveal ? st.reveal : st.board;
+  const tokens = deploying ? siguo.placement : st.phase === "over" && st.reveal ? st.reveal : st.board;
   drawSiguo($("siguo-board"), tokens, st.seat, {
     selected: siguo.selected,
-    targets: siguo.selected ? siguoTargets(siguo.selected) : [],
+    targets: siguo.selected && !deploying ? siguoTargets(siguo.selected) : [],
     last: st.last_move,
-    onClick: guard(onSiguoNode),
+    onClick: guard(deploying ? onSiguoDeployNode : onSiguoNode),
   });
+  $("siguo-deploy-controls").hidden = !deploying;
   $("siguo-resign").hidden = st.phase !== "play";
+  $("siguo-record").hidden = st.phase !== "over";
+  if (st.phase === "over") {
+    $("siguo-record").href = `/api/play/siguo/${st.id}/record`;
+    $("siguo-record").setAttribute("download", `junqi-siguo-game-${st.id}.jgn`);
+  }
   $("siguo-armies").replaceChildren(...st.players.map((p, a) => {
     const li = document.createElement("li");
     li.style.color = ARMY_COLOURS[a];
@@ -883,6 +954,37 @@ async function siguoAdvance(st) {
     showSiguo(await post(`/api/play/siguo/${st.id}/bot`));
   }
 }
+
+// While deploying: a click chooses one of your pieces, a second click on
+// another swaps the two (checked by the server when the game starts).
+function onSiguoDeployNode(name) {
+  const st = siguo.state;
+  if (!st.zone.includes(name)) return;
+  const index = (n) => siguo.geo.nodes.findIndex((x) => x.name === n);
+  if (siguo.selected && siguo.selected !== name) {
+    const i = index(siguo.selected), j = index(name);
+    [siguo.placement[i], siguo.placement[j]] = [siguo.placement[j], siguo.placement[i]];
+    siguo.selected = null;
+  } else {
+    siguo.selected = siguo.selected === name ? null : name;
+  }
+  showSiguo(st);
+}
+
+$("siguo-shuffle").onclick = guard(async () => {
+  siguo.placement = null;
+  siguo.selected = null;
+  showSiguo(await post(`/api/play/siguo/${siguo.state.id}/shuffle`));
+});
+
+$("siguo-deploy-done").onclick = guard(async () => {
+  const placement = {};
+  siguo.placement.forEach((t, i) => { if (t !== ".") placement[siguo.geo.nodes[i].name] = t.slice(1); });
+  const st = await post(`/api/play/siguo/${siguo.state.id}/deploy`, { placement, bot_later: true });
+  siguo.placement = null;
+  siguo.selected = null;
+  await siguoAdvance(st);
+});
 
 async function onSiguoNode(name) {
   const st = siguo.state;
@@ -906,6 +1008,7 @@ $("siguo-new").onsubmit = guard(async (e) => {
   if (f.get("seed")) body.seed = Number(f.get("seed"));
   if (!siguo.geo) siguo.geo = await api("/api/siguo/board");
   siguo.selected = null;
+  siguo.placement = null;
   await siguoAdvance(await post("/api/play/siguo", body));
 });
 
@@ -927,6 +1030,8 @@ function showSiguoFrame(k) {
   $("siguo-status").textContent = `replay of game ${r.id} (${r.mode}, seen by ${r.view === "all" ? "the referee" : "army " + r.view})`
     + ` · ${r.result} (${r.termination})` + (k > 0 ? ` · ${r.events[k - 1]}` : "");
   $("siguo-resign").hidden = true;
+  $("siguo-deploy-controls").hidden = true;
+  $("siguo-record").hidden = true;
   $("siguo-armies").replaceChildren(...r.bots.map((b, a) => {
     const li = document.createElement("li");
     li.style.color = ARMY_COLOURS[a];
