@@ -11,6 +11,15 @@ moves, and per sample: the position (obs-code-v2, docs/data.md) decodes to
 action taken, the policy has one probability per legal action and sums to
 1, the value is absent or in [-1, 1], and the outcome agrees with the
 game's result.
+
+A four-player run (`junqi selfplay --siguo`, run.json format
+junqi-siguo-selfplay/*) is checked the same way against its own schemas
+(docs/data.md, "Four-player games" and "Four-player samples", samples
+junqi-siguo-samples/1 or /2): per sample, the 278-byte siguo-code/1 code is
+the mover's (its seat, the army to move, the ply) with every node entry in
+range, the legal actions are ascending ids below 129 x 129 holding the
+action, the policy sums to 1, the outcome is the mover's team's result, the
+termination the game's, and the belief targets (/2) are 129 bytes.
 Prints one line and exits 0 when all is well; raises otherwise.
 Needs only pyarrow (no numpy).
 """
@@ -122,8 +131,122 @@ def check(cond, message):
         raise AssertionError(message)
 
 
+SIGUO_GAMES_SCHEMA = pa.schema(
+    [
+        pa.field("game_id", pa.uint64(), False),
+        pa.field("rules", pa.string(), False),
+        pa.field("seed", pa.uint64(), False),
+        pa.field("start", pa.string(), False),
+        pa.field("moves", pa.list_(pa.field("item", pa.string(), False)), False),
+        pa.field("result", pa.string(), False),
+        pa.field("termination", pa.string(), False),
+        pa.field("plies", pa.uint32(), False),
+    ]
+    + [pa.field(f"bot_seat{s}", pa.string(), False) for s in range(4)]
+    + [pa.field("code_version", pa.string(), False)]
+)
+_SIGUO_SAMPLES_V1 = [
+    pa.field("game_id", pa.uint64(), False),
+    pa.field("ply", pa.uint32(), False),
+    pa.field("seat", pa.uint8(), False),
+    pa.field("code", pa.binary(), False),
+    pa.field("legal_actions", pa.list_(pa.field("item", pa.uint16(), False)), False),
+    pa.field("policy", pa.list_(pa.field("item", pa.float32(), False)), False),
+    pa.field("action", pa.uint16(), False),
+    pa.field("outcome", pa.int8(), False),
+    pa.field("termination", pa.string(), False),
+]
+#: The four-player samples schemas by their footer's junqi.format (/2 adds the belief targets).
+SIGUO_SAMPLES_SCHEMAS = {
+    "junqi-siguo-samples/1": pa.schema(_SIGUO_SAMPLES_V1),
+    "junqi-siguo-samples/2": pa.schema(_SIGUO_SAMPLES_V1 + [pa.field("hidden_kinds", pa.binary(), True)]),
+}
+SIGUO_NODES = 129
+SIGUO_TERMINATIONS = {"team_eliminated", "no_legal_move_anywhere", "quiet_plies", "max_plies", "forfeit"}
+
+
+def check_siguo_code(code: bytes, seat: int, ply: int, i: int) -> None:
+    """A siguo-code/1 code (crates/junqi-siguo/src/code.rs) of `seat` to move at `ply`."""
+    check(len(code) == 20 + 2 * SIGUO_NODES, f"sample {i}: a code of {len(code)} bytes")
+    check(code[0] == seat and code[1] == 0, f"sample {i}: the code is not the view of seat {seat} to move")
+    check(code[2] <= 15, f"sample {i}: ended armies {code[2]}")
+    quiet, code_ply, no_progress, max_plies = struct.unpack_from("<4I", code, 4)
+    check(code_ply == ply and no_progress > 0 and max_plies > 0, f"sample {i}: the code's counters")
+    own = 0
+    for j in range(SIGUO_NODES):
+        (entry,) = struct.unpack_from("<H", code, 20 + 2 * j)
+        if entry:
+            army, kinds = entry >> 12, entry & 0xFFF
+            check(1 <= army <= 4 and kinds != 0, f"sample {i}: node {j} entry {entry:#06x}")
+            own += army == 1
+    check(own > 0, f"sample {i}: the mover has no piece")
+
+
+def main_siguo(run_dir: pathlib.Path, run: dict) -> None:
+    config = run["config"]
+    formats = {}
+    for sub in ("games", "samples"):
+        for f in sorted((run_dir / sub).glob("shard-*.parquet")):
+            meta = pq.read_metadata(f).metadata
+            check(json.loads(meta[b"junqi.config"]) == config, f"{f}: config differs from run.json")
+            check(int(meta[b"junqi.seed"]) == run["seed"], f"{f}: seed differs")
+            fmt = meta.get(b"junqi.format", b"").decode()
+            if sub == "games":
+                check(fmt == "junqi-siguo-games/1", f"{f}: games format {fmt!r}")
+            else:
+                check(fmt in SIGUO_SAMPLES_SCHEMAS, f"{f}: samples format {fmt!r}")
+                check(meta[b"junqi.obs_encoding"] == b"siguo-code/1", f"{f}: observation code")
+                formats[f] = fmt
+
+    games = ds.dataset(run_dir / "games", format="parquet").to_table()
+    check(games.schema.remove_metadata() == SIGUO_GAMES_SCHEMA, f"games schema:\n{games.schema}")
+    ids = games.column("game_id").to_pylist()
+    check(sorted(ids) == list(range(config["games"])), "game ids are not exactly 0..games-1")
+    game_of = {}
+    for g in games.to_pylist():
+        check(g["rules"] == config["rules"], f"game {g['game_id']}: rules differ from run.json")
+        check(g["plies"] == len(g["moves"]), f"game {g['game_id']}: plies != number of moves")
+        check(g["result"] in ("1-0", "0-1", "1/2-1/2"), f"game {g['game_id']}: result {g['result']}")
+        check(g["termination"] in SIGUO_TERMINATIONS, f"game {g['game_id']}: termination {g['termination']}")
+        game_of[g["game_id"]] = g
+
+    per_game, rows = {}, 0
+    for f, fmt in formats.items():
+        table = pq.read_table(f)
+        check(table.schema.remove_metadata() == SIGUO_SAMPLES_SCHEMAS[fmt], f"{f}: samples schema:\n{table.schema}")
+        for s in table.to_pylist():
+            i, gid, seat = rows, s["game_id"], s["seat"]
+            rows += 1
+            per_game[gid] = per_game.get(gid, 0) + 1
+            g = game_of.get(gid)
+            check(g is not None and s["ply"] < g["plies"], f"sample {i}: no such game/ply")
+            check(seat in range(4), f"sample {i}: seat {seat}")
+            legal = s["legal_actions"]
+            check(legal and all(a < b for a, b in zip(legal, legal[1:])), f"sample {i}: legal ids")
+            check(legal[-1] < SIGUO_NODES * SIGUO_NODES and s["action"] in legal, f"sample {i}: action or legal ids")
+            check(len(s["policy"]) == len(legal), f"sample {i}: {len(s['policy'])} policy values, {len(legal)} actions")
+            check(abs(sum(s["policy"]) - 1) < 1e-3, f"sample {i}: policy sums to {sum(s['policy'])}")
+            want = 0 if g["result"] == "1/2-1/2" else (1 if (g["result"] == "1-0") == (seat % 2 == 0) else -1)
+            check(s["outcome"] == want, f"sample {i}: outcome {s['outcome']}, result {g['result']}, seat {seat}")
+            check(s["termination"] == g["termination"], f"sample {i}: termination differs from the game's")
+            hidden = s.get("hidden_kinds")
+            check(hidden is None or (len(hidden) == SIGUO_NODES and max(hidden) <= 12), f"sample {i}: hidden_kinds")
+            check_siguo_code(s["code"], seat, s["ply"], i)
+    k = config["samples_per_game"]
+    for gid, g in game_of.items():
+        n = per_game.get(gid, 0)
+        expected = g["plies"] if k == "all" else min(k, g["plies"])
+        check(n == expected, f"game {gid}: {n} samples, expected {expected}")
+    print(
+        f"python check (pyarrow {pa.__version__}): four-player games/ {games.num_rows} rows, samples/ {rows} rows "
+        f"({', '.join(sorted(set(formats.values())))}): schemas, counts, metadata and contents OK"
+    )
+
+
 def main(run_dir: pathlib.Path) -> None:
     run = json.loads((run_dir / "run.json").read_text())
+    if str(run.get("format", "")).startswith("junqi-siguo-selfplay/"):
+        return main_siguo(run_dir, run)
     config = run["config"]
     channels = config["observation"]["channels"]
     check(config["observation"]["encoding"] == "obs-code-v2", "unknown position encoding")

@@ -198,7 +198,8 @@ EVENT = rf"{SIGUO_MOVE}(?::(?:a|d|b|fb|f|s))?(?:\^{NODE})*(?:~[senw][fx])*"
 SIGUO_NEWGAME = re.compile(rf"newgame siguo {SIGUO_MODE}{OPTIONS} seat ([0-9]+)(?: seed {NUMBER})?")
 SIGUO_POSITION = re.compile(rf"position {SIGUO_VIEW}(?: start {SIGUO_VIEW} moves(?: {EVENT})+)?")
 SIGUO_LEGAL = re.compile(rf"legal((?: {SIGUO_MOVE})*)")
-SIGUO_RESULT = re.compile(r"result (win|loss|draw) (team_eliminated|no_legal_move_anywhere|quiet_plies|max_plies|forfeit)")
+SIGUO_TERMINATION = r"(team_eliminated|no_legal_move_anywhere|quiet_plies|max_plies|forfeit)"
+SIGUO_RESULT = re.compile(rf"result (win|loss|draw) {SIGUO_TERMINATION}")
 SIGUO_MODES = ("anqi", "shuangming", "quanming")
 ARMIES = "senw"
 # What `--misread line` keeps of a line (a fixed buffer, as a careless engine has).

@@ -23,6 +23,15 @@ Seats in the arrays are 0 and 1, as in :class:`junqi.Game` (the files store 1
 and 2). Everything positional (observation planes, action ids, masks,
 ``hidden_kinds``) is in the frame of the seat to move, as in the files.
 
+Four-player runs (``junqi selfplay --siguo``: samples ``junqi-siguo-samples/1``
+and ``/2``, observations in the ``siguo-code/1`` code) are read by the same
+functions into the same kind of arrays, over the four-player board and
+action space: ``obs`` ``[B, 74, 17, 17]`` (:func:`decode_siguo_codes`, exactly
+``SiguoGame.observation`` of the mover), ``mask``/``policy`` ``[B, 16641]``,
+``seat`` 0 to 3 (as stored), ``outcome`` the mover's team's, and with ``/2``
+``hidden_kinds`` ``[B, 129]``. A table is four-player when it has the ``code``
+column (two-player samples have ``position``); a run mixing the two is refused.
+
 Needs ``pyarrow`` (``pip install junqi[data]``).
 """
 
@@ -51,6 +60,7 @@ __all__ = [
     "CODE_BYTES",
     "DamagedShardError",
     "decode_codes_numpy",
+    "decode_siguo_codes",
     "field",
     "game_rules",
     "hidden_kind_targets",
@@ -66,6 +76,10 @@ __all__ = [
     "sample_arrays",
     "shard_files",
     "shard_metadata",
+    "siguo_codes",
+    "SIGUO_ACTIONS",
+    "SIGUO_CODE_BYTES",
+    "SIGUO_SAMPLES_FORMATS",
 ]
 
 ACTIONS = 3600
@@ -78,6 +92,16 @@ _V1_TAIL = np.array([0xFF] * 8 + [0], np.uint8)
 NODES = 60
 #: Samples schema versions this reader understands (docs/data.md).
 SCHEMA_VERSIONS = ("2", "3")
+
+#: Four-player samples (``junqi selfplay --siguo``): the footer's ``junqi.format``
+#: values this reader reads (``/2`` adds ``hidden_kinds``), and their code.
+SIGUO_SAMPLES_FORMATS = ("junqi-siguo-samples/1", "junqi-siguo-samples/2")
+SIGUO_CODE_FORMAT = "siguo-code/1"
+#: A ``siguo-code/1`` code: a 20-byte header, then a u16 per board node.
+SIGUO_CODE_BYTES = 278
+SIGUO_NODES = 129
+#: Every (from, to) pair of the mover's relative nodes: ``from * 129 + to``.
+SIGUO_ACTIONS = SIGUO_NODES * SIGUO_NODES
 
 #: ``pyarrow.dataset.field``, for filters: ``field("game_id") < 10``.
 field = ds.field
@@ -191,22 +215,45 @@ def shard_metadata(path: str | os.PathLike) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in meta.items()}
 
 
+def _samples_players(path: Path) -> int:
+    """2 or 4: whose samples a shard holds, by its footer; any schema this reader
+    does not read is refused by name."""
+    meta = shard_metadata(path)
+    fmt = meta.get("junqi.format")
+    if fmt is not None:
+        if fmt not in SIGUO_SAMPLES_FORMATS:
+            raise ValueError(
+                f"{path}: samples of format {fmt}; this reader reads two-player samples (schema versions "
+                f"{', '.join(SCHEMA_VERSIONS)}) and four-player ones ({', '.join(SIGUO_SAMPLES_FORMATS)})"
+            )
+        encoding = meta.get("junqi.obs_encoding")
+        if encoding != SIGUO_CODE_FORMAT:
+            raise ValueError(
+                f"{path}: four-player observations in {encoding!r}, this reader decodes {SIGUO_CODE_FORMAT}"
+            )
+        return 4
+    version = meta.get("junqi.samples_schema")
+    if version not in SCHEMA_VERSIONS:
+        what = "no junqi.samples_schema (schema version 1)" if version is None else f"schema version {version}"
+        raise ValueError(
+            f"{path}: samples {what}; this reader reads versions {', '.join(SCHEMA_VERSIONS)} "
+            "(`junqi train` still reads version 1)"
+        )
+    return 2
+
+
 def _dataset(run_dir, name: str, check: str) -> ds.Dataset:
     files = shard_files(run_dir, name, check)
     if name == "samples":
-        for path in files:
-            version = shard_metadata(path).get("junqi.samples_schema")
-            if version not in SCHEMA_VERSIONS:
-                what = "no junqi.samples_schema (schema version 1)" if version is None else f"schema version {version}"
-                raise ValueError(
-                    f"{path}: samples {what}; this reader reads versions {', '.join(SCHEMA_VERSIONS)} "
-                    "(`junqi train` still reads version 1)"
-                )
+        players = {_samples_players(path) for path in files}
+        if len(players) > 1:
+            raise ValueError(f"{Path(run_dir) / name}: two-player and four-player samples mixed in one run")
     if not files:
         raise FileNotFoundError(f"{Path(run_dir) / name}: no finished shard files")
     # A run resumed by a newer version mixes schema versions: read every file
     # with the union of their columns, a column a file lacks as nulls (a
-    # version-2 samples file has no `hidden_kinds`: no belief targets).
+    # version-2 samples file has no `hidden_kinds`: no belief targets, nor
+    # has a junqi-siguo-samples/1 one).
     schema = pa.unify_schemas([pq.read_schema(str(p)) for p in files])
     if name == "samples" and "hidden_kinds" not in schema.names:
         schema = schema.append(pa.field("hidden_kinds", pa.binary()))
@@ -290,16 +337,27 @@ def positions(table) -> np.ndarray:
 
 
 def _positions(table) -> np.ndarray:
-    col = _column(table, "position")
+    return _fixed_rows(table, "position", (CODE_BYTES, V1_CODE_BYTES))
+
+
+def siguo_codes(table) -> np.ndarray:
+    """The ``code`` column of four-player samples as ``uint8 [B, 278]`` ``siguo-code/1`` codes."""
+    return _fixed_rows(table, "code", (SIGUO_CODE_BYTES,))
+
+
+def _fixed_rows(table, name: str, widths: tuple[int, ...]) -> np.ndarray:
+    """A binary column whose rows all have one of ``widths`` bytes (the first is
+    the current one, named in errors) as ``uint8 [B, width]``."""
+    col = _column(table, name)
     n = len(col)
     if n == 0:
-        return np.zeros((0, CODE_BYTES), np.uint8)
+        return np.zeros((0, widths[0]), np.uint8)
     if col.null_count:
-        raise ValueError("position: null entries (the column is required)")
+        raise ValueError(f"{name}: null entries (the column is required)")
     if pa.types.is_fixed_size_binary(col.type):
         width = col.type.byte_width
-        if width not in (CODE_BYTES, V1_CODE_BYTES):
-            raise ValueError(f"position: {width} bytes per row, expected {CODE_BYTES}")
+        if width not in widths:
+            raise ValueError(f"{name}: {width} bytes per row, expected {widths[0]}")
         data = np.frombuffer(col.buffers()[1], np.uint8)
         start = col.offset * width
         return data[start : start + n * width].reshape(n, width).copy()
@@ -308,12 +366,12 @@ def _positions(table) -> np.ndarray:
     elif pa.types.is_binary(col.type):
         offsets = np.frombuffer(col.buffers()[1], np.int32)[col.offset : col.offset + n + 1]
     else:
-        raise TypeError(f"position: expected a binary column, got {col.type}")
+        raise TypeError(f"{name}: expected a binary column, got {col.type}")
     lengths = np.diff(offsets)
     width = int(lengths[0])
-    if width not in (CODE_BYTES, V1_CODE_BYTES) or (lengths != width).any():
-        bad = int(np.argmax(lengths != (width if width in (CODE_BYTES, V1_CODE_BYTES) else CODE_BYTES)))
-        raise ValueError(f"position: row {bad} has {int(lengths[bad])} bytes, expected {CODE_BYTES}")
+    if width not in widths or (lengths != width).any():
+        bad = int(np.argmax(lengths != (width if width in widths else widths[0])))
+        raise ValueError(f"{name}: row {bad} has {int(lengths[bad])} bytes, expected {widths[0]}")
     data = np.frombuffer(col.buffers()[2], np.uint8)
     return data[int(offsets[0]) : int(offsets[-1])].reshape(n, width).copy()
 
@@ -329,21 +387,37 @@ def _lists(table, name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
     return rows, values
 
 
-def legal_masks(table) -> np.ndarray:
-    """``legal_actions`` as dense ``uint8 [B, 3600]`` masks (1 = legal), the layout of ``Game.action_mask``."""
+def _is_siguo(table) -> bool:
+    """Four-player samples: a ``code`` column where two-player ones have ``position``."""
+    return "code" in table.schema.names
+
+
+def _legal_actions(table) -> tuple[np.ndarray, np.ndarray, int]:
+    """``legal_actions`` as (row per value, action ids, the size of the action space), ids checked."""
     rows, actions = _lists(table, "legal_actions", np.int64)
-    mask = np.zeros((table.num_rows, ACTIONS), np.uint8)
+    space = SIGUO_ACTIONS if _is_siguo(table) else ACTIONS
+    if len(actions) and actions.max() >= space:
+        raise ValueError(f"legal_actions: action {int(actions.max())} outside the {space} actions")
+    return rows, actions, space
+
+
+def legal_masks(table) -> np.ndarray:
+    """``legal_actions`` as dense ``uint8 [B, 3600]`` masks (1 = legal), the layout of ``Game.action_mask``
+    (four-player samples: ``[B, 16641]``, ``SiguoGame.action_mask``'s)."""
+    rows, actions, space = _legal_actions(table)
+    mask = np.zeros((table.num_rows, space), np.uint8)
     mask[rows, actions] = 1
     return mask
 
 
 def policy_targets(table) -> np.ndarray:
-    """``legal_actions`` + ``policy`` as dense ``float32 [B, 3600]`` distributions (0 off the legal actions)."""
-    rows, actions = _lists(table, "legal_actions", np.int64)
+    """``legal_actions`` + ``policy`` as dense ``float32 [B, 3600]`` distributions (0 off the legal actions;
+    four-player samples: ``[B, 16641]``)."""
+    rows, actions, space = _legal_actions(table)
     prow, probs = _lists(table, "policy", np.float32)
     if len(prow) != len(rows) or not np.array_equal(prow, rows):
         raise ValueError("policy: not one probability per legal action in every row")
-    target = np.zeros((table.num_rows, ACTIONS), np.float32)
+    target = np.zeros((table.num_rows, space), np.float32)
     target[rows, actions] = probs
     return target
 
@@ -353,9 +427,15 @@ def hidden_kind_targets(table) -> np.ndarray:
     (0 = 司令 … 11 = 军旗, the observation's kind order) of an enemy piece whose kind the
     mover did not know, else -1 (also for every node of a row whose ``hidden_kinds`` is null,
     and for a table without the column: 翻棋, 明棋, schema version 2). The belief head's
-    targets; node ``n`` is row ``n // 5``, column ``n % 5`` of the planes."""
+    targets; node ``n`` is row ``n // 5``, column ``n % 5`` of the planes.
+
+    Four-player samples: ``int8 [B, 129]`` per relative node of the mover (the
+    code's node order), the true kind of a piece of an army the mover does not
+    see whose kind its knowledge leaves open; -1 elsewhere, and everywhere in a
+    ``junqi-siguo-samples/1`` file (no ``hidden_kinds``)."""
     n = table.num_rows
-    out = np.full((n, NODES), -1, np.int8)
+    nodes = SIGUO_NODES if _is_siguo(table) else NODES
+    out = np.full((n, nodes), -1, np.int8)
     if "hidden_kinds" not in table.schema.names or n == 0:
         return out
     col = _column(table, "hidden_kinds")
@@ -364,9 +444,9 @@ def hidden_kind_targets(table) -> np.ndarray:
         return out
     present = col.filter(pa.array(valid))
     lengths = pc.binary_length(present).to_numpy(zero_copy_only=False)
-    if (lengths != NODES).any():
-        raise ValueError(f"hidden_kinds: entries of {sorted(set(lengths.tolist()))} bytes, expected {NODES}")
-    raw = np.frombuffer(b"".join(present.to_pylist()), np.uint8).reshape(-1, NODES)
+    if (lengths != nodes).any():
+        raise ValueError(f"hidden_kinds: entries of {sorted(set(lengths.tolist()))} bytes, expected {nodes}")
+    raw = np.frombuffer(b"".join(present.to_pylist()), np.uint8).reshape(-1, nodes)
     if (raw > 12).any():
         raise ValueError("hidden_kinds: a byte above 12 (1 + kind, kinds 0 to 11)")
     out[valid] = raw.astype(np.int8) - 1
@@ -390,13 +470,25 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
     * ``hidden_kinds``: ``int8 [B, 60]`` belief targets, see :func:`hidden_kind_targets`.
     * ``game_id`` ``int64``, ``ply`` ``int64``, ``seat`` ``int8`` (0 or 1, the
       file's seat less one).
+
+    Four-player samples (a ``code`` column): ``obs`` ``float32 [B, 74, 17, 17]``
+    (:func:`decode_siguo_codes`, identical to ``SiguoGame.observation`` of the
+    mover), ``codes`` ``uint8 [B, 278]``, ``mask``/``policy`` ``[B, 16641]``,
+    ``outcome`` the mover's team's result, ``hidden_kinds`` ``int8 [B, 129]``,
+    ``seat`` 0 to 3 as stored; the rest as above.
     """
     names = set(table.schema.names)
     out: dict[str, np.ndarray] = {}
+    siguo = _is_siguo(table)
 
     def plain(name):
         return _column(table, name).to_numpy(zero_copy_only=False)
 
+    if siguo:
+        codes = siguo_codes(table)
+        out["codes"] = codes
+        if decode_planes:
+            out["obs"] = decode_siguo_codes(codes)
     if "position" in names:
         codes = positions(table)
         out["codes"] = codes
@@ -413,14 +505,14 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
         out["value"] = col.fill_null(float("nan")).to_numpy(zero_copy_only=False).astype(np.float32)
     if "outcome" in names:
         out["outcome"] = plain("outcome").astype(np.float32)
-    if "hidden_kinds" in names or "position" in names:
+    if "hidden_kinds" in names or "position" in names or siguo:
         out["hidden_kinds"] = hidden_kind_targets(table)
     if "game_id" in names:
         out["game_id"] = plain("game_id").astype(np.int64)
     if "ply" in names:
         out["ply"] = plain("ply").astype(np.int64)
     if "seat" in names:
-        out["seat"] = (plain("seat").astype(np.int16) - 1).astype(np.int8)
+        out["seat"] = (plain("seat").astype(np.int16) - (0 if siguo else 1)).astype(np.int8)
     return out
 
 
@@ -468,6 +560,90 @@ def decode_codes_numpy(codes: np.ndarray) -> np.ndarray:
     planes[:, 108] = (codes[:, 188] >= 1)[:, None]
     planes[:, 109] = (codes[:, 188] >= 2)[:, None]
     return planes.reshape(b, 110, 12, 5)
+
+
+# The four-player decoder (crates/junqi-siguo/src/code.rs, `SiguoCode::planes`),
+# in numpy: planes on the 17 x 17 grid the board is drawn on, seat-relative.
+_SIGUO_GRID = 17
+_SIGUO_PLANES = 74
+# Squares of a zone (rank r, file f: 5 (r - 1) + f) on the railway (ranks 2 and
+# 6, files a and e from rank 2), camps and headquarters; every centre node is
+# on the railway. Neither the seat nor the palace arcs change these sets.
+_ZONE_RAILWAY = {5 * (r - 1) + f for r in (2, 6) for f in range(5)}
+_ZONE_RAILWAY |= {5 * (r - 1) + f for r in range(2, 7) for f in (0, 4)}
+_ZONE_CAMPS = {11, 13, 17, 21, 23}
+_ZONE_HQ = {1, 3}
+
+
+def _siguo_cell(j: int) -> int:
+    """The grid cell (y * 17 + x) of node ``j`` (``Node::coords``): a zone square,
+    then the middle, the four edge palaces, the four corner palaces."""
+    if j < 120:
+        army, sq = divmod(j, 30)
+        (dx, dy), turns = (sq % 5 - 2, 9 - (sq // 5 + 1)), army
+    elif j == 120:
+        (dx, dy), turns = (0, 0), 0
+    elif j < 125:
+        (dx, dy), turns = (0, 2), j - 121
+    else:
+        (dx, dy), turns = (2, 2), j - 125
+    for _ in range(turns):
+        dx, dy = dy, -dx
+    return (8 + dy) * _SIGUO_GRID + 8 + dx
+
+
+_SIGUO_CELLS = np.array([_siguo_cell(j) for j in range(SIGUO_NODES)], np.int64)
+_SIGUO_STATIC = np.zeros((4, _SIGUO_GRID * _SIGUO_GRID), np.float32)  # node, railway, camp, headquarters
+for _j, _cell in enumerate(_SIGUO_CELLS):
+    _sq = _j % 30 if _j < 120 else None
+    _SIGUO_STATIC[0, _cell] = 1
+    _SIGUO_STATIC[1, _cell] = _sq is None or _sq in _ZONE_RAILWAY
+    _SIGUO_STATIC[2, _cell] = _sq in _ZONE_CAMPS
+    _SIGUO_STATIC[3, _cell] = _sq in _ZONE_HQ
+
+
+def _check_siguo_codes(codes: np.ndarray, nodes: np.ndarray, counters: np.ndarray) -> None:
+    """What ``SiguoCode::from_bytes`` refuses, named by row."""
+    bad = (codes[:, 0] > 3) | (codes[:, 1] > 3) | (codes[:, 2] > 15) | (counters[:, 2] == 0) | (counters[:, 3] == 0)
+    army = nodes >> 12
+    bad_node = (nodes != 0) & ((army == 0) | (army > 4) | ((nodes & 0xFFF) == 0))
+    bad |= bad_node.any(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            f"codes: row {row} is not a {SIGUO_CODE_FORMAT} code (seat, army to move, ended armies, "
+            "a rules counter of 0, or a node entry out of range)"
+        )
+
+
+def decode_siguo_codes(codes: np.ndarray) -> np.ndarray:
+    """``siguo-code/1`` codes ``uint8 [B, 278]`` → planes ``float32 [B, 74, 17, 17]``: exactly
+    ``SiguoCode::planes`` (and so ``SiguoGame.observation`` of the coded seat), in numpy alone.
+    A code ``SiguoCode::from_bytes`` would refuse raises ``ValueError`` naming its row."""
+    codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    if codes.ndim != 2 or codes.shape[1] != SIGUO_CODE_BYTES:
+        raise ValueError(f"codes: expected [B, {SIGUO_CODE_BYTES}] bytes, got shape {codes.shape}")
+    b = codes.shape[0]
+    counters = codes[:, 4:20].copy().view("<u4").reshape(b, 4)  # quiet, ply, no_progress_plies, max_plies
+    nodes = codes[:, 20:].copy().view("<u2").reshape(b, SIGUO_NODES)
+    _check_siguo_codes(codes, nodes, counters)
+    planes = np.zeros((b, _SIGUO_PLANES, _SIGUO_GRID * _SIGUO_GRID), np.float32)
+    planes[:, 0:4] = _SIGUO_STATIC
+    rows, js = np.nonzero(nodes)
+    army = (nodes[rows, js] >> 12).astype(np.int64) - 1  # relative army 0-3
+    cells = _SIGUO_CELLS[js]
+    planes[rows, 4 + army, cells] = 1
+    kinds = (nodes[rows, js][:, None] >> np.arange(12)) & 1  # [pieces, kind]
+    p, k = np.nonzero(kinds)
+    planes[rows[p], 8 + 12 * army[p] + k, cells[p]] = 1
+    planes[np.arange(b), 56 + codes[:, 1].astype(np.int64)] = 1
+    for r in range(4):
+        planes[:, 60 + r] = ((codes[:, 2] >> r) & 1)[:, None]
+    fractions = counters[:, 0:2].astype(np.float32) / counters[:, 2:4].astype(np.float32)
+    planes[:, 64:66] = np.minimum(fractions, np.float32(1))[:, :, None]
+    for i in range(8):
+        planes[:, 66 + i] = ((codes[:, 3] >> i) & 1)[:, None]
+    return planes.reshape(b, _SIGUO_PLANES, _SIGUO_GRID, _SIGUO_GRID)
 
 
 # --------------------------------------------------------------------------
