@@ -81,6 +81,10 @@ fn the_four_player_search_answers_on_the_servers_clock() {
     let new = json!({"seat": 3, "bot": "mcts:100000000", "seed": 4});
     let (status, st) = request(addr, "POST", "/api/play/siguo", &new);
     assert_eq!(status, 200, "{st}");
+    assert_eq!(st["phase"], "deploy", "{st}");
+    // The deployment proposed: the game starts and the three bots move.
+    let (status, st) = request(addr, "POST", &format!("/api/play/siguo/{}/deploy", st["id"]), &json!({}));
+    assert_eq!(status, 200, "{st}");
     assert!(st["moves"].as_array().unwrap().len() >= 3, "the three bots moved: {st}");
     let left = st["clocks_left_ms"].as_array().expect("the clocks are reported");
     assert_eq!(left.len(), 4, "{st}");
