@@ -1,9 +1,10 @@
 //! Training data: the newest games of a `samples/` dataset (`docs/data.md`),
 //! streamed through a shuffle buffer into batches of tensors. The same
 //! window, shuffle and validation serve both kinds of samples: two-player
-//! ones, and four-player ones (format `junqi-siguo-samples/1`, each
-//! position a `siguo-code/1` code rebuilt into the 74 × 17 × 17 planes of
-//! `junqi_siguo::observation`), told apart by the shards' footers.
+//! ones, and four-player ones (format `junqi-siguo-samples/2`, or `/1`
+//! without belief targets; each position a `siguo-code/1` code rebuilt
+//! into the 74 × 17 × 17 planes of `junqi_siguo::observation`), told apart
+//! by the shards' footers.
 
 use crate::net::ACTIONS;
 use crate::{Result, TrainError};
@@ -11,7 +12,7 @@ use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, V1_CODE_FORMAT};
 use junqi_net::NetGame;
 use junqi_selfplay::{
     read_samples_file, read_siguo_samples_file, shard_files, SiguoSample, StoredSample, FORMAT_KEY, OBS_ENCODING,
-    SAMPLES_DIR, SIGUO_SAMPLES_FORMAT,
+    SAMPLES_DIR, SIGUO_SAMPLES_FORMAT, SIGUO_SAMPLES_FORMAT_V1,
 };
 use junqi_siguo::SiguoCode;
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -112,9 +113,9 @@ fn footer(path: &Path) -> Result<Footer> {
     let encoding = get("junqi.obs_encoding")?;
     let (first, games, rows) = (num("junqi.first_game")?, num("junqi.games")?, meta.num_rows() as u64);
     if let Some(format) = kv.iter().find(|k| k.key == FORMAT_KEY).and_then(|k| k.value.clone()) {
-        if format != SIGUO_SAMPLES_FORMAT {
+        if format != SIGUO_SAMPLES_FORMAT && format != SIGUO_SAMPLES_FORMAT_V1 {
             return Err(corrupt(format!(
-                "format `{format}`: not a samples shard (two-player samples, or `{SIGUO_SAMPLES_FORMAT}`)"
+                "format `{format}`: not a samples shard (two-player samples, or `{SIGUO_SAMPLES_FORMAT}` or `{SIGUO_SAMPLES_FORMAT_V1}`)"
             )));
         }
         if encoding != junqi_siguo::CODE_FORMAT {
@@ -312,8 +313,9 @@ pub struct Example {
     /// outcome alone ([`Example::mix_search_value`]).
     pub value_target: Option<[f32; 3]>,
     /// The belief head's targets: per node, 1 + the kind of a hidden enemy
-    /// piece, else 0; empty when there are none (always, for four-player
-    /// samples, which store no true kinds: their belief head is not trained).
+    /// piece, else 0; empty when there are none. Four-player samples: per
+    /// seat-relative node, the pieces of the armies the seat does not see
+    /// (none in `junqi-siguo-samples/1` shards: their belief head is not trained).
     pub hidden_kinds: Vec<u8>,
 }
 
@@ -347,7 +349,7 @@ impl Example {
     }
 
     /// Check a four-player sample and make it an example (no search
-    /// value, no belief targets); `Err` says what is wrong.
+    /// value; its belief targets, if any); `Err` says what is wrong.
     pub fn from_siguo(s: SiguoSample) -> std::result::Result<Example, String> {
         let at = format!("game {} ply {}", s.game_id, s.ply);
         let code = SiguoCode::from_bytes(&s.code).map_err(|e| format!("{at}: {e}"))?;
@@ -365,7 +367,7 @@ impl Example {
             outcome: s.outcome,
             search_value: None,
             value_target: None,
-            hidden_kinds: Vec::new(),
+            hidden_kinds: s.hidden_kinds,
         })
     }
 

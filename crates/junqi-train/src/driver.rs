@@ -254,8 +254,9 @@ pub fn train_window(
 /// `kind`. Four-player samples need a `[model]` of the four-player
 /// observation's 74 planes, and store neither a search value nor the
 /// two-player codes' quiet-move counter and history, so the value and
-/// policy target settings built on those must stay 0 (their belief head is
-/// not trained: the samples hold no true kinds).
+/// policy target settings built on those must stay 0. Their belief head
+/// trains on the true kinds `junqi-siguo-samples/2` stores (`/1` shards
+/// hold none: the belief loss is 0 on them).
 fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
     if kind != SampleKind::Siguo {
         return Ok(());

@@ -23,7 +23,7 @@
 //! * [`deployments`]: learned 暗棋/明棋 deployments fitted into a net file.
 //! * Four-player (四国) nets: [`Net::for_game`], written and read by
 //!   [`init_siguo_net`], [`export_siguo_net`] and [`load_siguo_net`], and
-//!   trained by [`train`] on four-player samples (`junqi-siguo-samples/1`,
+//!   trained by [`train`] on four-player samples (`junqi-siguo-samples/2`, or `/1`,
 //!   told apart by the shards' footers).
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.

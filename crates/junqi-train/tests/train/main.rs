@@ -8,6 +8,7 @@ mod loader;
 mod netbots;
 mod random_damage;
 mod resume;
+mod siguo_belief;
 mod siguo_net;
 mod siguo_train;
 mod train;

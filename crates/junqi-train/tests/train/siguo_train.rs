@@ -1,5 +1,5 @@
 //! Training a four-player (四国) net on four-player samples: `train` reads
-//! a `junqi-siguo-samples/1` dataset (told from its footers); a tiny net
+//! a `junqi-siguo-samples/2` dataset (told from its footers); a tiny net
 //! trained for 200 steps on 150 games of `heuristic` against itself lowers
 //! its policy loss, and its plain policy (the `net:FILE` player) beats
 //! `random` clearly; what a four-player run cannot use is refused by name.
@@ -162,6 +162,6 @@ fn four_player_runs_refuse_what_they_cannot_use() {
     let samples = data.join(junqi_selfplay::SAMPLES_DIR);
     std::fs::copy(&two_shard[0], samples.join(junqi_selfplay::shard_name(99))).unwrap();
     let err = DataWindow::open(&data, 0).unwrap_err().to_string();
-    assert!(err.contains("two-player samples") && err.contains("junqi-siguo-samples/1"), "{err}");
+    assert!(err.contains("two-player samples") && err.contains(junqi_selfplay::SIGUO_SAMPLES_FORMAT), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
