@@ -144,6 +144,16 @@ impl Peer {
         }
     }
 
+    /// Send `go` and read the `bestmove` answer: the line and its move,
+    /// read as `what` (named when it is not one).
+    pub(crate) fn go<M: std::str::FromStr>(&mut self, limits: Limits, what: &str) -> Result<(String, M), String> {
+        self.send(&Command::Go(limits))?;
+        let best = self.answer("bestmove")?.pop().expect("ends with its keyword");
+        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
+        let mv = text.parse().map_err(|_| format!("`{best}`: `{text}` is not {what}"))?;
+        Ok((best, mv))
+    }
+
     /// Send a command that has no answer, then `isready`: the next line must be `readyok`.
     pub(crate) fn silent(&mut self, command: &Command) -> Result<(), String> {
         self.silent_line(&command.to_string())
@@ -259,11 +269,7 @@ fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Seat, timeout: Durat
         let action = if mover == seat {
             peer.silent(&Command::Position(encode_position_with(info, hello.protocol >= crate::HISTORY_VERSION)))?;
             peer.silent(&Command::Legal(legal.iter().copied().collect()))?;
-            peer.send(&Command::Go(limits(moved, hello, timeout)))?;
-            let answer = peer.answer("bestmove")?;
-            let best = answer.last().expect("ends with its keyword");
-            let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
-            let action = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a move"))?;
+            let (best, action) = peer.go(limits(moved, hello, timeout), "a move")?;
             if !legal.contains(action) {
                 return Err(format!("`{best}` is not legal at ply {}", game.truth().ply()));
             }

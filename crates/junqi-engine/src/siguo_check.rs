@@ -72,11 +72,7 @@ impl Table {
         // The four-player host tells every engine its timeout.
         let mut limits = limits(n, hello, peer.timeout);
         limits.timeout = Some(peer.timeout.as_millis() as u64);
-        peer.send(&Command::Go(limits))?;
-        let answer = peer.answer("bestmove")?;
-        let best = answer.last().expect("ends with its keyword");
-        let text = best.split_whitespace().nth(1).ok_or_else(|| format!("`{best}` names no move"))?;
-        let mv: Move = text.parse().map_err(|_| format!("`{best}`: `{text}` is not a four-player move"))?;
+        let (best, mv): (String, Move) = peer.go(limits, "a four-player move")?;
         if !legal.contains(&mv) {
             return Err(format!("`{best}` is not legal for seat {} at ply {}", self.seat.index(), self.pos.ply()));
         }
