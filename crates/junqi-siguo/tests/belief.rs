@@ -126,7 +126,7 @@ fn belief_targets_and_answers_are_seat_relative() {
         for node in Node::all() {
             let piece = truth.piece_at(node);
             let open = piece.is_some_and(|p| !info.sees(p.army) && info.possible_kinds(node).count_ones() > 1);
-            let want = if open { piece.unwrap().kind.index() as usize + 1 } else { 0 };
+            let want = if open { piece.unwrap().kind.index() + 1 } else { 0 };
             let r = junqi_siguo::observation::relative_node(seat, node).index();
             assert_eq!(targets[r] as usize, want, "seat {seat} node {node}");
             if open {
@@ -140,13 +140,16 @@ fn belief_targets_and_answers_are_seat_relative() {
     assert!(hidden_kind_targets(&open, &SiguoInfoSet::new(&open, Army::ALL[0])).is_empty(), "全明 hides nothing");
 }
 
+/// What an evaluator believes of an information set.
+type BeliefOf = Box<dyn FnMut(&SiguoInfoSet) -> Option<KindBelief> + Send>;
+
 /// A leaf evaluator that logs every information set it is handed (the
 /// search's worlds show through them: each is what the army to move knows
 /// in its world), values a set by its army's own material, and believes
 /// what `belief` says of a set: a function of the set, or of a truth.
 struct Logging {
     log: Arc<Mutex<Vec<u64>>>,
-    belief: Box<dyn FnMut(&SiguoInfoSet) -> Option<KindBelief> + Send>,
+    belief: BeliefOf,
 }
 
 impl SiguoEvaluator for Logging {
@@ -184,11 +187,7 @@ fn from_the_set(info: &SiguoInfoSet) -> Option<KindBelief> {
 
 /// The search's decision and the log of what its evaluator was handed, for
 /// `info` with the seed fixed.
-fn searched(
-    info: &SiguoInfoSet,
-    config: SearchConfig,
-    belief: Box<dyn FnMut(&SiguoInfoSet) -> Option<KindBelief> + Send>,
-) -> (String, Vec<u64>) {
+fn searched(info: &SiguoInfoSet, config: SearchConfig, belief: BeliefOf) -> (String, Vec<u64>) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let evaluator = Logging { log: log.clone(), belief };
     let mut bot = SearchBot::with_evaluator(config, Box::new(evaluator));
