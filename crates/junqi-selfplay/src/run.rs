@@ -610,14 +610,21 @@ fn relative_error(e: &SelfplayError, dir: &Path) -> String {
     text.strip_prefix(&prefix).map(str::to_string).unwrap_or(text)
 }
 
+/// A shard's reader with its footer read (rows not yet); a damaged footer
+/// is an error naming the file.
+pub(crate) fn footer_reader(path: &Path) -> Result<SerializedFileReader<File>, SelfplayError> {
+    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
+    let file = File::open(path).map_err(SelfplayError::io(path))?;
+    crate::catch_library_panic(|| SerializedFileReader::new(file))
+        .map_err(|m| corrupt(format!("damaged Parquet footer ({m})")))?
+        .map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))
+}
+
 /// Read a shard's footer: readable, shard `s` of a run of `config`, with
 /// `rows` rows when given. Returns the thinking it records (none: zero).
 fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64>) -> Result<Thinking, SelfplayError> {
     let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
-    let file = File::open(path).map_err(SelfplayError::io(path))?;
-    let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
-        .map_err(|m| corrupt(format!("damaged Parquet footer ({m})")))?
-        .map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
+    let reader = footer_reader(path)?;
     let meta = reader.metadata().file_metadata();
     let get = |key: &str| {
         meta.key_value_metadata().and_then(|kv| kv.iter().find(|k| k.key == key)).and_then(|k| k.value.as_deref())

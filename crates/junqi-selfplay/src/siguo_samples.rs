@@ -391,12 +391,8 @@ pub fn read_siguo_samples_file(path: &Path) -> Result<Vec<SiguoSample>, Selfplay
 /// The `junqi.format` a samples shard's footer names (`None`: two-player
 /// samples, which name none), read from the footer alone.
 fn footer_format(path: &Path) -> Result<Option<String>, SelfplayError> {
-    use parquet::file::reader::{FileReader, SerializedFileReader};
-    let corrupt = |message: String| SelfplayError::Corrupt { path: path.to_path_buf(), message };
-    let file = std::fs::File::open(path).map_err(SelfplayError::io(path))?;
-    let reader = crate::catch_library_panic(|| SerializedFileReader::new(file))
-        .map_err(|m| corrupt(format!("damaged Parquet footer ({m})")))?
-        .map_err(|e| corrupt(format!("unreadable Parquet file ({e})")))?;
+    use parquet::file::reader::FileReader;
+    let reader = crate::run::footer_reader(path)?;
     let meta = reader.metadata().file_metadata();
     let kv = meta.key_value_metadata().map(|v| v.as_slice()).unwrap_or(&[]);
     Ok(kv.iter().find(|k| k.key == FORMAT_KEY).and_then(|k| k.value.clone()))
