@@ -7,9 +7,12 @@
 //! of that colour whose kind the view does not know; `??` a piece of
 //! unknown colour. A seat's view comes from its information set, whose
 //! position has every hidden kind erased, so its tokens cannot carry one.
+//! Beside the tokens, [`extras`]: a flag riding on or lying under a piece
+//! (扛军旗) and the pieces in the mountains (山界), both public.
 
-use junqi_core::board::{is_rail_edge, ADJACENT, CAMPS, HEADQUARTERS, NODES, RAILWAY};
-use junqi_core::{Colour, Kind, Piece, Position, Square};
+use junqi_core::board::{is_rail_edge, mountain_of, ADJACENT, CAMPS, HEADQUARTERS, NODES, RAILWAY};
+use junqi_core::rules::Mountains;
+use junqi_core::{Colour, Kind, Move, Piece, Position, Square};
 use serde::Serialize;
 
 /// Nodes, edges and piece kinds, for drawing.
@@ -18,6 +21,9 @@ pub struct Geometry {
     pub squares: Vec<SquareInfo>,
     pub edges: Vec<Edge>,
     pub kinds: Vec<KindInfo>,
+    /// 山界: each mountain's four side nodes (`b6`–`b7`'s first), from
+    /// which a piece enters it and onto which it comes out.
+    pub mountains: Vec<Vec<String>>,
 }
 
 #[derive(Serialize)]
@@ -72,7 +78,74 @@ pub fn geometry() -> Geometry {
         .into_iter()
         .map(|k| KindInfo { letter: k.letter(), chinese: k.chinese(), english: k.english(), count: k.count() })
         .collect();
-    Geometry { squares, edges, kinds }
+    let mountains = (0..2)
+        .map(|m| Square::all().filter(|&sq| mountain_of(sq) == Some(m)).map(|sq| sq.to_string()).collect())
+        .collect();
+    Geometry { squares, edges, kinds, mountains }
+}
+
+/// A flag sharing its node with a piece (扛军旗, `flag_carry`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct FlagOnPiece {
+    /// The flag's colour: `red` or `black`.
+    pub colour: &'static str,
+    /// The node of the piece carrying it, or standing on it.
+    pub at: String,
+    /// Carried (it moves with the piece), or put down under it.
+    pub carried: bool,
+    /// A carried flag: the node it was picked up from, when known.
+    pub from: Option<String>,
+}
+
+/// What a position holds beside its 60 tokens; empty in the older rules.
+#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// Flags riding on or lying under a piece.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loose_flags: Vec<FlagOnPiece>,
+    /// With the mountains open: the piece in each (a token) or `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mountains: Option<[Option<String>; 2]>,
+}
+
+/// Where each colour's flag was last picked up (扛军旗), followed move by
+/// move: the page marks that node as the flag's, now gone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlagOrigins([Option<Square>; 2]);
+
+impl FlagOrigins {
+    /// Notes a pick-up by `mv` (from `before` to `after`): a flag now
+    /// carried from the node the piece moved onto, not carried before.
+    pub fn note(&mut self, before: &Position, after: &Position, mv: Move) {
+        if mv.is_flip() {
+            return;
+        }
+        if let Some(flag) = after.carried_flag_at(mv.to) {
+            if before.carried_flag_at(mv.from) != Some(flag) {
+                self.0[flag.index()] = Some(mv.to);
+            }
+        }
+    }
+}
+
+/// The flags on pieces and the mountains' pieces of `pos` (the truth, or
+/// a seat's view: both are public, as a carried flag was face up when
+/// picked up and only a face-up piece enters a mountain).
+pub fn extras(pos: &Position, origins: &FlagOrigins) -> Extras {
+    let loose_flags = Colour::ALL
+        .into_iter()
+        .filter_map(|c| {
+            let l = pos.loose_flag(c)?;
+            Some(FlagOnPiece {
+                colour: c.name(),
+                at: l.at.to_string(),
+                carried: l.carried,
+                from: origins.0[c.index()].filter(|_| l.carried).map(|sq| sq.to_string()),
+            })
+        })
+        .collect();
+    let mountains = (pos.rules().mountains != Mountains::Closed).then(|| [0, 1].map(|m| pos.mountain(m).map(piece_token)));
+    Extras { loose_flags, mountains }
 }
 
 fn colour_letter(c: Colour) -> char {

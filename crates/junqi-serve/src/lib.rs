@@ -9,6 +9,7 @@
 //! reaches the browser while the game is on.
 
 pub mod board;
+pub mod clock;
 pub mod dashboards;
 pub mod datasets;
 pub mod error;
@@ -19,6 +20,7 @@ mod routes;
 pub mod samples;
 pub mod siguo;
 pub mod siguo_replay;
+pub mod variants;
 
 pub use error::ApiError;
 use std::net::SocketAddr;

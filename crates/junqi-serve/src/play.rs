@@ -4,9 +4,10 @@
 //! no hidden kind leaves the server while the game is on. The full record
 //! (with every piece) is given only once the game is over.
 
-use crate::board::{encode, piece_token};
+use crate::board::{encode, extras, piece_token, Extras, FlagOrigins};
+use crate::clock::{Clocks, GameClock};
 use crate::knowledge::{self, Knowledge};
-use crate::replay::{effect_words, observation_words};
+use crate::replay::{effect_words, observation_words, rules_note, with_note};
 use crate::ApiError;
 use junqi_bots::{build, BotSpec, Player};
 use junqi_core::setup::deployment_zone;
@@ -50,6 +51,16 @@ pub(crate) fn placement_pieces(
     }
     pieces.sort();
     Ok(pieces)
+}
+
+/// A game's start from the JFEN the person sent: of the rules' mode, not over.
+fn start_position(jfen: &str, rules: Rules) -> Result<Position, ApiError> {
+    // A position of another mode is refused by the reader.
+    let start = Position::from_jfen(jfen, rules).map_err(|e| ApiError::bad_request(format!("position: {e}")))?;
+    if let Some(o) = start.outcome() {
+        return Err(ApiError::bad_request(format!("position: the game is already over ({})", o.termination.name())));
+    }
+    Ok(start)
 }
 
 /// At most this many games are kept; the oldest goes first.
@@ -99,9 +110,17 @@ impl Sessions {
 pub struct NewGame {
     /// `fanqi`, `anqi` or `mingqi`.
     pub mode: String,
-    /// Rules options over the mode's preset, e.g. `["first_player=black"]`.
+    /// A variant preset of that mode to start from (`fanqi-flag_carry-true`,
+    /// [`crate::variants`]); default: the mode's preset.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Rules options over the preset, e.g. `["first_player=black"]`.
     #[serde(default)]
     pub options: Vec<String>,
+    /// A start position (JFEN, of the game's mode) instead of a deal or
+    /// deployments: the person wrote it, so it hides nothing from them.
+    #[serde(default)]
+    pub position: Option<String>,
     /// The person's seat: 1 (moves first) or 2.
     pub seat: u8,
     /// The bot's spec, e.g. `heuristic` or `mcts:800`.
@@ -134,10 +153,13 @@ pub struct Session {
     /// What happened, as the person saw it.
     log: Vec<String>,
     outcome: Option<Outcome>,
-    /// With `junqi serve --tc` (or a spec's own `tc`): the bot's clock as
-    /// the search keeps it (a mirror of its [`junqi_bots::mcts::MoveClock`],
-    /// per game) and the time of its last move.
-    clock: Option<(junqi_bots::mcts::MoveClock, Option<u64>)>,
+    /// With `junqi serve --tc` (or a spec's own `tc`): both sides' clocks,
+    /// the bot's mirroring what its search spends.
+    clock: Option<GameClock>,
+    /// How long the bot's last move took, in milliseconds.
+    bot_last_ms: Option<u64>,
+    /// Where each flag was last picked up (扛军旗), for the page.
+    origins: FlagOrigins,
 }
 
 /// The bot's clock, as the page is told it.
@@ -162,6 +184,8 @@ pub struct PlayState {
     /// The person's colour, once known.
     pub colour: Option<String>,
     pub bot: String,
+    /// The mode and the options that differ from its preset (`fanqi flag_carry=true`).
+    pub variant: String,
     /// The seed: only once the game is over, unless the person chose it.
     pub seed: Option<u64>,
     /// The board as the person sees it ([`crate::board`] tokens); while
@@ -184,9 +208,16 @@ pub struct PlayState {
     /// The bot's clock, when it plays on one (`junqi serve --tc`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot_clock: Option<BotClock>,
+    /// Both sides' clocks, when the game is on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
     /// What the person's information set knows beyond the board.
     #[serde(flatten)]
     pub knowledge: Knowledge,
+    /// Flags on pieces and the mountains' pieces (扛军旗, 山界), as the
+    /// person sees them (public), or the referee's once the game is over.
+    #[serde(flatten)]
+    pub extras: Extras,
 }
 
 impl Session {
@@ -212,9 +243,10 @@ impl Session {
         if let Some(tc) = tc {
             spec = junqi_bots::mcts::clock::with_clock(&spec, tc).map_err(ApiError::bad_request)?;
         }
-        let clock = match spec.get("tc").and_then(junqi_bots::mcts::clock::parse_clock) {
-            Some((base, inc)) if junqi_bots::mcts::clock::TIMED_BOTS.contains(&spec.name.as_str()) => {
-                Some((junqi_bots::mcts::MoveClock::new(junqi_bots::mcts::TimeControl::Clock { base, inc }), None))
+        // The game is on a clock when its bot is: the person gets the same.
+        let clock = match spec.get("tc").and_then(|tc| Some((tc, junqi_bots::mcts::clock::parse_clock(tc)?))) {
+            Some((tc, (base, inc))) if junqi_bots::mcts::clock::TIMED_BOTS.contains(&spec.name.as_str()) => {
+                Some(GameClock::new(tc, base, inc))
             }
             _ => None,
         };
@@ -223,7 +255,7 @@ impl Session {
                 "engine bots start programs on this machine: run `junqi serve --allow-engines` to offer them",
             ));
         }
-        let rules = Rules::preset_with(&req.mode, &req.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let rules = crate::variants::rules_for(&req.mode, req.variant.as_deref(), &req.options)?;
         let human = match req.seat {
             1 => Seat::First,
             2 => Seat::Second,
@@ -247,8 +279,12 @@ impl Session {
             log: Vec::new(),
             outcome: None,
             clock,
+            bot_last_ms: None,
+            origins: FlagOrigins::default(),
         };
-        if rules.mode == Mode::Fanqi {
+        if let Some(jfen) = &req.position {
+            s.game = Some(Game::new(start_position(jfen, rules)?));
+        } else if rules.mode == Mode::Fanqi {
             let start = Position::deal_fanqi(rules, &mut s.rng);
             s.game = Some(Game::new(start));
         } else {
@@ -260,7 +296,13 @@ impl Session {
             s.bot_deployment = Some(d);
             s.proposal = Some(Deployment::random(s.colour_of(human), &mut s.rng));
         }
+        s.after_turn();
         Ok(s)
+    }
+
+    /// The bot is to move in a game under way.
+    fn bot_to_move(&self) -> bool {
+        self.outcome.is_none() && self.game.as_ref().is_some_and(|g| g.truth().turn() != self.human)
     }
 
     /// The fixed colour of `seat` in 暗棋 and 明棋.
@@ -297,6 +339,7 @@ impl Session {
         self.game = Some(Game::new(start));
         self.proposal = None;
         self.bot_deployment = None;
+        self.after_turn();
         Ok(())
     }
 
@@ -311,20 +354,72 @@ impl Session {
         if game.truth().turn() != human {
             return Err(ApiError::conflict("it is the bot's turn"));
         }
+        if self.check_time() {
+            return Ok(());
+        }
+        let game = self.game.as_mut().expect("checked above");
         let mv: Move = text.trim().parse().map_err(|e| ApiError::bad_request(format!("`{text}`: {e}")))?;
         let mut list = MoveList::new();
         game.infoset(human).legal_moves(&mut list);
         if !list.contains(mv) {
             return Err(ApiError::bad_request(format!("{mv} is not a legal move here")));
         }
+        if let Some((_, false)) = self.clock.as_mut().and_then(GameClock::stop) {
+            // The move came after the person's time ran out: not played.
+            self.lose_on_time(human);
+            return Ok(());
+        }
+        let before = game.infoset(human).view().clone();
         let (_, obs) = game.play(mv).map_err(|e| ApiError::bad_request(format!("{mv}: {e}")))?;
-        self.log.push(format!("you: {}", observation_words(&obs[human.index()])));
+        let words = self.words(&before, mv, &obs[human.index()]);
+        self.log.push(format!("you: {words}"));
         if bot_later {
             self.note_outcome();
+            self.after_turn();
         } else {
             self.bot_moves();
         }
         Ok(())
+    }
+
+    /// A move as the person saw it, with what it did under the newer rules;
+    /// notes a flag picked up. `before` is the person's view before it.
+    fn words(&mut self, before: &Position, mv: Move, obs: &junqi_core::Observation) -> String {
+        let after = self.game.as_ref().expect("a move was played").infoset(self.human).view();
+        self.origins.note(before, after, mv);
+        with_note(observation_words(obs), rules_note(before, after, mv))
+    }
+
+    /// Ends the game when the person's running clock has no time left
+    /// (asked by every request on the game: the page asks when its clock
+    /// shows zero). Whether it did.
+    pub fn check_time(&mut self) -> bool {
+        match self.clock.as_ref().and_then(GameClock::flag_fallen) {
+            Some(seat) if self.outcome.is_none() && self.game.is_some() => {
+                self.lose_on_time(seat);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `seat` ran out of time: the other side wins.
+    fn lose_on_time(&mut self, seat: Seat) {
+        let who = if seat == self.human { "you" } else { "the bot" };
+        self.log.push(format!("{who} ran out of time"));
+        self.outcome = Some(Outcome::timeouts(seat));
+        self.after_turn();
+    }
+
+    /// After a change of turn or the end: the person's clock runs when it is
+    /// their turn; no clock runs once the game is over.
+    fn after_turn(&mut self) {
+        let Some(clock) = self.clock.as_mut() else { return };
+        match &self.game {
+            _ if self.outcome.is_some() => clock.halt(),
+            Some(game) if game.truth().turn() == self.human => clock.start(self.human),
+            _ => {}
+        }
     }
 
     /// Notes the game's end, if the position on the board is one.
@@ -339,6 +434,11 @@ impl Session {
 
     /// The bot plays while it is its turn; the game's end is noted.
     pub fn bot_moves(&mut self) {
+        self.bot_plies();
+        self.after_turn();
+    }
+
+    fn bot_plies(&mut self) {
         let human = self.human;
         if self.outcome.is_some() {
             return;
@@ -354,12 +454,17 @@ impl Session {
             if game.truth().turn() == human {
                 return;
             }
-            if let Some((clock, _)) = self.clock.as_mut() {
-                clock.start_move(human.other(), game.truth().ply());
+            if let Some(clock) = self.clock.as_mut() {
+                clock.start(human.other());
             }
             let mv = self.bot.act(game, &mut self.rng).action;
-            if let Some((clock, last)) = self.clock.as_mut() {
-                *last = Some(clock.end_move().as_millis() as u64);
+            if let Some((took, in_time)) = self.clock.as_mut().and_then(GameClock::stop) {
+                self.bot_last_ms = Some(took.as_millis() as u64);
+                if !in_time {
+                    self.log.push("the bot ran out of time".into());
+                    self.outcome = Some(Outcome::timeouts(human.other()));
+                    return;
+                }
             }
             if let Some(reason) = self.bot.take_forfeit() {
                 self.log.push(format!("the bot forfeits: {reason}"));
@@ -371,8 +476,12 @@ impl Session {
                 self.outcome = Some(Outcome::forfeit(human.other()));
                 return;
             }
+            let before = game.infoset(human).view().clone();
             let (_, obs) = game.play_unchecked(mv);
-            self.log.push(format!("bot: {}", observation_words(&obs[human.index()])));
+            let after = game.infoset(human).view();
+            self.origins.note(&before, after, mv);
+            let words = with_note(observation_words(&obs[human.index()]), rules_note(&before, after, mv));
+            self.log.push(format!("bot: {words}"));
         }
     }
 
@@ -386,6 +495,7 @@ impl Session {
         }
         self.outcome = Some(Outcome::resignation(self.human));
         self.log.push("you resign".into());
+        self.after_turn();
         Ok(())
     }
 
@@ -399,6 +509,7 @@ impl Session {
             seat: human.index() as u8 + 1,
             colour: None,
             bot: self.bot.name(),
+            variant: crate::datasets::variant(&serde_json::to_string(&self.rules).expect("rules serialise")),
             seed: self.seed_chosen.then_some(self.seed),
             board: String::new(),
             your_turn: false,
@@ -411,13 +522,16 @@ impl Session {
             zone: Vec::new(),
             bot_to_move: false,
             reveal: None,
-            bot_clock: self.clock.as_ref().map(|(clock, last)| BotClock {
-                tc: clock.control.spec().trim_start_matches("tc=").to_string(),
-                left_ms: clock.remaining().as_millis() as u64,
-                last_ms: *last,
-            }),
+            bot_clock: None,
+            clocks: None,
             knowledge: Knowledge::default(),
+            extras: Extras::default(),
         };
+        if let Some(clock) = &self.clock {
+            let c = clock.report(human, self.game.is_some() && self.outcome.is_none(), self.bot_to_move());
+            st.bot_clock = Some(BotClock { tc: c.tc.clone(), left_ms: c.bot_ms, last_ms: self.bot_last_ms });
+            st.clocks = Some(c);
+        }
         if let Some(d) = &self.proposal {
             st.phase = "deploy".into();
             st.colour = Some(d.colour.name().into());
@@ -437,10 +551,12 @@ impl Session {
         st.ply = view.ply();
         st.last_move = game.moves().last().map(|m| (m.from.to_string(), m.to.to_string()));
         st.knowledge = knowledge::of(info);
+        st.extras = extras(view, &self.origins);
         if let Some(o) = self.outcome {
             st.phase = "over".into();
             st.seed = Some(self.seed);
             st.reveal = Some(encode(game.truth()));
+            st.extras = extras(game.truth(), &self.origins);
             st.result = Some(o.result_str().into());
             st.termination = Some(o.termination.name().into());
             return st;
@@ -479,8 +595,10 @@ impl Session {
         text.push_str("% the referee's account of every move:\n");
         let mut replay = Game::new(game.start().clone());
         for &mv in game.moves() {
+            let before = replay.truth().clone();
             if let Ok((effect, _)) = replay.play(mv) {
-                text.push_str(&format!("% {}\n", effect_words(mv, &effect)));
+                let words = with_note(effect_words(mv, &effect), rules_note(&before, replay.truth(), mv));
+                text.push_str(&format!("% {words}\n"));
             }
         }
         Ok(text)
@@ -515,7 +633,9 @@ mod tests {
         junqi_bots::register_bot("fanqi-only", |_| Ok(Player::Fair(Box::new(FanqiOnly))));
         let req = |mode: &str| NewGame {
             mode: mode.into(),
+            variant: None,
             options: vec![],
+            position: None,
             seat: 1,
             bot: "fanqi-only".into(),
             seed: Some(4),
@@ -530,7 +650,9 @@ mod tests {
         Session::new(
             &NewGame {
                 mode: mode.into(),
+                variant: None,
                 options: vec![],
+                position: None,
                 seat,
                 bot: "random".into(),
                 seed: Some(4),
@@ -545,7 +667,9 @@ mod tests {
     fn the_seed_is_told_only_when_chosen_or_at_the_end_and_engines_need_leave() {
         let req = |seed, bot: &str| NewGame {
             mode: "anqi".into(),
+            variant: None,
             options: vec![],
+            position: None,
             seat: 1,
             bot: bot.into(),
             seed,

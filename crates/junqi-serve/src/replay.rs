@@ -3,7 +3,7 @@
 //! move did, and the bots' recorded policy and value where the samples
 //! have them.
 
-use crate::board::encode;
+use crate::board::{encode, extras, Extras, FlagOrigins};
 use crate::datasets::GameSummary;
 use crate::knowledge::{self, Knowledge};
 use crate::ApiError;
@@ -56,6 +56,9 @@ pub struct Frame {
     /// (the referee's board says it all).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knowledge: Option<Knowledge>,
+    /// Flags on pieces, the mountains' pieces (扛军旗, 山界).
+    #[serde(flatten)]
+    pub extras: Extras,
 }
 
 /// A bot's recorded search output at one ply.
@@ -134,6 +137,41 @@ pub fn observation_words(obs: &Observation) -> String {
     text
 }
 
+/// What an action did under the newer rules that its words do not say
+/// (扛军旗, 山界), from the position before and after it (the truth, or a
+/// seat's view: what is said is public); `None` for any other action.
+pub fn rules_note(before: &Position, after: &Position, mv: Move) -> Option<&'static str> {
+    if mv.is_flip() {
+        if before.is_face_down(mv.from) {
+            return None;
+        }
+        // The node named twice: a carrier's flag, or a mountain (docs/rules.md §3, §5.3).
+        return Some(if before.carried_flag_at(mv.from).is_some() {
+            "puts the flag down"
+        } else if before.is_occupied(mv.from) {
+            "goes into the mountain"
+        } else {
+            "comes out of the mountain"
+        });
+    }
+    let flag = after.carried_flag_at(mv.to)?;
+    if after.outcome().is_some_and(|o| o.termination == junqi_core::Termination::FlagCaptured) {
+        Some("brings the flag home and wins")
+    } else if before.carried_flag_at(mv.from) != Some(flag) {
+        Some("picks the flag up")
+    } else {
+        None
+    }
+}
+
+/// `words` with the rules' note on the action, if any (`… — picks the flag up`).
+pub fn with_note(words: String, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!("{words} — {note}"),
+        None => words,
+    }
+}
+
 /// The frames of `game` seen through `view`.
 pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
     let mut r = Replay {
@@ -164,22 +202,25 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
         }
     };
     let mut g = Game::new(start);
-    let board_of = |g: &Game| match view {
-        View::All => encode(g.truth()),
-        View::Seat(s) => encode(g.infoset(s).view()),
+    let seen = |g: &Game| match view {
+        View::All => g.truth().clone(),
+        View::Seat(s) => g.infoset(s).view().clone(),
     };
+    let mut origins = FlagOrigins::default();
     let to_move = |g: &Game| g.truth().turn().index() as u8 + 1;
     let known = |g: &Game| match view {
         View::All => None,
         View::Seat(s) => Some(knowledge::of(g.infoset(s))),
     };
+    let mut before = seen(&g);
     r.frames.push(Frame {
-        board: board_of(&g),
+        board: encode(&before),
         event: String::new(),
         from: String::new(),
         to: String::new(),
         to_move: to_move(&g),
         knowledge: known(&g),
+        extras: extras(&before, &origins),
     });
     if view == View::All {
         r.jfen.push(g.truth().to_jfen());
@@ -199,18 +240,22 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
                 return r;
             }
         };
-        let event = match view {
+        let after = seen(&g);
+        origins.note(&before, &after, mv);
+        let words = match view {
             View::All => effect_words(mv, &effect),
             View::Seat(s) => observation_words(&obs[s.index()]),
         };
         r.frames.push(Frame {
-            board: board_of(&g),
-            event,
+            board: encode(&after),
+            event: with_note(words, rules_note(&before, &after, mv)),
             from: mv.from.to_string(),
             to: mv.to.to_string(),
             to_move: to_move(&g),
             knowledge: known(&g),
+            extras: extras(&after, &origins),
         });
+        before = after;
         if view == View::All {
             r.jfen.push(g.truth().to_jfen());
         }

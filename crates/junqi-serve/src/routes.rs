@@ -33,6 +33,7 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }))
         .route("/api/board", get(|| async { Json(crate::board::geometry()) }))
+        .route("/api/variants", get(|| async { Json(crate::variants::list()) }))
         .route("/api/datasets", get(list_datasets))
         .route("/api/games", get(list_games))
         .route("/api/game", get(one_game))
@@ -269,8 +270,13 @@ async fn with_game(
     .map(Json)
 }
 
+/// The game's state; a person whose clock has run out has lost on time.
 async fn play_state(State(s): Shared, UrlPath(id): UrlPath<u64>) -> ApiResult<PlayState> {
-    with_game(s, id, |_| Ok(())).await
+    with_game(s, id, |g| {
+        g.check_time();
+        Ok(())
+    })
+    .await
 }
 
 #[derive(Deserialize)]
