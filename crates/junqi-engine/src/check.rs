@@ -25,6 +25,10 @@ use std::time::Duration;
 /// The seed of every game: above 2^63, so an engine that reads seeds as
 /// signed 64-bit numbers fails here rather than in a match.
 pub const CHECK_SEED: u64 = 17_010_586_208_885_004_439;
+/// The seed the check's games are dealt from. Never sent: the engine is
+/// told nothing about the deal (docs/protocol.md), and an engine that dealt
+/// `CHECK_SEED` itself would otherwise know every hidden kind.
+pub(crate) const CHECK_DEAL_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// The engine's moves in each game (then the game is cut short).
 const PLIES: usize = 24;
 
@@ -251,7 +255,7 @@ fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Seat, timeout: Durat
     peer.silent(&Command::NewGame { rules, seat, seed: Some(CHECK_SEED) })?;
     let mut rng: GameRng = junqi_core::rng_from_seed(CHECK_SEED);
     let start = match rules.fixed_colour(seat) {
-        None => Position::new_game(rules, CHECK_SEED),
+        None => Position::new_game(rules, CHECK_DEAL_SEED),
         Some(colour) => {
             let own = deployment(peer, colour, hello, timeout)?;
             let other = Deployment::random(colour.other(), &mut rng);

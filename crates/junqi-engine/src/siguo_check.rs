@@ -10,7 +10,7 @@
 //! refuse with `error` and go on: `deploy` (four-player armies are dealt)
 //! and a `newgame` with seat 4.
 
-use crate::check::{limits, refused, Hello, Peer, Report, Suites, CHECK_SEED};
+use crate::check::{limits, refused, Hello, Peer, Report, Suites, CHECK_DEAL_SEED, CHECK_SEED};
 use crate::grammar::{Command, GameResult};
 use crate::siguo::{newgame_line, SiguoRecord};
 use crate::siguo_client::check_siguo;
@@ -66,7 +66,10 @@ impl Table {
     fn ask(&self, peer: &mut Peer, n: usize, hello: &Hello) -> Result<Move, String> {
         let info = &self.infos[self.seat.index()];
         peer.silent_line(&format!("position {}", self.record.position(info)))?;
-        let legal = self.legal();
+        // The seat's legal moves as the host computes them, from its information set.
+        let mut list = MoveList::new();
+        info.legal_moves(&mut list);
+        let legal: Vec<Move> = list.iter().copied().collect();
         let words: Vec<String> = legal.iter().map(Move::to_string).collect();
         peer.silent_line(&format!("legal {}", words.join(" ")))?;
         // The four-player host tells every engine its timeout.
@@ -95,7 +98,7 @@ impl Table {
 fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Army) -> Result<(), String> {
     peer.silent_line(&newgame_line(&rules, seat, CHECK_SEED))?;
     let mut rng: GameRng = junqi_core::rng_from_seed(CHECK_SEED);
-    let mut table = Table::new(rules, CHECK_SEED, seat);
+    let mut table = Table::new(rules, CHECK_DEAL_SEED, seat);
     let mut moved = 0;
     while table.pos.outcome().is_none() && moved < PLIES {
         let mv = if table.pos.turn() == seat {
@@ -117,7 +120,7 @@ fn late_position(peer: &mut Peer, hello: &Hello, rules: Rules) -> Result<(), Str
     let mut rng: GameRng = junqi_core::rng_from_seed(CHECK_SEED);
     let mut longest = (0, Vec::new());
     for deal in 0..LONG_GAMES {
-        let mut pos = Position::new_game(rules, deal);
+        let mut pos = Position::new_game(rules, CHECK_DEAL_SEED.wrapping_add(deal));
         let mut moves = Vec::new();
         let mut list = MoveList::new();
         while pos.outcome().is_none() {
@@ -133,11 +136,11 @@ fn late_position(peer: &mut Peer, hello: &Hello, rules: Rules) -> Result<(), Str
     let (deal, mut moves) = longest;
     // Before the last move: a position where the game is not over.
     moves.pop();
-    let mut pos = Position::new_game(rules, deal);
+    let mut pos = Position::new_game(rules, CHECK_DEAL_SEED.wrapping_add(deal));
     for &mv in &moves {
         pos.play(mv).map_err(|e| format!("the referee refused {mv}: {e}"))?;
     }
-    let mut table = Table::new(rules, deal, pos.turn());
+    let mut table = Table::new(rules, CHECK_DEAL_SEED.wrapping_add(deal), pos.turn());
     for mv in moves {
         table.play(mv)?;
     }
