@@ -634,6 +634,16 @@ fn check_shard(path: &Path, s: u64, config: &serde_json::Value, rows: Option<u64
     if shard != Some(s) || stored.as_ref() != Some(config) {
         return Err(corrupt(format!("not shard {s} of this run")));
     }
+    // Four-player samples without belief targets (an older build): a resume
+    // plays the shard again (same seed, same games) so one run never holds
+    // two sample formats, which a merge would refuse.
+    if get("junqi.format") == Some(crate::SIGUO_SAMPLES_FORMAT_V1) {
+        return Err(corrupt(format!(
+            "samples in `{}` (an older build, no belief targets); this build writes `{}`",
+            crate::SIGUO_SAMPLES_FORMAT_V1,
+            crate::SIGUO_SAMPLES_FORMAT
+        )));
+    }
     if let Some(rows) = rows {
         if meta.num_rows() as u64 != rows {
             return Err(corrupt(format!("{} rows, expected {rows}", meta.num_rows())));

@@ -129,6 +129,13 @@ fn old_samples_still_read_and_a_merge_never_mixes_formats() {
     assert_eq!((report.games, report.mismatches.len()), (2, 0), "{:?}", report.mismatches);
     let err = merge_parts(&[p0.clone(), p1.clone()], &fresh("v1-merged")).unwrap_err().to_string();
     assert!(err.contains(SIGUO_SAMPLES_FORMAT_V1) && err.contains(SIGUO_SAMPLES_FORMAT), "{err}");
+    // Running the part's command again plays the old shard again, in `/2`,
+    // the same samples as before; then the parts merge.
+    run_siguo(&c, &p1, &options(1, Some(Part::new(1, 2).unwrap()))).unwrap();
+    let (again, format) = read_siguo_samples_versioned(&shard).unwrap();
+    assert_eq!((format, &again), (SIGUO_SAMPLES_FORMAT, &before));
+    let merged = fresh("v1-merged");
+    merge_parts(&[p0.clone(), p1.clone()], &merged).unwrap();
     // A `/2` sample with another kind for one of its targets is named by replay.
     let shard = p0.join(SAMPLES_DIR).join(shard_name(0));
     let mut rows = read_siguo_samples_file(&shard).unwrap();
