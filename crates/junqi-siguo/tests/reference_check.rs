@@ -1,5 +1,5 @@
 //! The fast generator against the reference (tests/reference.rs) on many
-//! random positions of every option: positions of random games, and sparse
+//! random positions of every mode and option: positions of random games, and sparse
 //! random boards where the railways are open.
 
 use crate::reference::{fast_moves, Reference};
@@ -21,7 +21,11 @@ fn rule_sets() -> Vec<Rules> {
         // Options that change the games (and so the positions met), not the moves.
         &["mine_rule=trade", "commander_hits_mine=false", "bomb_front_rank=true", "turn_order=clockwise"],
     ];
-    sets.iter().map(|o| Rules::preset_with("anqi", o.iter().copied()).unwrap()).collect()
+    let mut rules: Vec<Rules> = sets.iter().map(|o| Rules::preset_with("anqi", o.iter().copied()).unwrap()).collect();
+    // Every mode: the moves do not depend on it, which these check.
+    rules.push(Rules::preset_with("shuangming", ["palace_arcs=true", "rail_turns=one_turn"]).unwrap());
+    rules.push(Rules::preset_with("quanming", std::iter::empty::<&str>()).unwrap());
+    rules
 }
 
 fn check(reference: &Reference, pos: &Position) {
