@@ -70,7 +70,10 @@ function squareIndex(name) {
 // handles clicks, `opts.selected` a square whose piece is chosen,
 // `opts.revealed` squares whose piece the viewer had not seen,
 // `opts.notes` {square: text} and `opts.hints` {square: text} labels written on
-// pieces of unknown kind (the player's own marks, what fights revealed).
+// pieces of unknown kind (the player's own marks, what fights revealed),
+// `opts.mountains` each open mountain's piece token or null (山界; absent
+// when closed), `opts.flags` the flags on pieces (扛军旗). A mountain is the
+// square `m0` (between b6 and b7) or `m1` (between d6 and d7).
 function drawBoard(svg, tokens, opts) {
   opts = opts || {};
   svg.textContent = "";
@@ -80,9 +83,11 @@ function drawBoard(svg, tokens, opts) {
     const [x1, y1] = place(e.a, flipped), [x2, y2] = place(e.b, flipped);
     el("line", { x1, y1, x2, y2, class: e.rail ? "edge rail" : "edge" }, svg);
   }
-  const midY = (place(squareIndex("a6"), flipped)[1] + place(squareIndex("a7"), flipped)[1]) / 2;
-  el("text", { x: 130, y: midY, class: "front" }, svg).textContent = "山 界";
-  el("text", { x: 290, y: midY, class: "front" }, svg).textContent = "山 界";
+  if (!opts.mountains) {
+    const midY = (place(squareIndex("a6"), flipped)[1] + place(squareIndex("a7"), flipped)[1]) / 2;
+    el("text", { x: 130, y: midY, class: "front" }, svg).textContent = "山 界";
+    el("text", { x: 290, y: midY, class: "front" }, svg).textContent = "山 界";
+  }
   geometry.squares.forEach((sq, i) => {
     const [x, y] = place(i, flipped);
     const cls = "node" + (sq.camp ? " camp" : "") + (sq.hq ? " hq" : "");
@@ -117,6 +122,8 @@ function drawBoard(svg, tokens, opts) {
       t.dataset.square = sq.name;
     }
   });
+  if (opts.mountains) drawMountains(svg, opts, flipped);
+  for (const f of opts.flags || []) drawFlagOnPiece(svg, f, tokens, flipped);
   if (opts.onSquare) {
     svg.onclick = (ev) => {
       const target = ev.target.closest("[data-square]");
@@ -124,6 +131,49 @@ function drawBoard(svg, tokens, opts) {
     };
   } else {
     svg.onclick = null;
+  }
+}
+
+// 山界: each mountain's centre, between the nodes of ranks 6 and 7 of file b (m0) or d (m1).
+function mountainPlace(m, flipped) {
+  const file = m === 0 ? "b" : "d";
+  const [x1, y1] = place(squareIndex(file + "6"), flipped), [x2, y2] = place(squareIndex(file + "7"), flipped);
+  return [(x1 + x2) / 2, (y1 + y2) / 2];
+}
+
+// The open mountains as places that hold a piece (drawn on them when there).
+function drawMountains(svg, opts, flipped) {
+  opts.mountains.forEach((token, m) => {
+    const [x, y] = mountainPlace(m, flipped);
+    const name = "m" + m;
+    const node = el("path", { d: `M ${x - 34} ${y + 18} L ${x - 12} ${y - 20} L ${x} ${y - 8} L ${x + 12} ${y - 22} L ${x + 34} ${y + 18} Z`, class: "mountain" }, svg);
+    node.dataset.square = name;
+    if (token) drawPiece(svg, token, x, y + 2, name, opts.selected === name);
+    else el("text", { x, y: y + 6, class: "front" }, svg).textContent = "山";
+    if (opts.marks && opts.marks.includes(name)) el("rect", { x: x - 32, y: y - 17, width: 64, height: 38, class: "mark" }, svg);
+    if (opts.targets && opts.targets.includes(name)) el("circle", { cx: x, cy: y + 2, r: 10, class: "target", "data-square": name }, svg);
+  });
+}
+
+// 扛军旗: a flag riding on a piece is a small pennant on it (filled), one
+// lying under a piece an outlined one; the node a carried flag was picked
+// up from, when empty, shows where it was (dashed, 旗).
+function drawFlagOnPiece(svg, f, tokens, flipped) {
+  const piece = svg.querySelector(`g.piece[data-square="${f.at}"]`);
+  if (piece) {
+    const [x, y] = place(squareIndex(f.at), flipped);
+    const g = el("g", { class: `flag-mark ${f.colour} ${f.carried ? "carried" : "under"}` }, piece);
+    el("line", { x1: x + 18, y1: y - 19, x2: x + 18, y2: y + 2 }, g);
+    el("path", { d: `M ${x + 18} ${y - 19} L ${x + 31} ${y - 14} L ${x + 18} ${y - 9} Z` }, g);
+    piece.dataset[f.carried ? "carries" : "flagUnder"] = f.colour;
+    el("title", {}, piece).textContent = `${f.carried ? "carries" : "stands on"} the ${f.colour} flag`;
+  }
+  if (f.carried && f.from && f.from !== f.at && tokens && tokens[squareIndex(f.from)] === ".") {
+    const [x, y] = place(squareIndex(f.from), flipped);
+    const g = el("g", { class: `flag-gone ${f.colour}`, "data-flag-gone": f.colour }, svg);
+    el("rect", { x: x - 22, y: y - 12, width: 44, height: 24, rx: 4 }, g);
+    el("text", { x, y }, g).textContent = "旗";
+    el("title", {}, g).textContent = `the ${f.colour} flag's node: carried away`;
   }
 }
 
@@ -381,7 +431,9 @@ function showPly() {
   const tokens = f.board.split(" ");
   // A seat's frame says what the seat knew; the referee's tokens say it all.
   const known = f.knowledge || tally(tokens);
-  drawBoard($("replay-board"), tokens, { marks: f.from ? [f.from, f.to] : [], flipped, hints: known.hints });
+  drawBoard($("replay-board"), tokens, {
+    marks: f.from ? [f.from, f.to] : [], flipped, hints: known.hints, mountains: f.mountains, flags: f.loose_flags,
+  });
   showPieces($("replay-pieces"), known);
   setLink("replay", { d: replay.dataset, id: replay.id, ply: replay.ply, view: data.view });
   $("ply").value = replay.ply;
@@ -462,6 +514,7 @@ $("new-game").onsubmit = guard(async (e) => {
   const f = new FormData(e.target);
   const body = {
     mode: f.get("mode"),
+    variant: f.get("variant") || null,
     options: f.get("options").split(/[\s,]+/).filter((x) => x),
     seat: Number(f.get("seat")),
     bot: f.get("bot") || "random",
@@ -472,6 +525,27 @@ $("new-game").onsubmit = guard(async (e) => {
   play.marks = {};
   await advance(await post("/api/play", body));
 });
+
+// The variant presets of the newer rules (扛军旗, 山界), offered in the
+// new-game form; choosing one sets its mode.
+async function loadVariants() {
+  const select = $("variant");
+  for (const v of await api("/api/variants")) {
+    const o = document.createElement("option");
+    o.value = v.name;
+    o.dataset.mode = v.mode;
+    o.textContent = `${v.mode} ${v.options}`;
+    select.appendChild(o);
+  }
+}
+$("variant").onchange = () => {
+  const chosen = $("variant").selectedOptions[0];
+  if (chosen && chosen.dataset.mode) $("new-game").elements.mode.value = chosen.dataset.mode;
+};
+$("new-game").elements.mode.onchange = () => {
+  const chosen = $("variant").selectedOptions[0];
+  if (chosen && chosen.dataset.mode && chosen.dataset.mode !== $("new-game").elements.mode.value) $("variant").value = "";
+};
 
 // Show `st`; while it is the bot's turn, show it thinking and ask it to move.
 async function advance(st) {
@@ -502,6 +576,7 @@ function enemyToken(st) {
 function showPlay(st) {
   const previous = play.state;
   play.state = st;
+  showClocks(st);
   // Your side at the bottom: seat 2 in 翻棋 (colours come later), black in 暗棋 and 明棋.
   const flipped = st.mode === "fanqi" ? st.seat === 2 : st.colour === "black";
   const tokens = st.board.split(" ");
@@ -517,7 +592,7 @@ function showPlay(st) {
   const thinking = st.phase === "play" && st.bot_to_move;
   let status;
   if (st.phase === "deploy") status = `${st.mode}: deploy your pieces; ${you}; against ${st.bot}`;
-  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination} after ${st.ply} plies; ${you}; seed ${st.seed}` + (st.reveal ? "; every piece shown" : "");
+  else if (st.phase === "over") status = `game over: ${st.result} by ${st.termination}${endingWords(st)} after ${st.ply} plies; ${you}; seed ${st.seed}` + (st.reveal ? "; every piece shown" : "");
   else status = `${st.mode}, ply ${st.ply}: ${thinking ? "the bot is thinking" : "your move"}; ${you}; against ${st.bot}`;
   $("play-status").textContent = status;
   $("play-status").dataset.phase = st.phase;
@@ -544,7 +619,7 @@ function showPlay(st) {
   // At the end the referee's board: the pieces the player never saw are outlined.
   const shown = st.reveal ? st.reveal.split(" ") : tokens;
   const revealed = st.reveal ? geometry.squares.filter((_, i) => shown[i] !== tokens[i]).map((s) => s.name) : [];
-  const targets = play.selected ? movesFrom(play.selected).map((m) => m.slice(play.selected.length)) : [];
+  const targets = play.selected ? targetsFrom(play.selected).map(([place]) => place) : [];
   drawBoard($("play-board"), shown, {
     flipped,
     marks: st.last_move ? st.last_move : [],
@@ -553,14 +628,97 @@ function showPlay(st) {
     revealed,
     notes: st.reveal ? {} : play.marks,
     hints: st.reveal ? {} : st.hints,
+    mountains: st.mountains,
+    flags: st.loose_flags,
     onSquare: st.your_turn ? guard(onPlaySquare) : null,
   });
 }
+
+// What the termination means, where its name does not say it.
+function endingWords(st) {
+  if (st.termination === "timeouts") {
+    const youLost = st.result === (st.seat === 1 ? "0-1" : "1-0");
+    return youLost ? " (you lost on time)" : " (the bot lost on time)";
+  }
+  if (st.termination === "flag_captured" && / flag_carry=true/.test(st.variant)) return " (the flag carried home)";
+  return "";
+}
+
+// ---- clocks ----------------------------------------------------------------
+
+// The clocks as last told, and when: the running one is counted down here
+// between answers; the person's reaching zero asks the server, which ends
+// the game on time.
+const clockShown = { st: null, at: 0, asked: false };
+
+function showClocks(st) {
+  const box = $("play-clocks");
+  box.hidden = !st.clocks;
+  if (!st.clocks) { clockShown.st = null; return; }
+  clockShown.asked = false;
+  clockShown.st = st;
+  clockShown.at = performance.now();
+  $("clock-inc").textContent = `${st.clocks.tc} (+${st.clocks.inc_ms / 1000} s a move)`;
+  tickClocks();
+}
+
+function clockText(ms) {
+  const tenths = Math.max(0, Math.floor(ms / 100));
+  const m = Math.floor(tenths / 600), sec = Math.floor(tenths / 10) % 60;
+  return `${m}:${String(sec).padStart(2, "0")}.${tenths % 10}`;
+}
+
+function tickClocks() {
+  const st = clockShown.st;
+  if (!st || !st.clocks || play.state !== st) return;
+  const c = st.clocks, spent = performance.now() - clockShown.at;
+  for (const side of ["you", "bot"]) {
+    const running = c.running === side && !(side === "bot" && st.phase !== "play");
+    const left = c[side + "_ms"] - (running ? spent : 0);
+    const span = $("clock-" + side);
+    span.querySelector(".time").textContent = clockText(left);
+    span.classList.toggle("running", running);
+    span.dataset.ms = Math.max(0, Math.round(left));
+    if (side === "you" && running && left <= 0 && !clockShown.asked) {
+      clockShown.asked = true;
+      guard(async () => showPlay(await api(`/api/play/${st.id}`)))();
+    }
+  }
+}
+setInterval(tickClocks, 100);
 
 function movesFrom(square) {
   return play.state.legal.filter((m) => {
     const rest = m.slice(square.length);
     return m.startsWith(square) && /^[a-e]\d+$/.test(rest) && squareIndex(rest) >= 0;
+  });
+}
+
+// The mountain beside `square` (0, 1), or -1.
+function mountainOf(square) {
+  return geometry.mountains.findIndex((sides) => sides.includes(square));
+}
+
+function tokenAt(square) {
+  return play.state.board.split(" ")[squareIndex(square)];
+}
+
+// Where the person clicks, after choosing `from`, for each of its actions:
+// [place, action]. An action naming one node twice is a flip (a face-down
+// piece), a carrier putting its flag down (click the carrier again), a
+// piece going into the mountain beside it (click the mountain), or, chosen
+// from a mountain (`m0`, `m1`), its piece coming out onto that node.
+function targetsFrom(from) {
+  const st = play.state;
+  if (from.startsWith("m")) {
+    const m = Number(from.slice(1));
+    return geometry.mountains[m].filter((sq) => tokenAt(sq) === "." && st.legal.includes(sq + sq)).map((sq) => [sq, sq + sq]);
+  }
+  const carrier = (st.loose_flags || []).some((f) => f.carried && f.at === from);
+  return movesFrom(from).map((mv) => {
+    if (mv !== from + from) return [mv.slice(from.length), mv];
+    if (tokenAt(from) === "#") return [from, mv];
+    return [carrier ? from : "m" + mountainOf(from), mv];
   });
 }
 
@@ -571,11 +729,12 @@ async function playMove(mv) {
 
 async function onPlaySquare(square) {
   const st = play.state;
-  if (play.selected && st.legal.includes(play.selected + square)) return playMove(play.selected + square);
-  const moves = movesFrom(square);
+  const chosen = play.selected && targetsFrom(play.selected).find(([place]) => place === square);
+  if (chosen) return playMove(chosen[1]);
+  const targets = square.startsWith("m") && !(st.mountains || [])[Number(square.slice(1))] ? [] : targetsFrom(square);
   // A face-down piece has one action, its flip: one click does it.
-  if (moves.length === 1 && moves[0] === square + square) return playMove(moves[0]);
-  play.selected = moves.length ? square : null;
+  if (targets.length === 1 && tokenAt(square) === "#" && targets[0][1] === square + square) return playMove(targets[0][1]);
+  play.selected = targets.length ? square : null;
   showPlay(st);
 }
 
@@ -833,6 +992,7 @@ guard(async () => {
   for (const k of geometry.kinds) kinds[k.letter] = k;
   drawBoard($("replay-board"), null, {});
   drawBoard($("play-board"), null, {});
+  await loadVariants();
   await loadDatasets();
   await route();
 })();

@@ -101,6 +101,13 @@ pub fn of(info: &InfoSet) -> Knowledge {
                 _ => {}
             }
         }
+        // Off the 60 nodes but not lost: a flag on a piece (扛军旗), a mountain's piece (山界).
+        if view.loose_flag(colour).is_some() {
+            *left.entry(Kind::Flag.letter()).or_default() += 1;
+        }
+        for p in (0..2).filter_map(|m| view.mountain(m)).filter(|p| p.colour == colour) {
+            *left.entry(p.kind.letter()).or_default() += 1;
+        }
         if mode == Mode::Fanqi {
             let pool: Counts = Kind::ALL
                 .into_iter()

@@ -58,6 +58,7 @@ fn a_flag_is_picked_up_put_down_and_carried_home() {
     assert_eq!(st["loose_flags"], json!([{"colour": "black", "at": "b2", "carried": true, "from": "b2"}]), "{st}");
     assert_eq!(at(&st, "b2"), "rE");
     assert!(last_log(&st).contains("picks the flag up"), "{st}");
+    assert_eq!(st["captured"]["black"].get("F"), None, "a carried flag is not lost: {st}");
     assert!(st["legal"].as_array().unwrap().contains(&json!("b2b2")), "putting it down is an action: {st}");
     // Put down: it lies under the piece, which walks off without it.
     let st = play(addr, &st, "b2b2");
@@ -70,7 +71,10 @@ fn a_flag_is_picked_up_put_down_and_carried_home() {
     // Another game: picked up and carried into b1, the game is won.
     let st = new_game(addr, carry);
     let st = play(addr, &play(addr, &st, "b3b2"), "b2b1");
-    assert_eq!((&st["phase"], &st["result"], &st["termination"]), (&json!("over"), &json!("1-0"), &json!("flag_captured")));
+    assert_eq!(
+        (&st["phase"], &st["result"], &st["termination"]),
+        (&json!("over"), &json!("1-0"), &json!("flag_captured"))
+    );
     assert!(last_log(&st).contains("brings the flag home and wins"), "{st}");
     assert_eq!(st["loose_flags"][0]["at"], "b1", "{st}");
     let (status, record) = request(addr, "GET", &format!("/api/play/{}/record", st["id"]), &json!(null));
@@ -81,13 +85,18 @@ fn a_flag_is_picked_up_put_down_and_carried_home() {
 #[test]
 fn a_piece_goes_into_a_mountain_and_comes_out() {
     let addr = start_server(None);
-    let st = new_game(addr, json!({"mode": "mingqi", "variant": "mingqi-mountains-open", "seat": 1,
-        "bot": "random", "seed": 2, "position": MOUNTAIN}));
+    let st = new_game(
+        addr,
+        json!({"mode": "mingqi", "variant": "mingqi-mountains-open", "seat": 1,
+        "bot": "random", "seed": 2, "position": MOUNTAIN}),
+    );
     assert_eq!(st["mountains"], json!([null, null]), "open mountains are sent, empty: {st}");
     let st = play(addr, &st, "b6b6");
     assert_eq!(st["mountains"], json!(["rR", null]), "{st}");
     assert_eq!(at(&st, "b6"), ".");
     assert!(last_log(&st).contains("goes into the mountain"), "{st}");
+    // The position lacks one of the two 旅长: the one in the mountain is not lost.
+    assert_eq!(st["captured"]["red"]["R"], 1, "{st}");
     let legal: Vec<&str> = st["legal"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
     for side in ["a6a6", "b6b6", "a7a7", "b7b7"] {
         assert_eq!(legal.contains(&side), at(&st, &side[..2]) == ".", "{side}: {st}");
@@ -109,8 +118,10 @@ fn bad_variants_and_positions_are_refused() {
         (json!({"mode": "fanqi", "variant": "fanqi-nothing", "seat": 1, "bot": "random"}), "no variant"),
         (json!({"mode": "anqi", "seat": 1, "bot": "random", "position": MOUNTAIN}), "the position is mingqi"),
         (json!({"mode": "fanqi", "seat": 1, "bot": "random", "position": "5/5 fanqi"}), "position:"),
-        (json!({"mode": "mingqi", "seat": 1, "bot": "random", "position": "5/5/5/5/5/5/5/5/5/5/5/1F3 mingqi 1 r 0 0"}),
-         "already over"),
+        (
+            json!({"mode": "mingqi", "seat": 1, "bot": "random", "position": "5/5/5/5/5/5/5/5/5/5/5/1F3 mingqi 1 r 0 0"}),
+            "already over",
+        ),
     ] {
         let (status, answer) = request(addr, "POST", "/api/play", &body);
         assert_eq!(status, 400, "{body}: {answer}");
@@ -118,8 +129,13 @@ fn bad_variants_and_positions_are_refused() {
     }
     let (status, list) = request(addr, "GET", "/api/variants", &json!(null));
     assert_eq!(status, 200);
-    assert!(list.as_array().unwrap().iter().any(|v| v["name"] == "fanqi-flag_carry-true"
-        && v["mode"] == "fanqi" && v["options"] == "flag_carry=true"), "{list}");
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == "fanqi-flag_carry-true" && v["mode"] == "fanqi" && v["options"] == "flag_carry=true"),
+        "{list}"
+    );
     let (_, geometry) = request(addr, "GET", "/api/board", &json!(null));
     assert_eq!(geometry["mountains"], json!([["a6", "b6", "a7", "b7"], ["d6", "e6", "d7", "e7"]]));
 }
@@ -134,8 +150,11 @@ fn the_new_fields_never_name_a_piece_the_person_had_not_seen() {
     let sides = [["a6", "b6", "a7", "b7"], ["d6", "e6", "d7", "e7"]];
     let mut entered = 0;
     for seed in 0..12u64 {
-        let mut st = new_game(addr, json!({"mode": "fanqi", "variant": "fanqi-mountains-open",
-            "options": ["flag_carry=true"], "seat": 1 + seed % 2, "bot": "random", "seed": seed, "bot_later": true}));
+        let mut st = new_game(
+            addr,
+            json!({"mode": "fanqi", "variant": "fanqi-mountains-open",
+            "options": ["flag_carry=true"], "seat": 1 + seed % 2, "bot": "random", "seed": seed, "bot_later": true}),
+        );
         let mut flags_seen = std::collections::HashSet::new();
         for ply in 0..400 {
             if st["phase"] != "play" {
@@ -204,7 +223,10 @@ fn both_sides_play_on_the_clock_and_the_person_can_lose_on_time() {
     let st = new_game(addr, body(2));
     std::thread::sleep(Duration::from_millis(700));
     let (_, over) = request(addr, "GET", &format!("/api/play/{}", st["id"]), &json!(null));
-    assert_eq!((&over["phase"], &over["result"], &over["termination"]), (&json!("over"), &json!("0-1"), &json!("timeouts")));
+    assert_eq!(
+        (&over["phase"], &over["result"], &over["termination"]),
+        (&json!("over"), &json!("0-1"), &json!("timeouts"))
+    );
     assert_eq!(over["clocks"]["you_ms"], 0, "{over}");
     assert!(over["clocks"]["running"].is_null(), "{over}");
     assert!(over["log"].as_array().unwrap().contains(&json!("you ran out of time")), "{over}");
@@ -213,7 +235,8 @@ fn both_sides_play_on_the_clock_and_the_person_can_lose_on_time() {
     // A move sent after the time ran out is not played: the game is lost on time.
     let st = new_game(addr, body(3));
     std::thread::sleep(Duration::from_millis(700));
-    let (status, over) = request(addr, "POST", &format!("/api/play/{}/move", st["id"]), &json!({"move": st["legal"][0]}));
+    let (status, over) =
+        request(addr, "POST", &format!("/api/play/{}/move", st["id"]), &json!({"move": st["legal"][0]}));
     assert_eq!((status, &over["termination"], &over["ply"]), (200, &json!("timeouts"), &json!(0)), "{over}");
     // Without a clock (a bot without a time notion) nothing is sent.
     let st = new_game(addr, json!({"mode": "fanqi", "seat": 1, "bot": "greedy", "seed": 4}));

@@ -22,8 +22,9 @@ pub struct Args {
     /// the game plus INC a move (`60+0.5`), kept per game as the spec key
     /// `tc` keeps it; a bot spec with its own `movetime` or `tc` keeps it,
     /// bots without a time notion are unaffected; the four-player `mcts`
-    /// plays each move by this clock's budget. The play API's state reports
-    /// the two-player bot's clock (`bot_clock`).
+    /// plays each move by this clock's budget. In a two-player game on a
+    /// clock the person plays on the same one (the page shows both; a side
+    /// whose time runs out loses on time).
     #[arg(long, value_name = "BASE+INC")]
     tc: Option<String>,
 }
