@@ -25,6 +25,7 @@
 //! positions of all games in flight share its batches and its cache.
 
 use crate::service::{BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
+use crate::siguo_bots::SiguoNet;
 use crate::{CpuNet, Evaluation, NetError, NetFile, NetInput, Precision, BELIEF_KINDS};
 use junqi_bots::mcts::{sample_at_temperature, RolloutEvaluator};
 use junqi_bots::{
@@ -37,7 +38,7 @@ use junqi_core::{
 use junqi_env::{square_to_frame, ObsCode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::task::Poll;
 
 /// The shipped 翻棋 net, relative to the repository root: the net that plays
@@ -140,9 +141,39 @@ pub struct InferenceSettings {
 }
 
 static SETTINGS: Mutex<Option<InferenceSettings>> = Mutex::new(None);
-/// Each net file's service and extras, by canonical path and precision.
-type Nets = HashMap<(PathBuf, Precision), (InferenceService, NetExtras)>;
-static NETS: Mutex<Option<Nets>> = Mutex::new(None);
+
+/// Every net file loaded in this process, of either game, each behind its
+/// one service.
+#[derive(Default)]
+struct Registry {
+    /// Two-player nets' services and extras, by canonical path and precision.
+    two_player: HashMap<(PathBuf, Precision), (InferenceService, NetExtras)>,
+    /// Four-player nets (FP32 only), by canonical path.
+    four_player: HashMap<PathBuf, SiguoNet>,
+}
+
+static NETS: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
+
+/// The registry, locked.
+fn registry() -> MutexGuard<'static, Registry> {
+    NETS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The four-player net at `path` from the registry, `load`ed (from its
+/// canonical path) on first use.
+pub(crate) fn shared_siguo(
+    path: &Path,
+    load: impl FnOnce(&Path) -> Result<SiguoNet, NetError>,
+) -> Result<SiguoNet, NetError> {
+    let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
+    let mut nets = registry();
+    if let Some(net) = nets.four_player.get(&canonical) {
+        return Ok(net.clone());
+    }
+    let net = load(&canonical)?;
+    nets.four_player.insert(canonical, net.clone());
+    Ok(net)
+}
 
 /// Set how nets loaded from now on are served (the CLI's `--device` and
 /// inference options).
@@ -175,8 +206,8 @@ pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError
 pub fn shared_net_in(path: &Path, precision: Precision) -> Result<(InferenceService, NetExtras), NetError> {
     let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
     let key = (canonical.clone(), precision);
-    let mut nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
-    let nets = nets.get_or_insert_with(HashMap::new);
+    let mut registry = registry();
+    let nets = &mut registry.two_player;
     if let Some(n) = nets.get(&key) {
         return Ok(n.clone());
     }
@@ -201,16 +232,17 @@ pub fn shared_service(path: &Path) -> Result<InferenceService, NetError> {
     shared_net(path).map(|(service, _)| service)
 }
 
-/// Forget the services (their threads end once no bot uses them), e.g.
-/// between generations of the training loop.
+/// Forget the services of both games (their threads end once no bot uses
+/// them), e.g. between generations of the training loop.
 pub fn release_shared_services() {
-    *NETS.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *registry() = Registry::default();
 }
 
-/// Counters summed over the services running now.
+/// Counters summed over the services of both games running now.
 pub fn shared_stats() -> StatsSnapshot {
-    let nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
-    nets.iter().flat_map(|n| n.values()).fold(StatsSnapshot::default(), |acc, (s, _)| acc.plus(&s.stats()))
+    let nets = registry();
+    let two = nets.two_player.values().map(|(s, _)| s.stats());
+    two.chain(nets.four_player.values().map(SiguoNet::stats)).fold(StatsSnapshot::default(), |acc, s| acc.plus(&s))
 }
 
 /// The service(s) a bot's net runs on: one file's, or for `net:default`

@@ -11,9 +11,9 @@
 //!   of every game in flight, with an evaluation cache ([`EvalCache`]).
 //! * [`bots`]: the `net:…` and `mcts:…,eval=net:…` bots.
 //! * Four-player (四国) nets ([`NetGame::Siguo`]): the same files under
-//!   their own format, their CPU forward pass ([`SiguoCpuNet`]) and the
-//!   four-player `net:FILE` player and search evaluator
-//!   (`mcts:…,eval=net:FILE`, [`siguo_bots`]).
+//!   their own format, their CPU forward pass ([`SiguoCpuNet`]) behind the
+//!   same inference service ([`SiguoNet`]), and the four-player `net:FILE`
+//!   player and search evaluator (`mcts:…,eval=net:FILE`, [`siguo_bots`]).
 //!
 //! See `docs/training.md` for the architecture.
 
@@ -31,14 +31,16 @@ pub use bots::{
     NetAgent, NetEvaluator, NetExtras, ANQI_NET, FANQI_DECISIVE_NET, FANQI_NET, SHIPPED_NETS,
 };
 pub use cache::EvalCache;
-pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch, SiguoCpuNet, SiguoScratch};
+pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch, SiguoCpuNet, SiguoEvaluation, SiguoInput, SiguoScratch};
 pub use file::{
     fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT, SIGUO_CHECKPOINT_FORMAT,
     SIGUO_NET_FORMAT,
 };
 pub use model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
-pub use service::{Backend, BackendFactory, CpuBackend, InferenceService, ServiceOptions, StatsSnapshot, Ticket};
-pub use siguo_bots::{shared_siguo_net, siguo_net_player, SiguoNetEvaluator, SiguoNetPlayer};
+pub use service::{
+    Backend, BackendFactory, CpuBackend, CpuEngine, InferenceService, Query, ServiceOptions, StatsSnapshot, Ticket,
+};
+pub use siguo_bots::{shared_siguo_net, siguo_net_player, SiguoNet, SiguoNetEvaluator, SiguoNetPlayer};
 
 use junqi_core::{Move, Seat};
 use junqi_env::{action_to_frame, ObsCode};

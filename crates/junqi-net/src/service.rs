@@ -24,55 +24,112 @@
 //! flight (`junqi_selfplay::RunOptions::in_flight`). With the CPU backend
 //! a position's answer does not depend on its batch, so games are the same
 //! whatever the batching, the thread count or the cache size.
+//!
+//! ## Both games
+//!
+//! The service is generic over what it is asked (a [`Query`]): a
+//! two-player net's [`NetInput`] (the default) or a four-player net's
+//! [`SiguoInput`](crate::cpu::siguo::SiguoInput). The CPU engine of either
+//! game is a [`CpuBackend`] ([`CpuEngine`]); libtorch serves two-player nets only.
 
 use crate::cache::EvalCache;
 use crate::cpu::{CpuNet, Scratch};
 use crate::{Evaluation, NetError, NetInput};
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
-/// Runs forward passes: the CPU engine here, libtorch (e.g. CUDA) from
-/// `junqi-train`. Each executor thread owns one.
-pub trait Backend: Send {
+/// What a service is asked about one position, and the evaluation cache's
+/// whole key: equal queries get the same answer.
+pub trait Query: Clone + PartialEq + Send + Sync + 'static {
+    /// A 64-bit hash of the whole query (it picks the cache slot and finds
+    /// duplicates in a group; equality decides).
+    fn hash64(&self) -> u64;
+    /// The query a net that does not read the history planes is asked (a
+    /// two-player net made before them); unchanged by default.
+    fn without_history(self) -> Self {
+        self
+    }
+}
+
+impl Query for NetInput {
+    fn hash64(&self) -> u64 {
+        NetInput::hash64(self)
+    }
+    fn without_history(mut self) -> Self {
+        self.code = self.code.without_history();
+        self
+    }
+}
+
+/// Runs forward passes of queries `Q`: the CPU engine here, libtorch (e.g.
+/// CUDA) from `junqi-train`. Each executor thread owns one.
+pub trait Backend<Q = NetInput>: Send {
     /// Evaluate `inputs` in order into `out` (cleared by the caller).
-    fn evaluate(&mut self, inputs: &[&NetInput], out: &mut Vec<Evaluation>);
+    fn evaluate(&mut self, inputs: &[&Q], out: &mut Vec<Evaluation>);
     /// A short description for reports, e.g. `cpu (avx2)`.
     fn describe(&self) -> String;
 }
 
 /// Makes one [`Backend`] per executor thread (called on that thread).
-pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn Backend>, NetError> + Send + Sync>;
+pub type BackendFactory<Q = NetInput> = Arc<dyn Fn() -> Result<Box<dyn Backend<Q>>, NetError> + Send + Sync>;
 
-/// The CPU engine as a backend: one [`CpuNet`] shared by all executors.
-pub struct CpuBackend {
-    net: Arc<CpuNet>,
-    scratch: Scratch,
+/// A CPU forward pass of one game's nets: [`CpuNet`] (two-player) or
+/// [`SiguoCpuNet`](crate::SiguoCpuNet) (four-player).
+pub trait CpuEngine: Send + Sync + 'static {
+    /// What it answers.
+    type Query: Query;
+    /// Buffers of one evaluating thread.
+    type Scratch: Send;
+    fn scratch(&self) -> Self::Scratch;
+    /// The answer to `query` (the belief too when the query asks for it).
+    fn answer(&self, query: &Self::Query, scratch: &mut Self::Scratch) -> Evaluation;
+    /// The arithmetic in use, e.g. `avx2+fma`.
+    fn describe(&self) -> String;
 }
 
-impl CpuBackend {
-    pub fn new(net: Arc<CpuNet>) -> CpuBackend {
+impl CpuEngine for CpuNet {
+    type Query = NetInput;
+    type Scratch = Scratch;
+    fn scratch(&self) -> Scratch {
+        CpuNet::scratch(self)
+    }
+    fn answer(&self, i: &NetInput, scratch: &mut Scratch) -> Evaluation {
+        let mut e = self.evaluate(&i.code, &i.legal, scratch);
+        if i.belief {
+            e.belief = self.belief_after_evaluate(scratch);
+        }
+        e
+    }
+    fn describe(&self) -> String {
+        CpuNet::describe(self).to_string()
+    }
+}
+
+/// The CPU engine as a backend: one net shared by all executors.
+pub struct CpuBackend<N: CpuEngine = CpuNet> {
+    net: Arc<N>,
+    scratch: N::Scratch,
+}
+
+impl<N: CpuEngine> CpuBackend<N> {
+    pub fn new(net: Arc<N>) -> CpuBackend<N> {
         let scratch = net.scratch();
         CpuBackend { net, scratch }
     }
 
     /// A factory of CPU backends over one shared net.
-    pub fn factory(net: Arc<CpuNet>) -> BackendFactory {
-        Arc::new(move || Ok(Box::new(CpuBackend::new(Arc::clone(&net))) as Box<dyn Backend>))
+    pub fn factory(net: Arc<N>) -> BackendFactory<N::Query> {
+        Arc::new(move || Ok(Box::new(CpuBackend::new(Arc::clone(&net))) as Box<dyn Backend<N::Query>>))
     }
 }
 
-impl Backend for CpuBackend {
-    fn evaluate(&mut self, inputs: &[&NetInput], out: &mut Vec<Evaluation>) {
-        out.extend(inputs.iter().map(|i| {
-            let mut e = self.net.evaluate(&i.code, &i.legal, &mut self.scratch);
-            if i.belief {
-                e.belief = self.net.belief_after_evaluate(&self.scratch);
-            }
-            e
-        }));
+impl<N: CpuEngine> Backend<N::Query> for CpuBackend<N> {
+    fn evaluate(&mut self, inputs: &[&N::Query], out: &mut Vec<Evaluation>) {
+        out.extend(inputs.iter().map(|i| self.net.answer(i, &mut self.scratch)));
     }
     fn describe(&self) -> String {
         format!("cpu ({})", self.net.describe())
@@ -184,17 +241,17 @@ impl ServiceStats {
 }
 
 /// A thread's requests that leave for the queue together.
-struct Group {
+struct Group<Q> {
     /// The requests while the group is open; taken when it is sent.
-    open: Mutex<Vec<NetInput>>,
+    open: Mutex<Vec<Q>>,
     /// The requests once sent (read by the executors).
-    sent: OnceLock<Vec<NetInput>>,
+    sent: OnceLock<Vec<Q>>,
     answers: Mutex<Vec<Option<Evaluation>>>,
     answered: Condvar,
 }
 
-impl Group {
-    fn new() -> Arc<Group> {
+impl<Q> Group<Q> {
+    fn new() -> Arc<Group<Q>> {
         Arc::new(Group {
             open: Mutex::new(Vec::new()),
             sent: OnceLock::new(),
@@ -205,17 +262,17 @@ impl Group {
 }
 
 /// Queued work: positions `range` of a sent group.
-struct Work {
-    group: Arc<Group>,
+struct Work<Q> {
+    group: Arc<Group<Q>>,
     range: std::ops::Range<usize>,
 }
 
-struct Inner {
+struct Inner<Q> {
     id: u64,
-    queue: Mutex<VecDeque<Work>>,
+    queue: Mutex<VecDeque<Work<Q>>>,
     work_ready: Condvar,
     shutdown: AtomicBool,
-    cache: Option<EvalCache>,
+    cache: Option<EvalCache<Q>>,
     stats: ServiceStats,
     max_batch: usize,
     describe: Mutex<String>,
@@ -229,9 +286,9 @@ struct Inner {
 }
 
 /// Ends the executors when the last handle of the service is dropped.
-struct Owner(Arc<Inner>);
+struct Owner<Q>(Arc<Inner<Q>>);
 
-impl Drop for Owner {
+impl<Q> Drop for Owner<Q> {
     fn drop(&mut self) {
         self.0.shutdown.store(true, Ordering::SeqCst);
         let _q = self.0.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -239,17 +296,24 @@ impl Drop for Owner {
     }
 }
 
-/// A handle on one net's service; cheap to clone, `Send + Sync`.
-#[derive(Clone)]
-pub struct InferenceService {
-    owner: Arc<Owner>,
+/// A handle on one net's service, asked queries `Q` (a two-player
+/// [`NetInput`] unless said otherwise); cheap to clone, `Send + Sync`.
+pub struct InferenceService<Q = NetInput> {
+    owner: Arc<Owner<Q>>,
+}
+
+impl<Q> Clone for InferenceService<Q> {
+    fn clone(&self) -> Self {
+        InferenceService { owner: Arc::clone(&self.owner) }
+    }
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// A thread's open group of one service, and where each position (by hash)
-/// already is in it (to merge duplicates).
-type OpenGroup = (Arc<Group>, HashMap<u64, usize>);
+/// A thread's open group of one service (a `Group` of that service's
+/// queries), and where each position (by hash) already is in it (to merge
+/// duplicates).
+type OpenGroup = (Arc<dyn Any + Send + Sync>, HashMap<u64, usize>);
 
 thread_local! {
     /// Per service (by id): this thread's open group.
@@ -257,9 +321,18 @@ thread_local! {
 }
 
 impl InferenceService {
+    /// A service of the CPU engine over `net`.
+    pub fn cpu(net: CpuNet, options: &ServiceOptions) -> Result<InferenceService, NetError> {
+        let reads_history = net.model().reads_history();
+        let service = InferenceService::start(CpuBackend::factory(Arc::new(net)), options)?;
+        Ok(if reads_history { service } else { service.ignoring_history() })
+    }
+}
+
+impl<Q: Query> InferenceService<Q> {
     /// Start a service whose executors each make a backend with `factory`.
     /// Fails when the first backend cannot be made.
-    pub fn start(factory: BackendFactory, options: &ServiceOptions) -> Result<InferenceService, NetError> {
+    pub fn start(factory: BackendFactory<Q>, options: &ServiceOptions) -> Result<InferenceService<Q>, NetError> {
         options.check()?;
         let executors = match options.executors {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -300,14 +373,7 @@ impl InferenceService {
         Ok(service)
     }
 
-    /// A service of the CPU engine over `net`.
-    pub fn cpu(net: CpuNet, options: &ServiceOptions) -> Result<InferenceService, NetError> {
-        let reads_history = net.model().reads_history();
-        let service = InferenceService::start(CpuBackend::factory(Arc::new(net)), options)?;
-        Ok(if reads_history { service } else { service.ignoring_history() })
-    }
-
-    fn inner(&self) -> &Arc<Inner> {
+    fn inner(&self) -> &Arc<Inner<Q>> {
         &self.owner.0
     }
 
@@ -322,7 +388,7 @@ impl InferenceService {
 
     /// For a net made before the history planes (it reads the first 100):
     /// drop the history from every code before the cache and the batch.
-    pub fn ignoring_history(self) -> InferenceService {
+    pub fn ignoring_history(self) -> InferenceService<Q> {
         self.inner().reads_history.store(false, Ordering::Relaxed);
         self
     }
@@ -333,10 +399,10 @@ impl InferenceService {
     }
 
     /// Ask for `input`'s answer without blocking (see the module docs).
-    pub fn submit(&self, mut input: NetInput) -> Ticket {
+    pub fn submit(&self, mut input: Q) -> Ticket<Q> {
         let inner = self.inner();
         if !inner.reads_history.load(Ordering::Relaxed) {
-            input.code = input.code.without_history();
+            input = input.without_history();
         }
         inner.stats.requests.fetch_add(1, Ordering::Relaxed);
         if let Some(e) = inner.cache.as_ref().and_then(|c| c.get(&input)) {
@@ -345,30 +411,31 @@ impl InferenceService {
         }
         OPEN.with(|open| {
             let mut open = open.borrow_mut();
-            let (group, index) = open.entry(inner.id).or_insert_with(|| (Group::new(), HashMap::new()));
+            let (any, index) = open.entry(inner.id).or_insert_with(|| (Group::<Q>::new() as Arc<dyn Any + Send + Sync>, HashMap::new()));
+            let group = Arc::clone(any).downcast::<Group<Q>>().expect("a service's groups hold its queries");
             let mut requests = group.open.lock().unwrap_or_else(|e| e.into_inner());
             let hash = input.hash64();
             if let Some(&i) = index.get(&hash) {
                 if requests[i] == input {
                     inner.stats.duplicates.fetch_add(1, Ordering::Relaxed);
-                    return Ticket(TicketState::Waiting { service: self.clone(), group: Arc::clone(group), index: i });
+                    return Ticket(TicketState::Waiting { service: self.clone(), group: Arc::clone(&group), index: i });
                 }
             }
             let i = requests.len();
             index.insert(hash, i);
             requests.push(input);
             drop(requests);
-            Ticket(TicketState::Waiting { service: self.clone(), group: Arc::clone(group), index: i })
+            Ticket(TicketState::Waiting { service: self.clone(), group, index: i })
         })
     }
 
     /// Evaluate one position and wait for the answer.
-    pub fn evaluate(&self, input: NetInput) -> Evaluation {
+    pub fn evaluate(&self, input: Q) -> Evaluation {
         self.submit(input).wait()
     }
 
     /// Send `group` to the queue unless it has gone already.
-    fn send(&self, group: &Arc<Group>) {
+    fn send(&self, group: &Arc<Group<Q>>) {
         let inner = self.inner();
         if group.sent.get().is_some() {
             return;
@@ -377,7 +444,7 @@ impl InferenceService {
         // submit starts a new group.
         OPEN.with(|open| {
             let mut open = open.borrow_mut();
-            if open.get(&inner.id).is_some_and(|(g, _)| Arc::ptr_eq(g, group)) {
+            if open.get(&inner.id).is_some_and(|(g, _)| std::ptr::addr_eq(Arc::as_ptr(g), Arc::as_ptr(group))) {
                 open.remove(&inner.id);
             }
         });
@@ -399,16 +466,16 @@ impl InferenceService {
     }
 }
 
-enum TicketState {
+enum TicketState<Q> {
     Ready(Evaluation),
-    Waiting { service: InferenceService, group: Arc<Group>, index: usize },
+    Waiting { service: InferenceService<Q>, group: Arc<Group<Q>>, index: usize },
     Taken,
 }
 
 /// A submitted position's answer, now or later.
-pub struct Ticket(TicketState);
+pub struct Ticket<Q = NetInput>(TicketState<Q>);
 
-impl Ticket {
+impl<Q: Query> Ticket<Q> {
     /// The answer, if it is there without waiting.
     pub fn try_take(&mut self) -> Option<Evaluation> {
         let ready = match &self.0 {
@@ -453,8 +520,8 @@ impl Ticket {
 }
 
 /// An executor: take up to `max_batch` queued positions, evaluate, answer.
-fn execute(inner: &Inner, mut backend: Box<dyn Backend>) {
-    let mut taken: Vec<Work> = Vec::new();
+fn execute<Q: Query>(inner: &Inner<Q>, mut backend: Box<dyn Backend<Q>>) {
+    let mut taken: Vec<Work<Q>> = Vec::new();
     let mut out: Vec<Evaluation> = Vec::new();
     loop {
         {
@@ -478,7 +545,7 @@ fn execute(inner: &Inner, mut backend: Box<dyn Backend>) {
                 taken.push(w);
             }
         }
-        let inputs: Vec<&NetInput> = taken
+        let inputs: Vec<&Q> = taken
             .iter()
             .flat_map(|w| w.group.sent.get().expect("queued groups are sent")[w.range.clone()].iter())
             .collect();

@@ -15,38 +15,84 @@
 //! the searching seat's information set, by absolute node, through which
 //! the search draws its worlds.
 //!
-//! Every player of the same file shares one loaded net (one per file per
-//! process). A two-player net is refused by name, as the two-player
+//! Every player of the same file shares one loaded net and its batching
+//! inference service ([`shared_siguo_net`], in the same per-file registry
+//! as the two-player nets' services): the positions of every game in
+//! flight, on every thread, share its batches and its evaluation cache
+//! (keyed by the seat's observation code, legal actions and whether the
+//! belief is asked). A two-player net is refused by name, as the two-player
 //! `net:` bot refuses a four-player one.
 
-use crate::cpu::siguo::{SiguoCpuNet, SiguoScratch};
-use crate::{resolve_net_path, NetError};
+use crate::cpu::siguo::{SiguoCpuNet, SiguoEvaluation, SiguoInput};
+use crate::service::{CpuBackend, InferenceService, ServiceOptions, StatsSnapshot};
+use crate::{inference_settings, resolve_net_path, ModelConfig, NetError};
 use junqi_bots::BotSpec;
 use junqi_core::KindBelief;
 use junqi_siguo::{belief_by_node, LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet};
 use rand::RngCore;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A four-player net as its players ask it: its inference service and its
+/// shape. Cheap to clone (clones share the service).
+#[derive(Clone)]
+pub struct SiguoNet {
+    service: InferenceService<SiguoInput>,
+    model: ModelConfig,
+}
+
+impl std::fmt::Debug for SiguoNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SiguoNet").field("model", &self.model).field("service", &self.service.describe()).finish()
+    }
+}
+
+impl SiguoNet {
+    /// `net` behind a service of its own, started with `options` (players
+    /// of a file share the registry's instead: [`shared_siguo_net`]).
+    pub fn serving(net: Arc<SiguoCpuNet>, options: &ServiceOptions) -> Result<SiguoNet, NetError> {
+        let model = net.model().clone();
+        Ok(SiguoNet { service: InferenceService::start(CpuBackend::factory(net), options)?, model })
+    }
+
+    pub fn model(&self) -> &ModelConfig {
+        &self.model
+    }
+
+    pub fn service(&self) -> &InferenceService<SiguoInput> {
+        &self.service
+    }
+
+    /// The service's counters.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.service.stats()
+    }
+
+    /// The net's answer for `info`'s seat through the service (as
+    /// [`SiguoCpuNet::evaluate`] computes it), waiting for it.
+    pub fn evaluate(&self, info: &SiguoInfoSet, belief: bool) -> SiguoEvaluation {
+        let (input, moves) = SiguoInput::of(info, belief);
+        SiguoEvaluation { moves, evaluation: self.service.evaluate(input) }
+    }
+}
 
 /// A four-player net playing its policy's most probable legal move.
 #[derive(Clone, Debug)]
 pub struct SiguoNetPlayer {
-    net: Arc<SiguoCpuNet>,
-    scratch: SiguoScratch,
+    net: SiguoNet,
     name: String,
 }
 
 impl SiguoNetPlayer {
     /// The player of `net`, called `name` (its spec).
-    pub fn new(net: Arc<SiguoCpuNet>, name: impl Into<String>) -> SiguoNetPlayer {
-        SiguoNetPlayer { scratch: net.scratch(), net, name: name.into() }
+    pub fn new(net: SiguoNet, name: impl Into<String>) -> SiguoNetPlayer {
+        SiguoNetPlayer { net, name: name.into() }
     }
 
     /// The most probable legal move of `info`'s seat (the first of equals,
     /// in move-generation order); `None` when it has none.
     pub fn best_move(&mut self, info: &SiguoInfoSet) -> Option<Move> {
-        let answer = self.net.evaluate(info, false, &mut self.scratch);
+        let answer = self.net.evaluate(info, false);
         let priors = &answer.evaluation.priors;
         let best = (0..priors.len()).fold(None, |best: Option<usize>, i| match best {
             Some(b) if priors[b] >= priors[i] => Some(b),
@@ -78,24 +124,17 @@ impl SiguoAgent for SiguoNetPlayer {
     }
 }
 
-/// Loaded four-player nets by canonical path.
-static SIGUO_NETS: Mutex<Option<HashMap<PathBuf, Arc<SiguoCpuNet>>>> = Mutex::new(None);
-
-/// The four-player net at `path`, read once per process.
-pub fn shared_siguo_net(path: &Path) -> Result<Arc<SiguoCpuNet>, NetError> {
-    let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
-    let mut nets = SIGUO_NETS.lock().unwrap_or_else(|e| e.into_inner());
-    let nets = nets.get_or_insert_with(HashMap::new);
-    if let Some(net) = nets.get(&canonical) {
-        return Ok(net.clone());
-    }
-    let net = Arc::new(SiguoCpuNet::load(&canonical)?);
-    nets.insert(canonical, net.clone());
-    Ok(net)
+/// The four-player net at `path` behind its service, read and started once
+/// per process (the registry of [`crate::shared_net`]; the inference
+/// settings' batching and cache, always the CPU engine).
+pub fn shared_siguo_net(path: &Path) -> Result<SiguoNet, NetError> {
+    crate::bots::shared_siguo(path, |canonical| {
+        SiguoNet::serving(Arc::new(SiguoCpuNet::load(canonical)?), &inference_settings().options)
+    })
 }
 
 /// The four-player net of a `net:FILE` spec (`None` for a spec of another bot).
-fn siguo_net_of(spec: &str) -> Option<Result<Arc<SiguoCpuNet>, String>> {
+fn siguo_net_of(spec: &str) -> Option<Result<SiguoNet, String>> {
     let parsed = BotSpec::parse(spec).ok().filter(|s| s.name == "net")?;
     Some((|| {
         parsed.check_keys(&["path"]).map_err(|e| e.to_string())?;
@@ -112,15 +151,14 @@ pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
 /// A four-player net as the search's leaf evaluator (`eval=net:FILE`).
 #[derive(Clone, Debug)]
 pub struct SiguoNetEvaluator {
-    net: Arc<SiguoCpuNet>,
-    scratch: SiguoScratch,
+    net: SiguoNet,
     name: String,
 }
 
 impl SiguoNetEvaluator {
     /// The evaluator of `net`, called `name` (its spec, `net:FILE`).
-    pub fn new(net: Arc<SiguoCpuNet>, name: impl Into<String>) -> SiguoNetEvaluator {
-        SiguoNetEvaluator { scratch: net.scratch(), net, name: name.into() }
+    pub fn new(net: SiguoNet, name: impl Into<String>) -> SiguoNetEvaluator {
+        SiguoNetEvaluator { net, name: name.into() }
     }
 }
 
@@ -132,7 +170,7 @@ impl SiguoEvaluator for SiguoNetEvaluator {
     /// The policy over `info`'s seat's legal moves and its team's expected
     /// score from the net's win/draw/loss (win + ½ draw).
     fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
-        let answer = self.net.evaluate(info, false, &mut self.scratch);
+        let answer = self.net.evaluate(info, false);
         let [win, draw, _] = answer.evaluation.wdl;
         LeafEstimate {
             priors: answer.moves.into_iter().zip(answer.evaluation.priors).collect(),
@@ -146,8 +184,8 @@ impl SiguoEvaluator for SiguoNetEvaluator {
         if !self.net.model().belief {
             return None;
         }
-        let answer = self.net.evaluate(info, true, &mut self.scratch);
-        answer.evaluation.belief.map(|probs| belief_by_node(info.seat(), &probs))
+        let answer = self.net.service.evaluate(SiguoInput::belief_of(info));
+        answer.belief.map(|probs| belief_by_node(info.seat(), &probs))
     }
 }
 

@@ -73,8 +73,7 @@ pub fn simd_available() -> bool {
 
 /// A 3×3 convolution with its batch norm folded in: `w[(tap * cin + ci) *
 /// cout + co]` (tap = dy * 3 + dx) and `b[co]`; `blocked` holds the same
-/// weights as `[group][tap][ci][16]` for the 16-channel kernel (the
-/// two-player board's only).
+/// weights as `[group][tap][ci][16]` for the 16-channel kernel (any grid).
 #[derive(Clone, Debug)]
 pub struct Conv3 {
     pub cin: usize,
@@ -105,7 +104,7 @@ impl Conv3 {
         assert_eq!(w.len(), 9 * cin * cout);
         assert_eq!(b.len(), cout);
         let mut blocked = Vec::new();
-        if is_multiple(cout, GROUP) && grid == BOARD {
+        if is_multiple(cout, GROUP) {
             blocked.reserve(w.len());
             for g in (0..cout).step_by(GROUP) {
                 for t in 0..9 {
@@ -197,68 +196,99 @@ unsafe fn conv3_portable_avx2(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: 
     conv3_body(c, inp, res, out)
 }
 
-/// The 3×3 convolution for `cout % 16 == 0`: for each board row and each
-/// group of 16 output channels, the five nodes of the row accumulate in ten
-/// 8-lane registers over the nine taps and all input channels (per input
-/// channel: two weight loads, five broadcasts, ten fused multiply-adds).
+/// The 3×3 convolution for `cout % 16 == 0`, on any grid: for each grid
+/// row and each group of 16 output channels, the row's cells in blocks of
+/// up to five ([`conv3_avx2_block`]).
 ///
 /// # Safety
 /// AVX2 and FMA must be available; `inp`, `res` and `out` must have the
-/// sizes [`Conv3::forward`] checks, `cout % 16 == 0` and the grid [`BOARD`].
+/// sizes [`Conv3::forward`] checks and `cout % 16 == 0`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn conv3_avx2_16(c: &Conv3, inp: &[f32], res: Option<&[f32]>, out: &mut [f32]) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller guarantees AVX2/FMA and the buffer sizes that `Conv3::forward`
-    // checks, so every offset below stays inside `inp`, `res`, `out` and the weights.
+    // SAFETY: as this function's (every block lies inside the grid's rows).
     unsafe {
-        let (cin, cout) = (c.cin, c.cout);
-        let ip = inp.as_ptr();
-        for g in 0..cout / GROUP {
-            let wg = c.blocked.as_ptr().add(g * 9 * cin * GROUP);
-            let b0 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP));
-            let b1 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP + 8));
-            for y in 0..ROWS {
-                let (mut a00, mut a01, mut a10, mut a11, mut a20, mut a21) = (b0, b1, b0, b1, b0, b1);
-                let (mut a30, mut a31, mut a40, mut a41) = (b0, b1, b0, b1);
-                for t in 0..9 {
-                    let row = ip.add(((y + t / 3) * PAD_COLS + t % 3) * cin);
-                    let wt = wg.add(t * cin * GROUP);
-                    for ci in 0..cin {
-                        let w0 = _mm256_loadu_ps(wt.add(ci * GROUP));
-                        let w1 = _mm256_loadu_ps(wt.add(ci * GROUP + 8));
-                        let x0 = _mm256_broadcast_ss(&*row.add(ci));
-                        a00 = _mm256_fmadd_ps(x0, w0, a00);
-                        a01 = _mm256_fmadd_ps(x0, w1, a01);
-                        let x1 = _mm256_broadcast_ss(&*row.add(cin + ci));
-                        a10 = _mm256_fmadd_ps(x1, w0, a10);
-                        a11 = _mm256_fmadd_ps(x1, w1, a11);
-                        let x2 = _mm256_broadcast_ss(&*row.add(2 * cin + ci));
-                        a20 = _mm256_fmadd_ps(x2, w0, a20);
-                        a21 = _mm256_fmadd_ps(x2, w1, a21);
-                        let x3 = _mm256_broadcast_ss(&*row.add(3 * cin + ci));
-                        a30 = _mm256_fmadd_ps(x3, w0, a30);
-                        a31 = _mm256_fmadd_ps(x3, w1, a31);
-                        let x4 = _mm256_broadcast_ss(&*row.add(4 * cin + ci));
-                        a40 = _mm256_fmadd_ps(x4, w0, a40);
-                        a41 = _mm256_fmadd_ps(x4, w1, a41);
-                    }
-                }
-                let zero = _mm256_setzero_ps();
-                for (x, (lo, hi)) in
-                    [(a00, a01), (a10, a11), (a20, a21), (a30, a31), (a40, a41)].into_iter().enumerate()
-                {
-                    let o = ((y + 1) * PAD_COLS + x + 1) * cout + g * GROUP;
-                    let (mut lo, mut hi) = (lo, hi);
-                    if let Some(r) = res {
-                        lo = _mm256_add_ps(lo, _mm256_loadu_ps(r.as_ptr().add(o)));
-                        hi = _mm256_add_ps(hi, _mm256_loadu_ps(r.as_ptr().add(o + 8)));
-                    }
-                    _mm256_storeu_ps(out.as_mut_ptr().add(o), _mm256_max_ps(lo, zero));
-                    _mm256_storeu_ps(out.as_mut_ptr().add(o + 8), _mm256_max_ps(hi, zero));
+        for g in 0..c.cout / GROUP {
+            for y in 0..c.grid.rows {
+                let mut x = 0;
+                while x < c.grid.cols {
+                    let at = Block { g, y, x };
+                    x += match c.grid.cols - x {
+                        1 => conv3_avx2_block::<1>(c, inp, res, out, at),
+                        2 => conv3_avx2_block::<2>(c, inp, res, out, at),
+                        3 => conv3_avx2_block::<3>(c, inp, res, out, at),
+                        4 => conv3_avx2_block::<4>(c, inp, res, out, at),
+                        _ => conv3_avx2_block::<5>(c, inp, res, out, at),
+                    };
                 }
             }
         }
+    }
+}
+
+/// Where a block of [`conv3_avx2_block`] starts: output-channel group `g`,
+/// grid row `y`, first column `x`.
+#[derive(Clone, Copy)]
+struct Block {
+    g: usize,
+    y: usize,
+    x: usize,
+}
+
+/// `W` cells of one row for one group of 16 output channels: they
+/// accumulate in `2 W` 8-lane registers over the nine taps and all input
+/// channels (per input channel: two weight loads, `W` broadcasts, `2 W`
+/// fused multiply-adds), each output in the same order whatever `W` (so a
+/// cell's result does not depend on the block it falls in). Returns `W`.
+///
+/// # Safety
+/// As [`conv3_avx2_16`]'s, and the block inside the grid.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn conv3_avx2_block<const W: usize>(
+    c: &Conv3,
+    inp: &[f32],
+    res: Option<&[f32]>,
+    out: &mut [f32],
+    at: Block,
+) -> usize {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller guarantees AVX2/FMA, the buffer sizes that `Conv3::forward`
+    // checks and a block inside the grid, so every offset below stays inside `inp`,
+    // `res`, `out` and the weights.
+    unsafe {
+        let (cin, cout, pad_cols) = (c.cin, c.cout, c.grid.cols + 2);
+        let Block { g, y, x } = at;
+        let wg = c.blocked.as_ptr().add(g * 9 * cin * GROUP);
+        let b0 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP));
+        let b1 = _mm256_loadu_ps(c.b.as_ptr().add(g * GROUP + 8));
+        let mut acc = [[b0, b1]; W];
+        for t in 0..9 {
+            let row = inp.as_ptr().add(((y + t / 3) * pad_cols + x + t % 3) * cin);
+            let wt = wg.add(t * cin * GROUP);
+            for ci in 0..cin {
+                let w0 = _mm256_loadu_ps(wt.add(ci * GROUP));
+                let w1 = _mm256_loadu_ps(wt.add(ci * GROUP + 8));
+                for (k, a) in acc.iter_mut().enumerate() {
+                    let v = _mm256_broadcast_ss(&*row.add(k * cin + ci));
+                    a[0] = _mm256_fmadd_ps(v, w0, a[0]);
+                    a[1] = _mm256_fmadd_ps(v, w1, a[1]);
+                }
+            }
+        }
+        let zero = _mm256_setzero_ps();
+        for (k, [lo, hi]) in acc.into_iter().enumerate() {
+            let o = ((y + 1) * pad_cols + x + k + 1) * cout + g * GROUP;
+            let (mut lo, mut hi) = (lo, hi);
+            if let Some(r) = res {
+                lo = _mm256_add_ps(lo, _mm256_loadu_ps(r.as_ptr().add(o)));
+                hi = _mm256_add_ps(hi, _mm256_loadu_ps(r.as_ptr().add(o + 8)));
+            }
+            _mm256_storeu_ps(out.as_mut_ptr().add(o), _mm256_max_ps(lo, zero));
+            _mm256_storeu_ps(out.as_mut_ptr().add(o + 8), _mm256_max_ps(hi, zero));
+        }
+        W
     }
 }
 
@@ -430,27 +460,28 @@ mod tests {
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     }
 
-    /// The convolution straight from its definition on the unpadded board.
+    /// The convolution straight from its definition on the unpadded grid.
     fn reference(c: &Conv3, inp: &[f32], res: Option<&[f32]>) -> Vec<f32> {
-        let mut out = vec![0.0f32; PAD_NODES * c.cout];
-        for y in 0..ROWS as i64 {
-            for x in 0..COLS as i64 {
+        let Grid { rows, cols } = c.grid;
+        let mut out = vec![0.0f32; c.grid.pad_cells() * c.cout];
+        for y in 0..rows as i64 {
+            for x in 0..cols as i64 {
                 for co in 0..c.cout {
                     let mut s = c.b[co] as f64;
                     for dy in -1..=1i64 {
                         for dx in -1..=1i64 {
                             let (yy, xx) = (y + dy, x + dx);
-                            if !(0..ROWS as i64).contains(&yy) || !(0..COLS as i64).contains(&xx) {
+                            if !(0..rows as i64).contains(&yy) || !(0..cols as i64).contains(&xx) {
                                 continue;
                             }
                             let t = ((dy + 1) * 3 + dx + 1) as usize;
-                            let n = padded((yy * 5 + xx) as usize);
+                            let n = c.grid.padded((yy * cols as i64 + xx) as usize);
                             for ci in 0..c.cin {
                                 s += inp[n * c.cin + ci] as f64 * c.w[(t * c.cin + ci) * c.cout + co] as f64;
                             }
                         }
                     }
-                    let o = padded((y * 5 + x) as usize) * c.cout + co;
+                    let o = c.grid.padded((y * cols as i64 + x) as usize) * c.cout + co;
                     if let Some(r) = res {
                         s += r[o] as f64;
                     }
@@ -461,27 +492,41 @@ mod tests {
         out
     }
 
+    /// Both kernels on the two-player board, the four-player 17 × 17 grid
+    /// and grids whose rows end in blocks of one to four cells.
     #[test]
     fn both_kernels_match_the_definition() {
         let mut seed = 5;
-        for (cin, cout) in [(32, 32), (27, 16), (8, 24), (5, 3)] {
+        let grids = [BOARD, Grid { rows: 17, cols: 17 }, Grid { rows: 3, cols: 9 }, Grid { rows: 2, cols: 3 }];
+        for (cin, cout, grid) in [
+            (32, 32, BOARD),
+            (27, 16, BOARD),
+            (8, 24, BOARD),
+            (5, 3, BOARD),
+            (74, 16, grids[1]),
+            (16, 32, grids[1]),
+            (5, 3, grids[1]),
+            (7, 16, grids[2]),
+            (7, 16, grids[3]),
+        ] {
             let w = (0..9 * cin * cout).map(|_| lcg(&mut seed)).collect();
             let b = (0..cout).map(|_| lcg(&mut seed)).collect();
-            let conv = Conv3::new(cin, cout, w, b);
-            let mut inp = vec![0.0f32; PAD_NODES * cin];
-            for n in 0..NODES {
+            let conv = Conv3::on(grid, cin, cout, w, b);
+            let pad = grid.pad_cells();
+            let mut inp = vec![0.0f32; pad * cin];
+            for n in 0..grid.cells() {
                 for ci in 0..cin {
-                    inp[padded(n) * cin + ci] = lcg(&mut seed);
+                    inp[grid.padded(n) * cin + ci] = lcg(&mut seed);
                 }
             }
-            let res: Vec<f32> = (0..PAD_NODES * cout).map(|_| lcg(&mut seed)).collect();
+            let res: Vec<f32> = (0..pad * cout).map(|_| lcg(&mut seed)).collect();
             for r in [None, Some(res.as_slice())] {
                 let want = reference(&conv, &inp, r);
                 for simd in [false, simd_available()] {
-                    let mut out = vec![0.0f32; PAD_NODES * cout];
+                    let mut out = vec![0.0f32; pad * cout];
                     conv.forward(&inp, r, &mut out, simd);
                     for (i, (a, b)) in out.iter().zip(&want).enumerate() {
-                        assert!((a - b).abs() < 1e-4, "{cin}->{cout} simd {simd}: {i}: {a} vs {b}");
+                        assert!((a - b).abs() < 1e-4, "{cin}->{cout} on {grid:?} simd {simd}: {i}: {a} vs {b}");
                     }
                 }
             }

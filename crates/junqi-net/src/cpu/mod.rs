@@ -39,7 +39,7 @@ use junqi_env::observation::{CAMP, HISTORY, OBS_CHANNELS, PLANE, POOL_OWN, SEEN_
 use junqi_env::ObsCode;
 use kernels::{axpy, dot, padded, Conv3, Dense, Grid, BOARD, NODES, PAD_NODES};
 pub use precision::{CpuFeatures, Precision};
-pub use siguo::{SiguoCpuNet, SiguoScratch};
+pub use siguo::{SiguoCpuNet, SiguoEvaluation, SiguoInput, SiguoScratch};
 use std::path::Path;
 
 /// Batch norm's epsilon in `junqi-train` (libtorch's default).
@@ -546,7 +546,9 @@ impl Heads {
                 }
             }
         }
-        softmax(&s.logits)
+        let mut priors = Vec::with_capacity(legal.len());
+        softmax_into(&s.logits, &mut priors);
+        priors
     }
 
     /// Win, draw and loss from the trunk's features `flat`.
@@ -563,8 +565,8 @@ impl Heads {
         self.value_fc.forward(&s.value_nchw, &mut s.hidden, true);
         let mut out = [0.0f32; 3];
         self.value_out.forward(&s.hidden, &mut out, false);
-        let p = softmax(&out);
-        [p[0], p[1], p[2]]
+        softmax_in_place(&mut out);
+        out
     }
 
     /// Per node, the belief head's probabilities of the 12 kinds (`node *
@@ -576,7 +578,8 @@ impl Heads {
         let mut logits = [0.0f32; BELIEF_KINDS];
         for n in 0..self.nodes {
             head.forward(&flat[n * ch..(n + 1) * ch], &mut logits, false);
-            out.extend(softmax(&logits));
+            softmax_in_place(&mut logits);
+            out.extend_from_slice(&logits);
         }
         Some(out)
     }
@@ -631,10 +634,22 @@ fn edge_pattern(n: usize) -> usize {
     band(r, 11) * 3 + band(c, 4)
 }
 
-/// A numerically stable softmax (empty in, empty out).
-fn softmax(logits: &[f32]) -> Vec<f32> {
-    let top = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f32> = logits.iter().map(|&l| (l - top).exp()).collect();
-    let sum: f32 = e.iter().sum();
-    e.into_iter().map(|x| x / sum).collect()
+/// A numerically stable softmax of `logits` appended to `out` (nothing
+/// for no logits), without a buffer of its own.
+fn softmax_into(logits: &[f32], out: &mut Vec<f32>) {
+    let start = out.len();
+    out.extend_from_slice(logits);
+    softmax_in_place(&mut out[start..]);
+}
+
+/// A numerically stable softmax, in place.
+fn softmax_in_place(x: &mut [f32]) {
+    let top = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for v in x.iter_mut() {
+        *v = (*v - top).exp();
+    }
+    let sum: f32 = x.iter().sum();
+    for v in x.iter_mut() {
+        *v /= sum;
+    }
 }

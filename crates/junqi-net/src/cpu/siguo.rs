@@ -8,16 +8,67 @@
 //! (batch norm folded, only the legal actions' logits), on the 17 × 17 grid:
 //! the stem is a plain 3×3 convolution of the 74 planes, the residual
 //! blocks run on the padded 19 × 19 grid, and the heads read the trunk's
-//! features at the 129 cells that are nodes. FP32 only.
+//! features at the 129 cells that are nodes. FP32 only; the trunk's
+//! convolutions run in the two-player net's kernels ([`Conv3`]: AVX2/FMA
+//! where the CPU has them, 16 output channels at a time).
+//!
+//! What the net is asked is a [`SiguoInput`]: the seat's observation code
+//! ([`SiguoCode`], from which the planes are rebuilt exactly), its legal
+//! actions and whether the belief is wanted. That is what the batching
+//! inference service takes for a four-player net, and its cache's key.
 
 use super::kernels::{Conv3, Grid};
 use super::{conv3, gather_nodes, residual_blocks, run_blocks, CpuFeatures, HeadScratch, Heads};
 use crate::file::NetFile;
 use crate::model::{ModelConfig, NetGame};
+use crate::service::{CpuEngine, Query};
 use crate::{Evaluation, NetError};
-use junqi_siguo::observation::{action_index, encode_into, CELLS, OBS_LEN, PLANES};
-use junqi_siguo::{Move, MoveList, SiguoInfoSet};
+use junqi_siguo::observation::{action_index, CELLS, OBS_LEN, PLANES};
+use junqi_siguo::{Move, MoveList, SiguoCode, SiguoInfoSet};
 use std::path::Path;
+
+/// What a four-player net is asked about one seat's position: its
+/// observation code, its legal actions (`from × 129 + to`, seat-relative
+/// nodes, in the order the answer's priors follow) and whether the belief
+/// is wanted. The whole value is the evaluation cache's key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiguoInput {
+    pub code: SiguoCode,
+    pub legal: Vec<u16>,
+    pub belief: bool,
+}
+
+impl SiguoInput {
+    /// The input for `info`'s seat, with its legal moves (none when it is
+    /// not to move) in the order of [`SiguoInput::legal`].
+    pub fn of(info: &SiguoInfoSet, belief: bool) -> (SiguoInput, Vec<Move>) {
+        let mut list = MoveList::new();
+        info.legal_moves(&mut list);
+        let moves: Vec<Move> = list.iter().copied().collect();
+        let seat = info.seat();
+        let legal = moves.iter().map(|&mv| action_index(seat, mv) as u16).collect();
+        (SiguoInput { code: SiguoCode::of(info), legal, belief }, moves)
+    }
+
+    /// The input asking `info`'s seat's belief only (no actions: the belief
+    /// does not depend on them, so every such question of one position is
+    /// one cache entry).
+    pub fn belief_of(info: &SiguoInfoSet) -> SiguoInput {
+        SiguoInput { code: SiguoCode::of(info), legal: Vec::new(), belief: true }
+    }
+}
+
+impl Query for SiguoInput {
+    fn hash64(&self) -> u64 {
+        let c = &self.code;
+        let header = [c.seat.index() as u32, c.to_move as u32, c.ended as u32, c.rule_flags as u32];
+        let numbers = [c.quiet, c.ply, c.no_progress_plies, c.max_plies];
+        let words = header.into_iter().chain(numbers).chain(c.nodes.iter().map(|&n| n as u32));
+        let words = words.chain(self.legal.iter().map(|&a| a as u32)).chain([self.legal.len() as u32]);
+        let h = words.fold(0u64, |h, x| (h.rotate_left(5) ^ x as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95));
+        h ^ (self.belief as u64) << 63
+    }
+}
 
 /// A four-player net ready to evaluate positions on the CPU. Immutable:
 /// share it between threads, each with its own [`SiguoScratch`].
@@ -44,7 +95,6 @@ pub struct SiguoScratch {
     c: Vec<f32>,
     flat: Vec<f32>,
     heads: HeadScratch,
-    moves: MoveList,
 }
 
 /// The net's answer for one seat: its legal moves and, in their order, the
@@ -84,6 +134,12 @@ impl SiguoCpuNet {
         &self.model
     }
 
+    /// Use the portable kernels even where AVX2 is available (tests compare the two).
+    pub fn portable(mut self) -> SiguoCpuNet {
+        self.simd = false;
+        self
+    }
+
     /// Buffers for [`SiguoCpuNet::evaluate`].
     pub fn scratch(&self) -> SiguoScratch {
         let (ch, pad) = (self.model.channels, self.grid.pad_cells());
@@ -95,7 +151,6 @@ impl SiguoCpuNet {
             c: vec![0.0; pad * ch],
             flat: vec![0.0; self.node_cells.len() * ch],
             heads: self.heads.scratch(&self.model),
-            moves: MoveList::new(),
         }
     }
 
@@ -104,15 +159,18 @@ impl SiguoCpuNet {
     /// probabilities, and win/draw/loss for its team; with `belief` (and a
     /// belief head) the kind probabilities at every seat-relative node.
     pub fn evaluate(&self, info: &SiguoInfoSet, belief: bool, s: &mut SiguoScratch) -> SiguoEvaluation {
-        encode_into(info, &mut s.obs).expect("the scratch holds one observation");
-        info.legal_moves(&mut s.moves);
-        let moves: Vec<Move> = s.moves.iter().copied().collect();
-        let seat = info.seat();
-        let legal: Vec<u16> = moves.iter().map(|&mv| action_index(seat, mv) as u16).collect();
-        let obs = std::mem::take(&mut s.obs);
-        let evaluation = self.evaluate_planes(&obs, &legal, belief, s);
+        let (input, moves) = SiguoInput::of(info, belief);
+        SiguoEvaluation { moves, evaluation: self.evaluate_input(&input, s) }
+    }
+
+    /// The net's answer to `input`: the probabilities of its legal actions
+    /// in their order, win/draw/loss, and the belief if asked for and present.
+    pub fn evaluate_input(&self, input: &SiguoInput, s: &mut SiguoScratch) -> Evaluation {
+        let mut obs = std::mem::take(&mut s.obs);
+        input.code.planes_into(&mut obs).expect("the scratch holds one observation");
+        let evaluation = self.evaluate_planes(&obs, &input.legal, input.belief, s);
         s.obs = obs;
-        SiguoEvaluation { moves, evaluation }
+        evaluation
     }
 
     /// The net's answer for the observation `obs` (`junqi_siguo::observation`'s
@@ -135,5 +193,19 @@ impl SiguoCpuNet {
         let wdl = self.heads.wdl(&s.flat, &mut s.heads);
         let belief = if belief { self.heads.belief(&s.flat) } else { None };
         Evaluation { priors, wdl, belief }
+    }
+}
+
+impl CpuEngine for SiguoCpuNet {
+    type Query = SiguoInput;
+    type Scratch = SiguoScratch;
+    fn scratch(&self) -> SiguoScratch {
+        SiguoCpuNet::scratch(self)
+    }
+    fn answer(&self, input: &SiguoInput, scratch: &mut SiguoScratch) -> Evaluation {
+        self.evaluate_input(input, scratch)
+    }
+    fn describe(&self) -> String {
+        if self.simd { "avx2+fma" } else { "portable" }.to_string()
     }
 }

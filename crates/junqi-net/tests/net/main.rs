@@ -7,6 +7,7 @@ mod precision;
 mod service;
 mod shipped;
 mod siguo;
+mod siguo_service;
 
 /// Held by the tests that change the process-wide inference settings or
 /// count the shared services' batches (determinism, shipped): they share

@@ -6,7 +6,7 @@
 //! games with legal moves only and decides from its seat's information set.
 
 use junqi_net::{
-    register_net_bots, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet,
+    register_net_bots, shared_siguo_net, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet,
     SiguoNetEvaluator, SiguoNetPlayer,
 };
 use junqi_siguo::bots::RandomBot;
@@ -92,7 +92,7 @@ fn a_random_net_plays_whole_anqi_games_against_random_with_legal_moves() {
     let spec = format!("net:{}", four.display());
     assert!(junqi_siguo::build_agent(&spec, &rules).expect("net: is registered").is_ok());
     assert!(junqi_siguo::build_agent("random", &rules).is_none());
-    let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
+    let net = shared_siguo_net(&four).unwrap();
     for seed in 0..2u64 {
         let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| -> Box<dyn SiguoBot> {
             if (i + seed as usize) & 1 == 0 {
@@ -138,7 +138,7 @@ fn the_net_sees_only_its_seats_information_set() {
         let mut s = net.scratch();
         let (a, b) = (net.evaluate(&info, true, &mut s), net.evaluate(&other, true, &mut s));
         assert_eq!(a, b);
-        let mut player = SiguoNetPlayer::new(net.clone(), "net");
+        let mut player = SiguoNetPlayer::new(shared_siguo_net(&four).unwrap(), "net");
         assert_eq!(player.best_move(&info), player.best_move(&other));
         assert!(a.evaluation.belief.as_ref().is_some_and(|b| b.len() == 129 * 12));
     }
@@ -195,7 +195,7 @@ fn the_net_guided_search_plays_whole_games_with_legal_moves() {
 fn the_net_guided_search_sees_only_its_seats_information_set() {
     let dir = temp_dir("search-hidden");
     let (four, _) = both_nets(&dir);
-    let net = Arc::new(SiguoCpuNet::load(&four).unwrap());
+    let net = shared_siguo_net(&four).unwrap();
     for (seed, (info, other)) in twins(5).into_iter().enumerate() {
         let seed = seed as u64;
         for gumbel in [None, Some(Default::default())] {
