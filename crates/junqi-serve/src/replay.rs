@@ -331,6 +331,45 @@ mod tests {
     }
 
     #[test]
+    fn a_carried_flag_is_in_every_view_of_its_frames_with_the_node_it_left() {
+        let mut rules = Rules::preset(Mode::Fanqi);
+        rules.flag_carry = true;
+        let g = StoredGame {
+            game_id: 1,
+            rules: serde_json::to_string(&rules).unwrap(),
+            seed: 0,
+            // Red's 工兵 on b3 beside Black's flag on b2, no black mine left.
+            start_jfen: "4l/5/5/5/5/5/5/5/5/1E3/1f3/3F1 fanqi 1 r 0 0".into(),
+            moves: ["b3b2", "e12e11", "b2c2", "e11e12", "c2c2"].map(String::from).to_vec(),
+            result: "1/2-1/2".into(),
+            termination: "max_plies".into(),
+            plies: 5,
+            bots: ["random".into(), "random".into()],
+            code_version: "test".into(),
+        };
+        for view in [View::All, View::Seat(Seat::First), View::Seat(Seat::Second)] {
+            let r = replay(&g, view, "fanqi flag_carry=true".into());
+            assert!(r.error.is_none(), "{:?}", r.error);
+            let flags: Vec<_> = r.frames.iter().map(|f| f.extras.loose_flags.clone()).collect();
+            assert!(flags[0].is_empty());
+            let carried = |at: &str| {
+                vec![crate::board::FlagOnPiece {
+                    colour: "black",
+                    at: at.into(),
+                    carried: true,
+                    from: Some("b2".into()),
+                }]
+            };
+            assert_eq!(flags[1], carried("b2"));
+            assert_eq!(flags[3], carried("c2"), "the node it was picked up from stays known");
+            assert!(!flags[5][0].carried && flags[5][0].from.is_none());
+            assert!(r.frames[1].event.ends_with("— picks the flag up"), "{}", r.frames[1].event);
+            assert!(r.frames[5].event.ends_with("— puts the flag down"), "{}", r.frames[5].event);
+            assert!(r.frames.iter().all(|f| f.extras.mountains.is_none()), "closed mountains are not sent");
+        }
+    }
+
+    #[test]
     fn the_omniscient_replay_ends_on_the_position_the_rules_give() {
         let g = random_game(Mode::Fanqi, 5);
         let r = replay(&g, View::All, "fanqi".into());
