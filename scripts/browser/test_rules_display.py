@@ -49,8 +49,7 @@ def rpage(browser, rules_server):
 
 
 def open_game(page, body):
-    """A game made through the API (a start position has no field on the
-    page), opened on the Play tab by its link."""
+    """A game made through the API, opened on the Play tab by its link."""
     st = page.evaluate("b => post('/api/play', b)", body)
     assert "id" in st, st
     page.evaluate(f"location.hash = '#play?id={st['id']}'")
@@ -98,8 +97,16 @@ def test_a_flag_carried_and_put_down_and_brought_home_by_clicks(rpage, screensho
 
 def test_a_piece_into_a_mountain_and_out_by_clicks(rpage):
     page = rpage
-    open_game(page, {"mode": "mingqi", "variant": "mingqi-mountains-open", "seat": 1, "bot": "random", "seed": 2,
-                     "position": MOUNTAIN})
+    # From the form: the variant sets the mode; the start position is typed in.
+    page.click("#tab-play")
+    page.select_option("#variant", "mingqi-mountains-open")
+    assert page.eval_on_selector("#new-game select[name=mode]", "e => e.value") == "mingqi"
+    page.fill("#new-game input[name=bot]", "random")
+    page.fill("#new-game input[name=seed]", "2")
+    page.fill("#new-game input[name=position]", MOUNTAIN)
+    page.click("#start")
+    page.wait_for_function("play.state && play.state.your_turn")
+    assert page.evaluate("play.state.variant") == "mingqi mountains=open"
     assert page.locator("#play-board path.mountain").count() == 2
     # The piece clicked twice is not a move: only the mountain is its target.
     page.click("#play-board g.piece[data-square=b6]")

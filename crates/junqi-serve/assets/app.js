@@ -516,6 +516,7 @@ $("new-game").onsubmit = guard(async (e) => {
     mode: f.get("mode"),
     variant: f.get("variant") || null,
     options: f.get("options").split(/[\s,]+/).filter((x) => x),
+    position: f.get("position").trim() || null,
     seat: Number(f.get("seat")),
     bot: f.get("bot") || "random",
     bot_later: true,
