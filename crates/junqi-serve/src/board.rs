@@ -144,7 +144,8 @@ pub fn extras(pos: &Position, origins: &FlagOrigins) -> Extras {
             })
         })
         .collect();
-    let mountains = (pos.rules().mountains != Mountains::Closed).then(|| [0, 1].map(|m| pos.mountain(m).map(piece_token)));
+    let mountains =
+        (pos.rules().mountains != Mountains::Closed).then(|| [0, 1].map(|m| pos.mountain(m).map(piece_token)));
     Extras { loose_flags, mountains }
 }
 
