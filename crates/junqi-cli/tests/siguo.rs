@@ -9,6 +9,9 @@ mod arena;
 // `junqi selfplay --siguo`: samples, resuming, parts and `junqi merge`.
 #[path = "siguo/selfplay.rs"]
 mod selfplay;
+// `junqi selfplay --siguo` with four-player nets (`net:FILE`, `mcts:…,eval=net:FILE`).
+#[path = "siguo/net_selfplay.rs"]
+mod net_selfplay;
 
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")

@@ -6,9 +6,9 @@
 //! without a file, a random-weight net of the default four-player shape.
 
 use junqi_net::{ModelConfig, NetFile, NetGame, ServiceOptions, SiguoCpuNet, SiguoInput, SiguoNet};
-use std::sync::Arc;
 use junqi_siguo::{Mode, MoveList, Position, Rules, SiguoInfoSet};
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The mover's information set after a few random plies of several deals.

@@ -105,11 +105,13 @@ pub fn default_net_for(mode: Mode) -> &'static str {
 
 /// Make `net:…` and `mcts:…,eval=net:…` specs known to [`junqi_bots::from_spec`],
 /// `net:FILE` a four-player agent ([`crate::siguo_bots`]) to
-/// `junqi_siguo::build_agent`, and `eval=net:FILE` a four-player search's
+/// `junqi_siguo::build_agent` and a four-player bot to
+/// `junqi_siguo::bot_from_spec` (`selfplay --siguo`), and `eval=net:FILE` a four-player search's
 /// leaf evaluator (`mcts:sims=N,eval=net:FILE`, to `junqi_siguo::bot_from_spec`).
 pub fn register_net_bots() {
     register_bot("net", build);
     junqi_siguo::register_siguo_agent(crate::siguo_bots::build_siguo_agent);
+    junqi_siguo::register_siguo_bot(crate::siguo_bots::build_siguo_bot);
     junqi_siguo::register_siguo_evaluator(crate::siguo_bots::build_siguo_evaluator);
 }
 

@@ -33,8 +33,8 @@ pub use bots::{
 pub use cache::EvalCache;
 pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch, SiguoCpuNet, SiguoEvaluation, SiguoInput, SiguoScratch};
 pub use file::{
-    fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT, SIGUO_CHECKPOINT_FORMAT,
-    SIGUO_NET_FORMAT,
+    fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT,
+    SIGUO_CHECKPOINT_FORMAT, SIGUO_NET_FORMAT,
 };
 pub use model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 pub use service::{

@@ -411,7 +411,9 @@ impl<Q: Query> InferenceService<Q> {
         }
         OPEN.with(|open| {
             let mut open = open.borrow_mut();
-            let (any, index) = open.entry(inner.id).or_insert_with(|| (Group::<Q>::new() as Arc<dyn Any + Send + Sync>, HashMap::new()));
+            let (any, index) = open
+                .entry(inner.id)
+                .or_insert_with(|| (Group::<Q>::new() as Arc<dyn Any + Send + Sync>, HashMap::new()));
             let group = Arc::clone(any).downcast::<Group<Q>>().expect("a service's groups hold its queries");
             let mut requests = group.open.lock().unwrap_or_else(|e| e.into_inner());
             let hash = input.hash64();

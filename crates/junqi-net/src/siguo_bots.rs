@@ -195,6 +195,12 @@ pub(crate) fn build_siguo_evaluator(spec: &str) -> Option<Result<Box<dyn SiguoEv
         .map(|net| net.map(|net| Box::new(SiguoNetEvaluator::new(net, spec.trim())) as Box<dyn SiguoEvaluator>))
 }
 
+/// The bot factory registered with `junqi_siguo::register_siguo_bot`
+/// (`selfplay --siguo --bots net:FILE,…`).
+pub(crate) fn build_siguo_bot(spec: &str) -> Option<Result<Box<dyn SiguoBot>, String>> {
+    siguo_net_player(spec).map(|p| p.map(|p| Box::new(p) as Box<dyn SiguoBot>))
+}
+
 /// The agent factory registered with `junqi_siguo::register_siguo_agent`.
 pub(crate) fn build_siguo_agent(spec: &str, _rules: &Rules) -> Option<Result<Box<dyn SiguoAgent>, String>> {
     siguo_net_player(spec).map(|p| p.map(|p| Box::new(p) as Box<dyn SiguoAgent>))

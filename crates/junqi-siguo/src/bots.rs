@@ -77,7 +77,23 @@ pub trait SiguoBot: Send {
 /// ([`crate::search`]).
 pub const BOT_NAMES: [&str; 3] = ["random", "greedy", "heuristic"];
 
-/// A bot from its name; an error naming the known bots otherwise.
+/// Builds the bot of a spec it knows (junqi-net's `net:FILE`): `None` for
+/// a spec of another kind, `Some(Err)` for a bad one of its kind.
+pub type SiguoBotFactory = fn(spec: &str) -> Option<Result<Box<dyn SiguoBot>, String>>;
+
+static BOT_FACTORIES: std::sync::Mutex<Vec<SiguoBotFactory>> = std::sync::Mutex::new(Vec::new());
+
+/// Make the bot specs `factory` knows valid in [`bot_from_spec`] (so in
+/// `selfplay --siguo`); registering the same factory twice changes nothing.
+pub fn register_siguo_bot(factory: SiguoBotFactory) {
+    let mut all = BOT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner());
+    if !all.iter().any(|f| std::ptr::fn_addr_eq(*f, factory)) {
+        all.push(factory);
+    }
+}
+
+/// A bot from its name (or a registered factory's spec); an error naming
+/// the known bots otherwise.
 pub fn bot_from_spec(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
     match spec.trim() {
         "random" => Ok(Box::new(RandomBot)),
@@ -85,10 +101,15 @@ pub fn bot_from_spec(spec: &str) -> Result<Box<dyn SiguoBot>, String> {
         "heuristic" => Ok(Box::new(HeuristicBot)),
         other => match crate::search::parse_spec(other) {
             Some(bot) => Ok(Box::new(bot?)),
-            None => Err(format!(
-                "unknown four-player bot `{other}`: expected one of {}, or mcts:N (mcts:sims=N,movetime=MS)",
-                BOT_NAMES.join(", ")
-            )),
+            None => {
+                let registered = BOT_FACTORIES.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                registered.iter().find_map(|f| f(other)).unwrap_or_else(|| {
+                    Err(format!(
+                        "unknown four-player bot `{other}`: expected one of {}, or mcts:N (mcts:sims=N,movetime=MS)",
+                        BOT_NAMES.join(", ")
+                    ))
+                })
+            }
         },
     }
 }

@@ -6,8 +6,8 @@
 //! games with legal moves only and decides from its seat's information set.
 
 use junqi_net::{
-    register_net_bots, shared_siguo_net, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead, SiguoCpuNet,
-    SiguoNetEvaluator, SiguoNetPlayer,
+    register_net_bots, shared_siguo_net, siguo_net_player, CpuNet, ModelConfig, NetFile, NetGame, PolicyHead,
+    SiguoCpuNet, SiguoNetEvaluator, SiguoNetPlayer,
 };
 use junqi_siguo::bots::RandomBot;
 use junqi_siguo::search::{SearchBot, SearchConfig};

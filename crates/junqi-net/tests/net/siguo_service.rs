@@ -73,9 +73,9 @@ fn batched_answers_equal_the_forward_pass_of_one_position() {
     let alone: Vec<_> = infos.iter().map(|info| net.evaluate(info, true, &mut scratch)).collect();
     assert!(alone.iter().all(|a| a.moves.len() == a.evaluation.priors.len() && !a.moves.is_empty()));
     for (executors, max_batch) in [(1, 16), (2, 64), (1, 1)] {
-        let served = SiguoNet::serving(net.clone(), &ServiceOptions { executors, max_batch, cache_entries: 0 }).unwrap();
-        let tickets: Vec<_> =
-            infos.iter().map(|info| served.service().submit(SiguoInput::of(info, true).0)).collect();
+        let served =
+            SiguoNet::serving(net.clone(), &ServiceOptions { executors, max_batch, cache_entries: 0 }).unwrap();
+        let tickets: Vec<_> = infos.iter().map(|info| served.service().submit(SiguoInput::of(info, true).0)).collect();
         for (ticket, want) in tickets.into_iter().zip(&alone) {
             let got = ticket.wait();
             assert!(close(&got, &want.evaluation, 1e-5), "{executors} executor(s), batches of {max_batch}");
@@ -180,9 +180,10 @@ fn the_cache_is_keyed_by_the_whole_four_player_query() {
     assert_eq!(served.stats().cache_hits, 1, "no variant is answered from the plain query's entry");
 }
 
-/// `net:FILE` players of one file, built from their spec, share the
-/// registry's one service (what one asks shows in the other's counters),
-/// and ask it rather than a net of their own.
+/// `net:FILE` players of one file, built from their spec (as an agent, and
+/// as a four-player bot once registered), share the registry's one service
+/// (what one asks shows in the other's counters), and ask it rather than a
+/// net of their own.
 #[test]
 fn players_of_one_file_share_one_service() {
     let _lock = crate::shared_services();
@@ -196,4 +197,9 @@ fn players_of_one_file_share_one_service() {
     assert_eq!(b.stats().requests, before + 1);
     assert_eq!(a.stats(), b.stats());
     let _: &InferenceService<SiguoInput> = a.service();
+    // As a four-player bot (selfplay --siguo) once registered, on the same service.
+    junqi_net::register_net_bots();
+    let mut bot = junqi_siguo::bot_from_spec(&spec).unwrap();
+    assert!(bot.choose(info, &mut rand::rngs::StdRng::seed_from_u64(1)).is_some());
+    assert_eq!(a.stats().requests, before + 2);
 }
