@@ -3,6 +3,7 @@
 //! two games on two threads writing samples, read back and checked: every
 //! sample of the net's team is the net's most probable move, every sample
 //! of the search's team its visit shares; `junqi replay` re-plays the games.
+//! The same two bots play `arena --siguo`.
 
 use super::{junqi, stdout};
 use junqi_net::{ModelConfig, NetFile, NetGame, SiguoCpuNet, SiguoInput};
@@ -60,6 +61,14 @@ fn selfplay_siguo_plays_a_net_against_its_search_and_writes_samples() {
     }
     assert!(by_net > 0 && by_search > 0, "{by_net} samples of the net, {by_search} of the search");
     let replayed = stdout(&junqi(&["replay", "--games", out.to_str().unwrap()]));
+    assert!(replayed.contains("replayed 2 game(s): all match"), "{replayed}");
+
+    // The same two in `arena --siguo`, on two threads.
+    let arena = dir.join("arena");
+    let args = ["arena", "--siguo", "--bots", &bots, "--games-per-pair", "2", "--threads", "2"];
+    let text = stdout(&junqi(&[&args[..], &["--set", "max_plies=40", "--out", arena.to_str().unwrap()]].concat()));
+    assert!(text.contains("Four-player arena (四国)") && text.contains(&net_bot), "{text}");
+    let replayed = stdout(&junqi(&["replay", "--games", arena.to_str().unwrap()]));
     assert!(replayed.contains("replayed 2 game(s): all match"), "{replayed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
