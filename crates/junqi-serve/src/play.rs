@@ -370,7 +370,14 @@ impl Session {
             return Ok(());
         }
         let before = game.infoset(human).view().clone();
-        let (_, obs) = game.play(mv).map_err(|e| ApiError::bad_request(format!("{mv}: {e}")))?;
+        let (_, obs) = match game.play(mv) {
+            Ok(played) => played,
+            Err(e) => {
+                // Still the person's turn: their clock, stopped above, runs again.
+                self.after_turn();
+                return Err(ApiError::bad_request(format!("{mv}: {e}")));
+            }
+        };
         let words = self.words(&before, mv, &obs[human.index()]);
         self.log.push(format!("you: {words}"));
         if bot_later {
@@ -391,8 +398,8 @@ impl Session {
     }
 
     /// Ends the game when the person's running clock has no time left
-    /// (asked by every request on the game: the page asks when its clock
-    /// shows zero). Whether it did.
+    /// (asked by the state and move requests: the page asks for the state
+    /// when its clock shows zero). Whether it did.
     pub fn check_time(&mut self) -> bool {
         match self.clock.as_ref().and_then(GameClock::flag_fallen) {
             Some(seat) if self.outcome.is_none() && self.game.is_some() => {

@@ -497,7 +497,14 @@ mod tests {
     #[test]
     fn both_kernels_match_the_definition() {
         let mut seed = 5;
-        let grids = [BOARD, Grid { rows: 17, cols: 17 }, Grid { rows: 3, cols: 9 }, Grid { rows: 2, cols: 3 }];
+        // Rows of 5, 17 (5+5+5+2), 9 (5+4), 3 and 6 (5+1) cells.
+        let grids = [
+            BOARD,
+            Grid { rows: 17, cols: 17 },
+            Grid { rows: 3, cols: 9 },
+            Grid { rows: 2, cols: 3 },
+            Grid { rows: 2, cols: 6 },
+        ];
         for (cin, cout, grid) in [
             (32, 32, BOARD),
             (27, 16, BOARD),
@@ -508,6 +515,7 @@ mod tests {
             (5, 3, grids[1]),
             (7, 16, grids[2]),
             (7, 16, grids[3]),
+            (7, 16, grids[4]),
         ] {
             let w = (0..9 * cin * cout).map(|_| lcg(&mut seed)).collect();
             let b = (0..cout).map(|_| lcg(&mut seed)).collect();
