@@ -19,7 +19,8 @@ use junqi_selfplay::{
     game_seed, read_siguo_games_file, run_siguo, shard_files, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
 };
 use junqi_siguo::{
-    build_agent, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent, SiguoBot, SiguoInfoSet, OPTION_NAMES,
+    build_agent, deploy_armies, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent, SiguoBot,
+    SiguoInfoSet, OPTION_NAMES,
 };
 use junqi_stats::{pair_estimates, Decision, Estimate, Penta, Sprt, SprtSummary};
 use serde::{Deserialize, Serialize};
@@ -193,11 +194,8 @@ pub fn play_agent_game(
     code_version: &str,
 ) -> Result<(SiguoGame, Option<String>), ArenaError> {
     let seed = config.deal_seed(id);
-    let start = Position::new_game(config.rules, seed);
     let specs = config.seats(id);
     let mut rng = junqi_core::rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
-    let mut pos = start.clone();
-    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
     let mut seats = Vec::with_capacity(4);
     for spec in &specs {
         seats.push(match junqi_siguo::bot_from_spec(spec) {
@@ -210,6 +208,16 @@ pub fn play_agent_game(
             }
         });
     }
+    // A bot that deploys (a net's learned model) replaces its armies' part of the deal.
+    let start = deploy_armies(&Position::new_game(config.rules, seed), &mut rng, |army, rules, rng| {
+        match &mut seats[army.index()] {
+            SeatPlayer::Bot(bot) => bot.deploy(army, rules, rng),
+            SeatPlayer::Agent(_) => None,
+        }
+    })
+    .map_err(|e| ArenaError::Config(format!("game {id}: {e}")))?;
+    let mut pos = start.clone();
+    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
     let mut moves: Vec<Move> = Vec::new();
     let mut forfeit: Option<(Army, String)> = None;
     for army in Army::ALL {

@@ -175,6 +175,15 @@ impl DeploymentModel {
         candidates.into_iter().nth(pick).expect("a candidate")
     }
 
+    /// A deployment for one army of the four-player game (docs/rules.md
+    /// §10.5), whose zone is the two-player half written as Red's: Red's
+    /// choice. The candidates keep bombs off the front rank, so the choice
+    /// is legal whether a four-player variant lifts that rule or not (the
+    /// formations read no rule; the preset only fills the argument).
+    pub fn choose_red_half<R: Rng + ?Sized>(&self, rng: &mut R) -> Deployment {
+        self.choose(Colour::Red, &Rules::preset(junqi_core::Mode::Anqi), rng)
+    }
+
     /// Fit to `games`: each a deployment and its result for that side (1
     /// won, 0.5 drawn, 0 lost), by full-batch gradient descent on the mean
     /// logistic loss plus `l2 / 2 · |w|²`, starting from `self`.

@@ -331,7 +331,8 @@ const UNSIGNED_KEYS: &[&str] = &[
     "data_window",
 ];
 
-/// The tensors of a learned deployment model in a net file (暗棋/明棋).
+/// The tensors of a learned deployment model in a net file (暗棋/明棋, and
+/// 四国: each army deploys on the two-player half, so the same model).
 const DEPLOY_WEIGHT: &str = "deploy.weight";
 const DEPLOY_BIAS: &str = "deploy.bias";
 const DEPLOY_TEMPERATURE: &str = "deploy.temperature";

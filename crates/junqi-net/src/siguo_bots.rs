@@ -15,6 +15,13 @@
 //! the searching seat's information set, by absolute node, through which
 //! the search draws its worlds.
 //!
+//! A net file with a learned deployment model (`deploy.*`, fitted by
+//! `junqi-train`'s `siguo_deployments`) deploys its armies by it, the
+//! player as [`SiguoBot::deploy`] and the search through its evaluator:
+//! each army's zone is the two-player half (docs/rules.md §10.5), so the
+//! two-player [`DeploymentModel`] chooses on Red's half. Without a model
+//! the armies keep the deal's deployments, as before.
+//!
 //! Every player of the same file shares one loaded net and its batching
 //! inference service ([`shared_siguo_net`], in the same per-file registry
 //! as the two-player nets' services): the positions of every game in
@@ -25,10 +32,12 @@
 
 use crate::cpu::siguo::{SiguoCpuNet, SiguoEvaluation, SiguoInput};
 use crate::service::{CpuBackend, InferenceService, ServiceOptions, StatsSnapshot};
-use crate::{inference_settings, resolve_net_path, ModelConfig, NetError};
-use junqi_bots::BotSpec;
-use junqi_core::KindBelief;
-use junqi_siguo::{belief_by_node, LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet};
+use crate::{inference_settings, resolve_net_path, ModelConfig, NetError, NetFile, NetGame};
+use junqi_bots::{BotSpec, DeploymentModel};
+use junqi_core::{Deployment, KindBelief};
+use junqi_siguo::{
+    belief_by_node, Army, LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet,
+};
 use rand::RngCore;
 use std::path::Path;
 use std::sync::Arc;
@@ -39,6 +48,8 @@ use std::sync::Arc;
 pub struct SiguoNet {
     service: InferenceService<SiguoInput>,
     model: ModelConfig,
+    /// The file's learned deployment model, if any.
+    deployer: Option<Arc<DeploymentModel>>,
 }
 
 impl std::fmt::Debug for SiguoNet {
@@ -52,7 +63,24 @@ impl SiguoNet {
     /// of a file share the registry's instead: [`shared_siguo_net`]).
     pub fn serving(net: Arc<SiguoCpuNet>, options: &ServiceOptions) -> Result<SiguoNet, NetError> {
         let model = net.model().clone();
-        Ok(SiguoNet { service: InferenceService::start(CpuBackend::factory(net), options)?, model })
+        Ok(SiguoNet { service: InferenceService::start(CpuBackend::factory(net), options)?, model, deployer: None })
+    }
+
+    /// The net deploying by `deployer` (its file's learned model).
+    pub fn with_deployer(mut self, deployer: Option<DeploymentModel>) -> SiguoNet {
+        self.deployer = deployer.map(Arc::new);
+        self
+    }
+
+    /// The learned deployment model its players deploy by, if any.
+    pub fn deployer(&self) -> Option<&DeploymentModel> {
+        self.deployer.as_deref()
+    }
+
+    /// A deployment by the learned model (any army: each deploys on Red's
+    /// half); `None` without one, so the army keeps the deal's.
+    fn deploy(&self, rng: &mut dyn RngCore) -> Option<Deployment> {
+        self.deployer().map(|m| m.choose_red_half(rng))
     }
 
     pub fn model(&self) -> &ModelConfig {
@@ -110,6 +138,10 @@ impl SiguoBot for SiguoNetPlayer {
     fn choose(&mut self, info: &SiguoInfoSet, _rng: &mut dyn RngCore) -> Option<Move> {
         self.best_move(info)
     }
+
+    fn deploy(&mut self, _army: Army, _rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
+        self.net.deploy(rng)
+    }
 }
 
 impl SiguoAgent for SiguoNetPlayer {
@@ -126,10 +158,14 @@ impl SiguoAgent for SiguoNetPlayer {
 
 /// The four-player net at `path` behind its service, read and started once
 /// per process (the registry of [`crate::shared_net`]; the inference
-/// settings' batching and cache, always the CPU engine).
+/// settings' batching and cache, always the CPU engine), with the file's
+/// learned deployment model.
 pub fn shared_siguo_net(path: &Path) -> Result<SiguoNet, NetError> {
     crate::bots::shared_siguo(path, |canonical| {
-        SiguoNet::serving(Arc::new(SiguoCpuNet::load(canonical)?), &inference_settings().options)
+        let file = NetFile::read_game(canonical, NetGame::Siguo)?;
+        let deployer = file.deployment_model()?;
+        let net = SiguoNet::serving(Arc::new(SiguoCpuNet::from_file(&file)?), &inference_settings().options)?;
+        Ok(net.with_deployer(deployer))
     })
 }
 
@@ -186,6 +222,11 @@ impl SiguoEvaluator for SiguoNetEvaluator {
         }
         let answer = self.net.service.evaluate(SiguoInput::belief_of(info));
         answer.belief.map(|probs| belief_by_node(info.seat(), &probs))
+    }
+
+    /// The net's learned deployment, which the search deploys by.
+    fn deploy(&mut self, _army: Army, _rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
+        self.net.deploy(rng)
     }
 }
 

@@ -21,7 +21,7 @@ use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use junqi_core::rng_from_seed;
-use junqi_siguo::bots::{bot_from_spec, play_bots, SiguoBot};
+use junqi_siguo::bots::{bot_from_spec, deploy_bots, play_bots, SiguoBot};
 use junqi_siguo::{Move, MoveList, Position, Rules};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -68,7 +68,9 @@ pub struct SiguoGame {
     pub game_id: u64,
     /// The rules as a four-player rules file (TOML text).
     pub rules: String,
-    /// The deal's seed: `Position::new_game(rules, seed)` is the start.
+    /// The deal's seed: `Position::new_game(rules, seed)` is the start,
+    /// but for the armies of a bot that deploys its own (a net's learned
+    /// deployments; `start` holds them).
     pub seed: u64,
     /// The start position in the four-seat notation (docs/rules.md §10.4).
     pub start: String,
@@ -212,10 +214,12 @@ pub fn play_siguo(
     code_version: &str,
 ) -> Result<(SiguoGame, Vec<SiguoSample>), SelfplayError> {
     let seed = config.deal_seed(id);
-    let start = Position::new_game(config.rules, seed);
     let specs = config.seats(id);
     let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| bot_from_spec(&specs[i]).expect("checked specs"));
     let mut rng = rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
+    // A bot that deploys (a net with a learned model) replaces its armies' part of the deal.
+    let start = deploy_bots(&Position::new_game(config.rules, seed), &mut bots, &mut rng)
+        .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
     let game = play_bots(start, &mut bots, &mut rng)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
     let plies = sampled_plies(config.samples_per_game, config.seed, id, game.moves.len() as u32);

@@ -25,7 +25,10 @@
 use crate::board::{tables, Army, Node, NodeKind, NODES};
 use crate::infoset::{Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Outcome, Position};
+use crate::rules::Rules;
+use crate::setup::{army_deployment, validate, SetupError};
 use junqi_core::piece::{Kind, KindSet};
+use junqi_core::setup::Deployment;
 use rand::{Rng, RngCore};
 use std::collections::VecDeque;
 
@@ -69,6 +72,14 @@ pub trait SiguoBot: Send {
     /// weighed and its share (summing to 1), as the search's root visit
     /// shares; `None` for a bot without one (the move chosen is all).
     fn last_policy(&self) -> Option<Vec<(Move, f32)>> {
+        None
+    }
+    /// The bot's own deployment for `army` in a new game under `rules`
+    /// (written on Red's half, as [`crate::setup::validate`] reads it), or
+    /// `None` (the default): the army keeps the deal's. A net with a
+    /// learned deployment model deploys by it.
+    fn deploy(&mut self, army: Army, rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
+        let _ = (army, rules, rng);
         None
     }
 }
@@ -403,6 +414,48 @@ impl SiguoBot for HeuristicBot {
         }
         Some(moves[best.1])
     }
+}
+
+/// `start` (a deal) with each army deployed by its bot where the bot
+/// deploys ([`SiguoBot::deploy`], asked in army order, drawing from `rng`);
+/// the other armies keep the deal's deployment, and without any bot that
+/// deploys `start` comes back unchanged and `rng` untouched. A bot's
+/// deployment that breaks §10.5 is an error naming it.
+pub fn deploy_bots(
+    start: &Position,
+    bots: &mut [Box<dyn SiguoBot>; 4],
+    rng: &mut dyn RngCore,
+) -> Result<Position, String> {
+    deploy_armies(start, rng, |army, rules, rng| bots[army.index()].deploy(army, rules, rng)).map_err(|e| {
+        let army = match &e {
+            SetupError::Deployment { army, .. } | SetupError::NotRedHalf { army } => *army,
+        };
+        format!("bot {} deployed illegally: {e}", bots[army.index()].name())
+    })
+}
+
+/// [`deploy_bots`] for any players: `deploy` gives an army's own
+/// deployment or `None` (keep the deal's); the first illegal one is the error.
+pub fn deploy_armies(
+    start: &Position,
+    rng: &mut dyn RngCore,
+    mut deploy: impl FnMut(Army, &Rules, &mut dyn RngCore) -> Option<Deployment>,
+) -> Result<Position, SetupError> {
+    let rules = *start.rules();
+    let mut deployments = Army::ALL.map(|army| army_deployment(start, army));
+    let mut changed = false;
+    for army in Army::ALL {
+        if let Some(d) = deploy(army, &rules, rng) {
+            validate(army, &d, &rules)?;
+            deployments[army.index()] = d;
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(start.clone());
+    }
+    let [a, b, c, d] = &deployments;
+    Position::from_deployments(rules, [a, b, c, d])
 }
 
 /// A game played by four bots, each from its own seat's information set.

@@ -79,8 +79,10 @@ use crate::board::{Army, Team};
 use crate::bots::{piece_value, HeuristicBot, SiguoBot};
 use crate::infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
 use crate::position::{Move, MoveList, Position};
+use crate::rules::Rules;
 use junqi_bots::mcts::{GumbelOptions, GumbelRoot};
 use junqi_core::piece::Kind;
+use junqi_core::setup::Deployment;
 use junqi_core::KindBelief;
 use rand::{Rng, RngCore};
 use std::time::{Duration, Instant};
@@ -260,6 +262,12 @@ pub trait SiguoEvaluator: Send {
     /// search draws its worlds through it. `None` (the default, or a net
     /// without the head): the worlds are drawn uniformly.
     fn belief(&mut self, _info: &SiguoInfoSet) -> Option<KindBelief> {
+        None
+    }
+    /// A deployment for `army` (as [`SiguoBot::deploy`]: a net's learned
+    /// model); `None`, the default, keeps the deal's. The search deploys by it.
+    fn deploy(&mut self, army: Army, rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
+        let _ = (army, rules, rng);
         None
     }
 }
@@ -618,6 +626,9 @@ impl SiguoBot for SearchBot {
             }
         }
     }
+    fn deploy(&mut self, army: Army, rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
+        self.evaluator.as_mut()?.deploy(army, rules, rng)
+    }
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
         self.last = None;
         let stats = match self.next.take() {
@@ -755,7 +766,7 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
 mod tests {
     use super::*;
     use crate::bots::bot_from_spec;
-    use crate::rules::{Mode, Rules};
+    use crate::rules::Mode;
 
     fn start() -> (Position, SiguoInfoSet) {
         let pos = Position::new_game(Rules::preset(Mode::Anqi), 7);

@@ -32,6 +32,17 @@ pub fn random_deployment<R: Rng + ?Sized>(rules: &Rules, rng: &mut R) -> Deploym
     Deployment::random_allowing(Colour::Red, rng, rules.bomb_front_rank)
 }
 
+/// The deployment of `army` in `pos` (a start position): its pieces in its
+/// zone, written on Red's half as [`validate`] reads them.
+pub fn army_deployment(pos: &Position, army: Army) -> Deployment {
+    let pieces = pos
+        .pieces()
+        .filter(|(node, piece)| piece.army == army && node.zone() == Some(army))
+        .filter_map(|(node, piece)| Some((node.square()?, piece.kind)))
+        .collect();
+    Deployment { colour: Colour::Red, pieces }
+}
+
 impl Position {
     /// A start position from four deployments (armies 0–3), each validated;
     /// army 0 moves first.

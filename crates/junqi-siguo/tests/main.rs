@@ -6,6 +6,7 @@ mod board;
 mod bots;
 mod code;
 mod common;
+mod deploy;
 mod game;
 mod infoset;
 mod movement;

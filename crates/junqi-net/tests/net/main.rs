@@ -7,6 +7,7 @@ mod precision;
 mod service;
 mod shipped;
 mod siguo;
+mod siguo_deploy;
 mod siguo_service;
 
 /// Held by the tests that change the process-wide inference settings or
