@@ -115,6 +115,16 @@ impl NetFile {
     /// [`NetFile::read`] for a net of `game` (a net of the other game is
     /// refused by name).
     pub fn read_game(path: &Path, game: NetGame) -> Result<NetFile, NetError> {
+        NetFile::read_wanting(path, Some(game))
+    }
+
+    /// [`NetFile::read`] for a net of either game (its `game` says which):
+    /// what applies to both, such as storing a deployment model.
+    pub fn read_either(path: &Path) -> Result<NetFile, NetError> {
+        NetFile::read_wanting(path, None)
+    }
+
+    fn read_wanting(path: &Path, want: Option<NetGame>) -> Result<NetFile, NetError> {
         let size = std::fs::metadata(path).map_err(NetError::io(path))?.len();
         if size > MAX_NET_BYTES {
             return Err(NetError::File {
@@ -124,7 +134,7 @@ impl NetFile {
         }
         // Bounded and regular: `net:/dev/zero` is an error, not an endless read.
         let bytes = junqi_core::read_bounded(path, MAX_NET_BYTES).map_err(NetError::io(path))?;
-        NetFile::parse_game(path, &bytes, game)
+        NetFile::parse_wanting(path, &bytes, want)
     }
 
     /// [`NetFile::read`] on the file's bytes (`path` names it in errors).
@@ -136,7 +146,11 @@ impl NetFile {
 
     /// [`NetFile::parse`] for a net of `game`.
     pub fn parse_game(path: &Path, bytes: &[u8], game: NetGame) -> Result<NetFile, NetError> {
-        let (file, signed) = NetFile::parse_checked(path, bytes, Some(game))?;
+        NetFile::parse_wanting(path, bytes, Some(game))
+    }
+
+    fn parse_wanting(path: &Path, bytes: &[u8], want: Option<NetGame>) -> Result<NetFile, NetError> {
+        let (file, signed) = NetFile::parse_checked(path, bytes, want)?;
         if !signed {
             let mut warned = WARNED_UNSIGNED.lock().unwrap_or_else(|e| e.into_inner());
             if warned.get_or_insert_with(HashSet::new).insert(path.to_path_buf()) {

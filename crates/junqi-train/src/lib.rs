@@ -39,6 +39,7 @@ mod metrics;
 mod net;
 mod optim;
 mod siguo;
+pub mod siguo_deployments;
 mod tb_events;
 mod trainer;
 

@@ -347,15 +347,16 @@ impl Trainer {
     /// `heuristic` where its init deployed by what it had learned.
     ///
     /// A four-player net is written as format `junqi-siguo-net/1`
-    /// ([`crate::export_siguo_net`]).
+    /// ([`crate::export_siguo_net`]), its init's deployment model kept the same way.
     pub fn export(&self, path: &Path) -> Result<()> {
         if self.game == NetGame::Siguo {
-            return crate::siguo::export_siguo_net(&self.vs, &self.config.model, self.step, path);
+            crate::siguo::export_siguo_net(&self.vs, &self.config.model, self.step, path)?;
+        } else {
+            let tensors: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+            let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::NET_FORMAT);
+            meta.insert("step".into(), self.step.to_string());
+            checkpoint::write(path, tensors, meta)?;
         }
-        let tensors: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
-        let mut meta = checkpoint::base_metadata(&self.config.model, checkpoint::NET_FORMAT);
-        meta.insert("step".into(), self.step.to_string());
-        checkpoint::write(path, tensors, meta)?;
         let Some(init) = &self.config.init else { return Ok(()) };
         let Some(model) = junqi_net::NetFile::read(init)?.deployment_model()? else { return Ok(()) };
         crate::deployments::store_in_net(path, &model)

@@ -9,6 +9,7 @@ mod netbots;
 mod random_damage;
 mod resume;
 mod siguo_belief;
+mod siguo_deployments;
 mod siguo_net;
 mod siguo_train;
 mod train;
