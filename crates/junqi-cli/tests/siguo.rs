@@ -12,6 +12,9 @@ mod selfplay;
 // `junqi selfplay --siguo` with four-player nets (`net:FILE`, `mcts:…,eval=net:FILE`).
 #[path = "siguo/net_selfplay.rs"]
 mod net_selfplay;
+// Learned deployments: a net's model in `selfplay --siguo`, `train --fit-deployments`.
+#[path = "siguo/learned_deploy.rs"]
+mod learned_deploy;
 
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")

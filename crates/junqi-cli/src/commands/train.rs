@@ -33,6 +33,12 @@ pub struct Args {
     /// Seed of the initial weights and the data order.
     #[arg(long)]
     seed: Option<u64>,
+    /// Also fit a learned deployment model to every game of --data (a
+    /// `selfplay --siguo` run: each army's deployment and its team's result)
+    /// and store it in net.safetensors, so its net bots deploy by it.
+    /// Two-player nets learn theirs in `junqi loop`.
+    #[arg(long)]
+    fit_deployments: bool,
     /// Any config key, e.g. `--set optim.optimizer=sgd --set model.blocks=2`; repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
@@ -125,6 +131,13 @@ impl junqi_train::TrainObserver for Progress {
 
 pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
+    // Read before training, so data that is not four-player fails at once.
+    let deployments = match args.fit_deployments {
+        true => Some(junqi_train::siguo_deployments::siguo_deployment_games(std::slice::from_ref(&args.data)).context(
+            "--fit-deployments fits four-player nets from `selfplay --siguo` games (two-player nets learn theirs in `junqi loop`)",
+        )?),
+        false => None,
+    };
     let stop = crate::live::ctrl_c_flag()?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
@@ -178,6 +191,15 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     }
     if summary.checkpoint.is_some() {
         writeln!(out, "net: {} (TensorBoard: {})", net.display(), args.out.join(junqi_train::TB_DIR).display())?;
+        if let Some(games) = &deployments {
+            let loss = junqi_train::deployments::fit_into_net(&net, games)
+                .with_context(|| format!("storing the deployment model in {}", net.display()))?;
+            writeln!(
+                out,
+                "deployment model fitted to {} army deployments (loss {loss:.3}), stored in the net",
+                games.len()
+            )?;
+        }
     }
     if summary.interrupted {
         return Err(crate::Interrupted(format!(

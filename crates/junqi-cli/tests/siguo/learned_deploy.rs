@@ -1,0 +1,74 @@
+//! Learned four-player deployments from the command line: `selfplay
+//! --siguo` with a net carrying a deployment model deploys the net's armies
+//! by it (legal, different in every game) while the other bot's armies keep
+//! the deal's; `junqi replay` re-plays those games; `junqi train
+//! --fit-deployments` stores a model fitted to them in the trained net.
+
+use super::{junqi, stdout};
+use junqi_bots::DeploymentModel;
+use junqi_net::{ModelConfig, NetFile, NetGame};
+use junqi_selfplay::{read_siguo_games_file, shard_files, GAMES_DIR};
+use junqi_siguo::setup::{army_deployment, validate};
+use junqi_siguo::{Army, Position, Rules};
+
+#[test]
+fn a_net_with_a_deployment_model_deploys_by_it_and_train_fits_one() {
+    let dir = std::env::temp_dir().join(format!("junqi-cli-siguo-learned-deploy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let net_path = dir.join("siguo.safetensors");
+    let model = ModelConfig { blocks: 1, channels: 8, value_planes: 2, value_hidden: 8, ..ModelConfig::siguo() };
+    let mut file = NetFile::random_for(&model, NetGame::Siguo, 5);
+    let weights = (0..junqi_bots::DEPLOY_FEATURES).map(|i| ((i * 31) % 7) as f32 - 3.0).collect();
+    file.set_deployment_model(&DeploymentModel::from_weights(weights, 0.0, 1.0).unwrap());
+    file.write(&net_path).unwrap();
+    let net_bot = format!("net:{}", net_path.display());
+    let run = dir.join("run");
+    let bots = format!("{net_bot},random");
+    let args = ["selfplay", "--siguo", "--bots", &bots, "--games", "6", "--samples-per-game", "4", "--threads", "2"];
+    let text = stdout(&junqi(&[&args[..], &["--set", "max_plies=30", "--out", run.to_str().unwrap()]].concat()));
+    assert!(text.contains("played 6 four-player games"), "{text}");
+
+    let games: Vec<_> =
+        shard_files(&run.join(GAMES_DIR)).unwrap().iter().flat_map(|f| read_siguo_games_file(f).unwrap()).collect();
+    assert_eq!(games.len(), 6);
+    let mut learned = std::collections::HashSet::new();
+    for game in &games {
+        let rules = Rules::from_toml_str(&game.rules).unwrap();
+        let start = junqi_siguo::parse(&game.start, rules).unwrap();
+        let deal = Position::new_game(rules, game.seed);
+        for army in Army::ALL {
+            let d = army_deployment(&start, army);
+            validate(army, &d, &rules).unwrap_or_else(|e| panic!("game {}: {e}", game.game_id));
+            let mut key = d.pieces.clone();
+            key.sort();
+            let mut dealt = army_deployment(&deal, army).pieces;
+            dealt.sort();
+            if game.bots[army.index()] == net_bot {
+                assert_ne!(key, dealt, "game {}: the net deploys {army} itself", game.game_id);
+                learned.insert(key);
+            } else {
+                assert_eq!(key, dealt, "game {}: random keeps the deal's {army}", game.game_id);
+            }
+        }
+    }
+    assert_eq!(learned.len(), 12, "two net armies in each of 6 games, all different");
+    let replayed = stdout(&junqi(&["replay", "--games", run.to_str().unwrap()]));
+    assert!(replayed.contains("replayed 6 game(s): all match"), "{replayed}");
+
+    let train = dir.join("train");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train/siguo-small.toml");
+    let args = ["--device", "cpu", "train", "--config", config, "--data", run.to_str().unwrap()];
+    let sets = ["model.blocks=1", "model.channels=8", "validate_every=0", "data.shuffle_buffer=64"];
+    let mut all: Vec<&str> =
+        [&args[..], &["--out", train.to_str().unwrap(), "--steps", "2", "--batch-size", "8"]].concat();
+    for s in &sets {
+        all.extend(["--set", s]);
+    }
+    all.push("--fit-deployments");
+    let text = stdout(&junqi(&all));
+    assert!(text.contains("deployment model fitted to 24 army deployments"), "{text}");
+    let trained = NetFile::read_game(&train.join("net.safetensors"), NetGame::Siguo).unwrap();
+    assert!(trained.deployment_model().unwrap().is_some(), "the trained net carries the model");
+    let _ = std::fs::remove_dir_all(&dir);
+}
