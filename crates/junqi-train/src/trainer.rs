@@ -358,7 +358,7 @@ impl Trainer {
             checkpoint::write(path, tensors, meta)?;
         }
         let Some(init) = &self.config.init else { return Ok(()) };
-        let Some(model) = junqi_net::NetFile::read(init)?.deployment_model()? else { return Ok(()) };
+        let Some(model) = junqi_net::NetFile::read_either(init)?.deployment_model()? else { return Ok(()) };
         crate::deployments::store_in_net(path, &model)
     }
 }

@@ -96,3 +96,25 @@ fn a_fit_on_four_player_games_prefers_what_won_and_deploys_legally() {
 
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// As a two-player net's: a four-player net exported by a trainer started
+/// from an `init` with a deployment model keeps that model.
+#[test]
+fn a_four_player_net_trained_from_init_keeps_its_deployment_model() {
+    let dir = temp_dir("siguo-keep-deploy");
+    let mut config = crate::common::small_config();
+    config.model = ModelConfig { blocks: 1, channels: 8, value_planes: 2, value_hidden: 8, ..ModelConfig::siguo() };
+    let init = dir.join("init.safetensors");
+    junqi_train::init_siguo_net(&config.model, 1, &init).unwrap();
+    let mut model = DeploymentModel::uniform();
+    model.weights.iter_mut().enumerate().for_each(|(i, w)| *w = (i % 5) as f32 * 0.1 - 0.2);
+    let mut file = NetFile::read_game(&init, NetGame::Siguo).unwrap();
+    file.set_deployment_model(&model);
+    file.write(&init).unwrap();
+    config.init = Some(init);
+    let out = dir.join("out.safetensors");
+    junqi_train::Trainer::initial_for(&config, NetGame::Siguo).unwrap().export(&out).unwrap();
+    let exported = NetFile::read_game(&out, NetGame::Siguo).unwrap();
+    assert_eq!(exported.deployment_model().unwrap(), Some(model));
+    let _ = std::fs::remove_dir_all(&dir);
+}
