@@ -82,8 +82,10 @@ def browser():
             b.close()
 
 
-@pytest.fixture
-def page(browser, server):
+def page_on(browser, server):
+    """The page of `server` in a fresh browser context (a generator for a
+    fixture's `yield from`): closed afterwards, failing on any JavaScript
+    error it raised."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     pg = context.new_page()
     errors = []
@@ -93,6 +95,11 @@ def page(browser, server):
     yield pg
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser, server):
+    yield from page_on(browser, server)
 
 
 @pytest.fixture(scope="session")

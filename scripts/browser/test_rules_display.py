@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import page_on
 
 # Red's 工兵 on b3 beside Black's flag on b2 (no black mine left); b1 is Red's headquarters.
 CARRY = "4l/5/5/5/5/5/5/5/5/1E3/1f3/3F1 fanqi 1 r 0 0"
@@ -37,15 +38,7 @@ def rules_server(junqi_bin):
 
 @pytest.fixture
 def rpage(browser, rules_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(rules_server + "/")
-    pg.wait_for_selector("#replay-board line", state="attached")
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    yield from page_on(browser, rules_server)
 
 
 def open_game(page, body):

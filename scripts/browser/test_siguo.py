@@ -13,6 +13,7 @@ import json
 import subprocess
 
 import pytest
+from conftest import page_on
 
 SEED = 7
 
@@ -37,15 +38,7 @@ def siguo_server(junqi_bin):
 
 @pytest.fixture
 def siguo_page(browser, siguo_server):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    pg = context.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(siguo_server + "/")
-    pg.wait_for_selector("#replay-board line", state="attached")
-    yield pg
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    yield from page_on(browser, siguo_server)
 
 
 def hidden_kind_leaks(state):
