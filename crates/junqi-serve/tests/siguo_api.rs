@@ -5,54 +5,30 @@
 //! seat could not know), the record at the end read back, and bad requests
 //! answered with 4xx.
 
+mod common;
+
+use common::raw_request;
 use junqi_core::setup::Deployment;
 use junqi_core::Kind;
 use junqi_serve::siguo::seat_board;
-use junqi_serve::{serve, ServeOptions};
 use junqi_siguo::setup::random_deployment;
 use junqi_siguo::{Army, Mode, Move, Node, Position, Rules, SiguoInfoSet};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
 
 fn start_server() -> SocketAddr {
-    start_server_on(vec![])
+    common::start_server(None)
 }
 
 fn start_server_on(runs: Vec<std::path::PathBuf>) -> SocketAddr {
-    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    std::thread::spawn(move || serve(ServeOptions { addr, runs, allow_engines: false, tc: None }));
-    let t = Instant::now();
-    while TcpStream::connect(addr).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(30), "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    addr
+    common::start_server_on(runs, None)
 }
 
 /// One request; the status and the body as JSON.
 fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let (status, _, payload) = raw_request(addr, method, path, body);
+    let (status, _, payload) = raw_request(addr, method, path, body.unwrap_or(""));
     (status, serde_json::from_str(&payload).unwrap_or(Value::String(payload)))
-}
-
-/// One request; the status, the response's head and its body.
-fn raw_request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status: u16 = text.split(' ').nth(1).unwrap().parse().unwrap();
-    let (head, payload) = text.split_once("\r\n\r\n").unwrap();
-    (status, head.to_string(), payload.to_string())
 }
 
 /// The 129 tokens of a state's board.
@@ -193,7 +169,7 @@ fn a_siguo_anqi_game_through_the_api_never_shows_a_hidden_kind() {
 /// the game played (the start the person deployed, every move), whose moves
 /// replayed from its start give the referee's board the page was shown.
 fn check_record(addr: SocketAddr, id: u64, st: &Value, start: &Position) {
-    let (code, head, text) = raw_request(addr, "GET", &format!("/api/play/siguo/{id}/record"), None);
+    let (code, head, text) = raw_request(addr, "GET", &format!("/api/play/siguo/{id}/record"), "");
     assert_eq!(code, 200, "{text}");
     assert!(head.contains(&format!("filename=\"junqi-siguo-game-{id}.jgn\"")), "{head}");
     let records = junqi_selfplay::siguo_jgn::parse_siguo_records(&text).unwrap();
