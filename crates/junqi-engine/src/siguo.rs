@@ -642,35 +642,59 @@ mod tests {
     use junqi_siguo::Mode;
     use rand::Rng;
 
+    /// A random game with every seat's set and position record, a move at a time.
+    struct RandomGame {
+        pos: Position,
+        infos: Vec<SiguoInfoSet>,
+        records: Vec<SiguoRecord>,
+        rng: junqi_core::GameRng,
+        list: MoveList,
+    }
+
+    impl RandomGame {
+        fn new(rules: Rules, deal: u64, seed: u64) -> RandomGame {
+            let pos = Position::new_game(rules, deal);
+            let infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+            let records = infos.iter().map(SiguoRecord::new).collect();
+            RandomGame { pos, infos, records, rng: junqi_core::rng_from_seed(seed), list: MoveList::new() }
+        }
+
+        /// Whether the game goes on before ply `plies`.
+        fn goes_on(&self, plies: u32) -> bool {
+            self.pos.outcome().is_none() && self.pos.ply() < plies
+        }
+
+        /// One random legal move, announced to every seat.
+        fn step(&mut self) {
+            self.pos.legal_moves(&mut self.list);
+            let mv = self.list[self.rng.random_range(0..self.list.len())];
+            let before = self.pos.clone();
+            let effect = self.pos.play(mv).unwrap();
+            let a = Announcement::new(&before, mv, &effect, &self.pos);
+            for (info, record) in self.infos.iter_mut().zip(self.records.iter_mut()) {
+                info.update(&a);
+                record.observe(&a);
+            }
+        }
+    }
+
     /// On every ply of random games in every mode, every seat's set rebuilt
     /// from the position line is the referee's own.
     #[test]
     fn position_lines_rebuild_the_referees_sets() {
         for (i, mode) in Mode::ALL.into_iter().enumerate() {
             let rules = Rules::preset(mode);
-            let mut rng = junqi_core::rng_from_seed(40 + i as u64);
-            let mut pos = Position::new_game(rules, 7 + i as u64);
-            let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
-            let mut records: Vec<SiguoRecord> = infos.iter().map(SiguoRecord::new).collect();
-            let mut list = MoveList::new();
+            let mut game = RandomGame::new(rules, 7 + i as u64, 40 + i as u64);
             let mut checked = 0;
-            while pos.outcome().is_none() && pos.ply() < 300 {
-                for (info, record) in infos.iter().zip(&records) {
+            while game.goes_on(300) {
+                for (info, record) in game.infos.iter().zip(&game.records) {
                     let line = record.position(info);
                     let back =
                         decode_siguo_position(&line, &rules, info.seat()).unwrap_or_else(|e| panic!("{e}: {line}"));
-                    assert_eq!(&back, info, "{mode} ply {} seat {}", pos.ply(), info.seat());
+                    assert_eq!(&back, info, "{mode} ply {} seat {}", game.pos.ply(), info.seat());
                     checked += 1;
                 }
-                pos.legal_moves(&mut list);
-                let mv = list[rng.random_range(0..list.len())];
-                let before = pos.clone();
-                let effect = pos.play(mv).unwrap();
-                let a = Announcement::new(&before, mv, &effect, &pos);
-                for (info, record) in infos.iter_mut().zip(records.iter_mut()) {
-                    info.update(&a);
-                    record.observe(&a);
-                }
+                game.step();
             }
             assert!(checked > 100, "{mode}: {checked}");
         }
@@ -680,23 +704,12 @@ mod tests {
     /// (`plies` moves at most), in the order a host sends them.
     fn game_lines(mode: Mode, deal: u64, seed: u64, plies: u32) -> (Rules, Vec<(Army, String)>) {
         let rules = Rules::preset(mode);
-        let mut rng = junqi_core::rng_from_seed(seed);
-        let mut pos = Position::new_game(rules, deal);
-        let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
-        let mut records: Vec<SiguoRecord> = infos.iter().map(SiguoRecord::new).collect();
-        let (mut lines, mut list) = (Vec::new(), MoveList::new());
-        while pos.outcome().is_none() && pos.ply() < plies {
-            let mover = pos.turn();
-            lines.push((mover, records[mover.index()].position(&infos[mover.index()])));
-            pos.legal_moves(&mut list);
-            let mv = list[rng.random_range(0..list.len())];
-            let before = pos.clone();
-            let effect = pos.play(mv).unwrap();
-            let a = Announcement::new(&before, mv, &effect, &pos);
-            for (info, record) in infos.iter_mut().zip(records.iter_mut()) {
-                info.update(&a);
-                record.observe(&a);
-            }
+        let mut game = RandomGame::new(rules, deal, seed);
+        let mut lines = Vec::new();
+        while game.goes_on(plies) {
+            let mover = game.pos.turn().index();
+            lines.push((game.pos.turn(), game.records[mover].position(&game.infos[mover])));
+            game.step();
         }
         (rules, lines)
     }
