@@ -209,7 +209,7 @@ pub fn play_agent_game(
         });
     }
     // A bot that deploys (a net's learned model) replaces its armies' part of the deal.
-    let start = deploy_armies(&Position::new_game(config.rules, seed), &mut rng, |army, rules, rng| {
+    let start = deploy_armies(&Position::new_game(config.rules, seed), seed, |army, rules, rng| {
         match &mut seats[army.index()] {
             SeatPlayer::Bot(bot) => bot.deploy(army, rules, rng),
             SeatPlayer::Agent(_) => None,

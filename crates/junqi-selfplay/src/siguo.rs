@@ -218,7 +218,7 @@ pub fn play_siguo(
     let mut bots: [Box<dyn SiguoBot>; 4] = [0, 1, 2, 3].map(|i| bot_from_spec(&specs[i]).expect("checked specs"));
     let mut rng = rng_from_seed(seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(1 + id % 2)));
     // A bot that deploys (a net with a learned model) replaces its armies' part of the deal.
-    let start = deploy_bots(&Position::new_game(config.rules, seed), &mut bots, &mut rng)
+    let start = deploy_bots(&Position::new_game(config.rules, seed), seed, &mut bots)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;
     let game = play_bots(start, &mut bots, &mut rng)
         .map_err(|e| SelfplayError::Config(format!("four-player game {id}: {e}")))?;

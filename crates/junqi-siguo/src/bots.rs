@@ -416,17 +416,12 @@ impl SiguoBot for HeuristicBot {
     }
 }
 
-/// `start` (a deal) with each army deployed by its bot where the bot
-/// deploys ([`SiguoBot::deploy`], asked in army order, drawing from `rng`);
-/// the other armies keep the deal's deployment, and without any bot that
-/// deploys `start` comes back unchanged and `rng` untouched. A bot's
-/// deployment that breaks §10.5 is an error naming it.
-pub fn deploy_bots(
-    start: &Position,
-    bots: &mut [Box<dyn SiguoBot>; 4],
-    rng: &mut dyn RngCore,
-) -> Result<Position, String> {
-    deploy_armies(start, rng, |army, rules, rng| bots[army.index()].deploy(army, rules, rng)).map_err(|e| {
+/// `start` (the deal of `deal_seed`) with each army deployed by its bot
+/// where the bot deploys ([`SiguoBot::deploy`]); the other armies keep the
+/// deal's deployment, and without any bot that deploys `start` comes back
+/// unchanged. A bot's deployment that breaks §10.5 is an error naming it.
+pub fn deploy_bots(start: &Position, deal_seed: u64, bots: &mut [Box<dyn SiguoBot>; 4]) -> Result<Position, String> {
+    deploy_armies(start, deal_seed, |army, rules, rng| bots[army.index()].deploy(army, rules, rng)).map_err(|e| {
         let army = match &e {
             SetupError::Deployment { army, .. } | SetupError::NotRedHalf { army } => *army,
         };
@@ -434,18 +429,28 @@ pub fn deploy_bots(
     })
 }
 
+/// The seed of `army`'s deployment in the deal of `deal_seed`: each army
+/// draws from its own stream, so what one army's bot draws never shifts
+/// another's, and a model in the same seat of both games of an arena pair
+/// (one deal, the teams' seats swapped) deploys the same way in both.
+pub fn deployment_seed(deal_seed: u64, army: Army) -> u64 {
+    (deal_seed ^ 0x4445_504C_4F59_2121).wrapping_add((army.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 /// [`deploy_bots`] for any players: `deploy` gives an army's own
-/// deployment or `None` (keep the deal's); the first illegal one is the error.
+/// deployment or `None` (keep the deal's), drawing from the army's stream
+/// ([`deployment_seed`]); the first illegal one is the error.
 pub fn deploy_armies(
     start: &Position,
-    rng: &mut dyn RngCore,
+    deal_seed: u64,
     mut deploy: impl FnMut(Army, &Rules, &mut dyn RngCore) -> Option<Deployment>,
 ) -> Result<Position, SetupError> {
     let rules = *start.rules();
     let mut deployments = Army::ALL.map(|army| army_deployment(start, army));
     let mut changed = false;
     for army in Army::ALL {
-        if let Some(d) = deploy(army, &rules, rng) {
+        let mut rng = junqi_core::rng_from_seed(deployment_seed(deal_seed, army));
+        if let Some(d) = deploy(army, &rules, &mut rng) {
             validate(army, &d, &rules)?;
             deployments[army.index()] = d;
             changed = true;

@@ -5,7 +5,6 @@
 
 use junqi_bots::DeploymentModel;
 use junqi_core::piece::Kind;
-use junqi_core::rng_from_seed;
 use junqi_core::setup::Deployment;
 use junqi_siguo::bots::RandomBot;
 use junqi_siguo::setup::{army_deployment, validate};
@@ -61,7 +60,7 @@ fn learned_deployments_are_legal_in_every_mode_and_only_the_deployers_armies_cha
                     Box::new(RandomBot)
                 }
             });
-            let start = deploy_bots(&deal, &mut bots, &mut rng_from_seed(seed)).unwrap();
+            let start = deploy_bots(&deal, seed, &mut bots).unwrap();
             assert_eq!((start.turn(), start.ply()), (deal.turn(), deal.ply()));
             for army in Army::ALL {
                 let d = army_deployment(&start, army);
@@ -81,13 +80,41 @@ fn learned_deployments_are_legal_in_every_mode_and_only_the_deployers_armies_cha
 }
 
 #[test]
-fn without_a_deploying_bot_the_deal_and_the_random_stream_are_untouched() {
+fn without_a_deploying_bot_the_deal_is_untouched() {
     let deal = Position::new_game(Rules::preset(Mode::Anqi), 5);
     let mut bots: [Box<dyn SiguoBot>; 4] = std::array::from_fn(|_| Box::new(RandomBot) as Box<dyn SiguoBot>);
-    let mut rng = rng_from_seed(11);
-    let start = deploy_bots(&deal, &mut bots, &mut rng).unwrap();
+    let start = deploy_bots(&deal, 5, &mut bots).unwrap();
     assert_eq!(start.to_string(), deal.to_string());
-    assert_eq!(rng.next_u64(), rng_from_seed(11).next_u64());
+}
+
+/// Each army draws from its own stream: an army's learned deployment is
+/// the same whether or not the other armies' bots deploy, so the two games
+/// of an arena pair (one deal, the teams' seats swapped) give a model the
+/// same deployment in the same seat whatever sits beside it.
+#[test]
+fn an_armys_deployment_depends_on_its_own_seat_and_bot_only() {
+    let rules = Rules::preset(Mode::Anqi);
+    let model = DeploymentModel::uniform();
+    let deployer = || Box::new(Deployer { model: model.clone(), fixed: None }) as Box<dyn SiguoBot>;
+    let random = || Box::new(RandomBot) as Box<dyn SiguoBot>;
+    for seed in 0..6u64 {
+        let deal = Position::new_game(rules, seed);
+        let mut all: [Box<dyn SiguoBot>; 4] = std::array::from_fn(|_| deployer());
+        let mut team_a: [Box<dyn SiguoBot>; 4] = std::array::from_fn(|i| if i % 2 == 0 { deployer() } else { random() });
+        let mut team_b: [Box<dyn SiguoBot>; 4] = std::array::from_fn(|i| if i % 2 == 1 { deployer() } else { random() });
+        let (all, a, b) = (
+            deploy_bots(&deal, seed, &mut all).unwrap(),
+            deploy_bots(&deal, seed, &mut team_a).unwrap(),
+            deploy_bots(&deal, seed, &mut team_b).unwrap(),
+        );
+        for army in Army::ALL {
+            let alone = if army.index() % 2 == 0 { &a } else { &b };
+            assert_eq!(army_deployment(&all, army), army_deployment(alone, army), "seed {seed} {army}");
+        }
+        // Another deal seed draws another deployment (the streams are the deal's).
+        let other = deploy_bots(&deal, seed + 100, &mut team_a).unwrap();
+        assert_ne!(army_deployment(&other, Army::ALL[0]), army_deployment(&a, Army::ALL[0]), "seed {seed}");
+    }
 }
 
 #[test]
@@ -105,7 +132,7 @@ fn an_illegal_deployment_is_an_error_naming_the_bot() {
         let fixed = (i == 1).then(|| bad.clone());
         Box::new(Deployer { model: DeploymentModel::uniform(), fixed }) as Box<dyn SiguoBot>
     });
-    let err = deploy_bots(&deal, &mut bots, &mut rng_from_seed(1)).unwrap_err();
+    let err = deploy_bots(&deal, 3, &mut bots).unwrap_err();
     assert!(err.contains("bot deployer deployed illegally") && err.contains(&Army::ALL[1].to_string()), "{err}");
 }
 
@@ -122,7 +149,7 @@ fn a_deploying_bots_armies_stand_as_it_deployed_them() {
             Box::new(RandomBot)
         }
     });
-    let start = deploy_bots(&deal, &mut bots, &mut rng_from_seed(2)).unwrap();
+    let start = deploy_bots(&deal, 8, &mut bots).unwrap();
     assert_eq!(sorted(&army_deployment(&start, Army::ALL[3])), sorted(&mine));
     assert_eq!(start.piece_count(), deal.piece_count());
 }

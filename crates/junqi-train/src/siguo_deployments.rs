@@ -21,7 +21,14 @@ use std::path::PathBuf;
 pub fn siguo_deployment_games(runs: &[PathBuf]) -> Result<Vec<(Deployment, f32)>> {
     let mut out = Vec::new();
     for run in runs {
-        for shard in shard_files(&run.join(GAMES_DIR))? {
+        // The run folder, or its `samples/` folder as `junqi train --data` takes it.
+        let root = match run.file_name() {
+            Some(name) if name == junqi_selfplay::SAMPLES_DIR && !run.join(GAMES_DIR).is_dir() => {
+                run.parent().unwrap_or(run)
+            }
+            _ => run.as_path(),
+        };
+        for shard in shard_files(&root.join(GAMES_DIR))? {
             for game in read_siguo_games_file(&shard)? {
                 let corrupt = |message: String| TrainError::Corrupt { path: shard.clone(), message };
                 let id = game.game_id;
@@ -36,6 +43,13 @@ pub fn siguo_deployment_games(runs: &[PathBuf]) -> Result<Vec<(Deployment, f32)>
                 }
             }
         }
+    }
+    if out.is_empty() {
+        // A model fitted on nothing would still replace the deal's deployments.
+        return Err(TrainError::Config(format!(
+            "no four-player games in {} to fit deployments on",
+            runs.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+        )));
     }
     Ok(out)
 }

@@ -4,7 +4,6 @@
 //! mode; a net file without one leaves the deal as it was.
 
 use junqi_bots::DeploymentModel;
-use junqi_core::rng_from_seed;
 use junqi_net::{register_net_bots, shared_siguo_net, ModelConfig, NetFile, NetGame, SiguoCpuNet};
 use junqi_siguo::setup::{army_deployment, validate};
 use junqi_siguo::{bot_from_spec, deploy_bots, Army, Mode, Position, Rules, SiguoBot};
@@ -64,7 +63,7 @@ fn net_bots_deploy_by_the_model_legally_and_without_one_keep_the_deal() {
             for seed in 0..12u64 {
                 let deal = Position::new_game(rules, seed);
                 let mut bots = four(&spec.replace("{}", &with.display().to_string()));
-                let start = deploy_bots(&deal, &mut bots, &mut rng_from_seed(seed)).unwrap();
+                let start = deploy_bots(&deal, seed, &mut bots).unwrap();
                 assert_ne!(start.to_string(), deal.to_string(), "{spec}: deployed by the model");
                 for army in Army::ALL {
                     let d = army_deployment(&start, army);
@@ -74,7 +73,7 @@ fn net_bots_deploy_by_the_model_legally_and_without_one_keep_the_deal() {
                     seen.insert(key);
                 }
                 let mut plain = four(&spec.replace("{}", &without.display().to_string()));
-                let kept = deploy_bots(&deal, &mut plain, &mut rng_from_seed(seed)).unwrap();
+                let kept = deploy_bots(&deal, seed, &mut plain).unwrap();
                 assert_eq!(kept.to_string(), deal.to_string(), "{spec}: no model, the deal stands");
             }
             assert!(seen.len() >= 45, "{spec} {mode:?}: {} different deployments of 48", seen.len());

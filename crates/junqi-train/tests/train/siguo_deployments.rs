@@ -59,6 +59,14 @@ fn a_fit_on_four_player_games_prefers_what_won_and_deploys_legally() {
 
     let data = siguo_deployment_games(std::slice::from_ref(&run)).unwrap();
     assert_eq!(data.len(), 4 * written.len());
+    // The run's samples/ folder (as `junqi train --data` takes it) reads the same
+    // games; a run with no games is an error, not a model fitted on nothing.
+    std::fs::create_dir_all(run.join("samples")).unwrap();
+    assert_eq!(siguo_deployment_games(&[run.join("samples")]).unwrap(), data);
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(empty.join(GAMES_DIR)).unwrap();
+    let err = siguo_deployment_games(&[empty]).unwrap_err().to_string();
+    assert!(err.contains("no four-player games"), "{err}");
     for (game, armies) in written.iter().zip(data.chunks(4)) {
         let start = junqi_siguo::parse(&game.start, rules).unwrap();
         let team_a = match game.result.as_str() {
