@@ -2,7 +2,9 @@
 //! its forward pass by batch size, and training throughput (the step, the
 //! loader, both).
 
-use crate::{DataWindow, DeviceChoice, Loader, ModelConfig, Result, TorchBackend, TrainConfig, Trainer};
+use crate::{
+    DataWindow, DeviceChoice, Loader, ModelConfig, Result, TorchBackend, TrainConfig, TrainPrecision, Trainer,
+};
 use junqi_net::{Backend, NetInput};
 use std::path::Path;
 use std::time::Instant;
@@ -93,4 +95,49 @@ pub fn training_rates(model: &ModelConfig, device: DeviceChoice, threads: usize,
     }
     let both = (n * batch) as f64 / t.elapsed().as_secs_f64();
     Ok(TrainingRates { batch, step, loader: load, both })
+}
+
+/// The training step's rate (samples/s, forward + backward + update on
+/// batches already made) in each of `precisions`, measured in turn
+/// `rounds` times over the same batches of `data` (one fresh net of shape
+/// `model` per precision, from the same seed), a step of each in turn, so
+/// a busy machine slows every precision alike: `rounds` rates (8 batches
+/// each) per precision, in the order given.
+pub fn step_rates(
+    model: &ModelConfig,
+    device: DeviceChoice,
+    threads: usize,
+    data: &Path,
+    precisions: &[TrainPrecision],
+    rounds: usize,
+) -> Result<Vec<(TrainPrecision, Vec<f64>)>> {
+    tch::set_num_threads(threads as i32);
+    crate::driver::keep_freed_memory();
+    let config = TrainConfig { device, model: model.clone(), ..Default::default() };
+    let batch = config.optim.batch_size;
+    let mut loader = Loader::new(DataWindow::open(data, 0)?, 50_000, 1);
+    let dev = device.resolve()?;
+    let batches: Vec<_> = (0..8).map(|_| loader.next_batch(batch, dev)).collect::<Result<_>>()?;
+    let mut trainers = Vec::new();
+    for &precision in precisions {
+        let mut t = Trainer::new(&TrainConfig { precision, ..config.clone() })?;
+        t.train_step(&batches[0])?; // warm-up: allocations, oneDNN's kernels chosen
+        trainers.push((precision, t, Vec::new()));
+    }
+    // Step by step in turn: each batch through every precision's net
+    // before the next, so a burst of load lands on all of them.
+    for _ in 0..rounds {
+        let mut seconds = vec![0.0; trainers.len()];
+        for b in &batches {
+            for ((_, trainer, _), s) in trainers.iter_mut().zip(&mut seconds) {
+                let t = Instant::now();
+                trainer.train_step(b)?;
+                *s += t.elapsed().as_secs_f64();
+            }
+        }
+        for ((_, _, rates), s) in trainers.iter_mut().zip(seconds) {
+            rates.push((batches.len() * batch) as f64 / s);
+        }
+    }
+    Ok(trainers.into_iter().map(|(p, _, r)| (p, r)).collect())
 }

@@ -48,6 +48,46 @@ impl std::str::FromStr for DeviceChoice {
 
 pub use junqi_net::{ModelConfig, PolicyHead};
 
+/// The arithmetic of a training step's forward pass (`precision`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainPrecision {
+    /// FP32 throughout.
+    #[default]
+    Fp32,
+    /// libtorch's autocast in bf16 around the forward pass and the losses
+    /// (its convolutions and matrix products in bf16, oneDNN's kernels on
+    /// the CPU); the weights, their gradients and the optimiser stay FP32,
+    /// and validation runs in FP32.
+    Bf16,
+}
+
+impl TrainPrecision {
+    fn is_fp32(&self) -> bool {
+        *self == TrainPrecision::Fp32
+    }
+}
+
+impl std::str::FromStr for TrainPrecision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fp32" => Ok(TrainPrecision::Fp32),
+            "bf16" => Ok(TrainPrecision::Bf16),
+            _ => Err(format!("unknown training precision `{s}` (expected fp32 or bf16)")),
+        }
+    }
+}
+
+impl std::fmt::Display for TrainPrecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TrainPrecision::Fp32 => "fp32",
+            TrainPrecision::Bf16 => "bf16",
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimizerKind {
@@ -214,6 +254,11 @@ impl Default for DataConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
     pub device: DeviceChoice,
+    /// The forward pass's arithmetic (default `fp32`). Written into a
+    /// checkpoint's config only when not the default, so FP32 runs write
+    /// what they wrote before the key existed.
+    #[serde(skip_serializing_if = "TrainPrecision::is_fp32")]
+    pub precision: TrainPrecision,
     /// Seeds the weight initialisation and the data shuffling.
     pub seed: u64,
     pub model: ModelConfig,
@@ -238,6 +283,7 @@ impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
             device: DeviceChoice::Auto,
+            precision: TrainPrecision::Fp32,
             seed: 0,
             model: ModelConfig::default(),
             optim: OptimConfig::default(),
@@ -396,6 +442,20 @@ mod tests {
                 assert!(listed, "configs/train/small.toml lacks `{key}` in [{table}]");
             }
         }
+    }
+
+    #[test]
+    fn precision_parses_defaults_to_fp32_and_names_the_choices() {
+        assert_eq!(TrainConfig::from_toml("").unwrap().precision, TrainPrecision::Fp32);
+        let c = TrainConfig::from_toml("precision = \"bf16\"\n").unwrap();
+        assert_eq!(c.precision, TrainPrecision::Bf16);
+        // Round trips; FP32 (the default) is not written at all.
+        assert_eq!(TrainConfig::from_toml(&c.to_toml()).unwrap(), c);
+        assert!(!TrainConfig::default().to_toml().contains("precision"));
+        let err = TrainConfig::from_toml("precision = \"fp16\"\n").unwrap_err().to_string();
+        assert!(err.contains("fp16") && err.contains("precision"), "{err}");
+        assert_eq!("bf16".parse::<TrainPrecision>(), Ok(TrainPrecision::Bf16));
+        assert!("half".parse::<TrainPrecision>().unwrap_err().contains("fp32 or bf16"));
     }
 
     #[test]

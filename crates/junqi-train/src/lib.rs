@@ -48,6 +48,7 @@ pub use checkpoint::{
 };
 pub use config::{
     DataConfig, DeviceChoice, LrSchedule, ModelConfig, OptimConfig, OptimizerKind, PolicyHead, TrainConfig,
+    TrainPrecision,
 };
 pub use data::{held_out, Batch, DataWindow, Example, Loader, PositionCode, SampleKind};
 pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};

@@ -439,7 +439,7 @@ mod torch {
     use anyhow::Result;
     use junqi_net::{ModelConfig, NetInput};
     use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
-    use junqi_train::bench::{forward_rates, training_rates};
+    use junqi_train::bench::{forward_rates, step_rates, training_rates};
     use std::path::Path;
 
     pub fn sgemm_gflops(threads: i32, n: i64) -> f64 {
@@ -491,6 +491,25 @@ mod torch {
         );
         println!("  the loader alone      {:.0} samples/s (Parquet → positions → planes, masks, targets)", r.loader);
         println!("  both, one after other {:.0} samples/s: the raw step is {:.2}× that", r.both, r.step / r.both);
+        // FP32 and bf16 autocast (`precision = "bf16"`), a step of each in
+        // turn over the same batches, so a busy machine slows both alike.
+        use junqi_train::TrainPrecision::{Bf16, Fp32};
+        let rates = step_rates(model, device, threads as usize, &data, &[Fp32, Bf16], 3)?;
+        let median = |r: &[f64]| {
+            let mut r = r.to_vec();
+            r.sort_by(f64::total_cmp);
+            r[r.len() / 2]
+        };
+        let fp32 = median(&rates[0].1);
+        for (p, r) in &rates {
+            let shown: Vec<String> = r.iter().map(|x| format!("{x:.0}")).collect();
+            println!(
+                "  step in {p}, 3 rounds   {} samples/s (median {:.0}, {:.2}× fp32's)",
+                shown.join(" / "),
+                median(r),
+                median(r) / fp32
+            );
+        }
         Ok(())
     }
 }

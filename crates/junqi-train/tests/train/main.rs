@@ -6,6 +6,7 @@ mod common;
 mod cpu_forward;
 mod loader;
 mod netbots;
+mod precision;
 mod random_damage;
 mod resume;
 mod siguo_belief;
