@@ -409,10 +409,10 @@ mod tests {
     fn the_shipped_example_config_parses_and_shows_every_key() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train/small.toml");
         TrainConfig::from_file(&path).unwrap();
-        // Every key of the config (`init` too, which serialises only when
-        // set), in its table, set or commented out (`# key =`).
+        // Every key of the config (`init` and `precision` too, which
+        // serialise only when set), in its table, set or commented out (`# key =`).
         let text = std::fs::read_to_string(&path).unwrap();
-        let with_init = TrainConfig { init: Some("x".into()), ..Default::default() };
+        let with_init = TrainConfig { init: Some("x".into()), precision: TrainPrecision::Bf16, ..Default::default() };
         let toml::Value::Table(top) = toml::Value::try_from(&with_init).unwrap() else { panic!("a table") };
         let mut tables: Vec<(String, Vec<String>)> = vec![(String::new(), Vec::new())];
         for (key, value) in &top {
