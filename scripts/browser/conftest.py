@@ -2,6 +2,7 @@
 `junqi` binary, `junqi serve` on 127.0.0.1 over them (stopped whatever
 happens), and Debian's Chromium driven by Playwright."""
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -53,9 +54,11 @@ def runs(junqi_bin):
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def server(junqi_bin, runs):
-    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0", "--runs", str(runs)],
+@contextlib.contextmanager
+def serving(junqi_bin, *args):
+    """`junqi serve` on a free port with `args`: its address while it runs,
+    the process stopped afterwards whatever happens."""
+    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -68,6 +71,12 @@ def server(junqi_bin, runs):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(junqi_bin, runs):
+    with serving(junqi_bin, "--runs", str(runs)) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -4,12 +4,13 @@ Chromium: a flag picked up, carried, put down and brought home by clicks
 replayed on the Replay board, and both sides' clocks ticking, then a loss
 on time."""
 
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import page_on
+from conftest import page_on, serving
 
 # Red's 工兵 on b3 beside Black's flag on b2 (no black mine left); b1 is Red's headquarters.
 CARRY = "4l/5/5/5/5/5/5/5/5/1E3/1f3/3F1 fanqi 1 r 0 0"
@@ -24,16 +25,11 @@ def rules_server(junqi_bin):
     subprocess.run([junqi_bin, "selfplay", "--rules", "fanqi", "--set", "mountains=open", "--set", "flag_carry=true",
                     "--games", "2", "--bots", "random,random", "--seed", "5", "--out", str(root / "newer")],
                    check=True, capture_output=True)
-    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0", "--runs", str(root), "--tc", "20+1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://"), line + proc.stderr.read()
-        yield line.strip().removeprefix("listening on ")
+        with serving(junqi_bin, "--runs", str(root), "--tc", "20+1") as url:
+            yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        subprocess.run(["rm", "-rf", str(root)], check=False)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import page_on
+from conftest import page_on, serving
 
 SEED = 7
 
@@ -21,19 +21,8 @@ SEED = 7
 @pytest.fixture(scope="module")
 def siguo_server(junqi_bin):
     # No --runs: the sample games; nothing else is needed here.
-    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://"), line + proc.stderr.read()
-        yield line.strip().removeprefix("listening on ")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving(junqi_bin) as url:
+        yield url
 
 
 @pytest.fixture
@@ -224,71 +213,66 @@ def test_a_stored_siguo_game_replays_in_the_page(browser, junqi_bin, tmp_path):
                     "--out", str(tmp_path / "sg")], check=True, capture_output=True)
     subprocess.run([junqi_bin, "arena", "--siguo", "--bots", "random,greedy", "--games-per-pair", "2", "--seed", "4",
                     "--out", str(tmp_path / "ar")], check=True, capture_output=True)
-    proc = subprocess.Popen([junqi_bin, "serve", "--addr", "127.0.0.1:0", "--runs", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://"), line + proc.stderr.read()
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(line.strip().removeprefix("listening on ") + "/")
-        datasets = page.evaluate("() => fetch('/api/datasets').then(r => r.json())")
-        d = next(x["id"] for x in datasets if x["id"].endswith("sg"))
-        page.click("#tab-siguo")
-        form = page.locator("#siguo-replay")
-        form.locator("input[name=d]").fill(d)
-        form.locator("select[name=view]").select_option("1")
-        page.click("#siguo-replay-open")
-        page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 0 /')")
-        # Army 1's view: its own 25 pieces known, the other 75 not.
-        assert page.locator("#siguo-board g.piece.unknown").count() == 75
-        assert page.locator('#siguo-board g.piece:not(.unknown)[data-army="1"]').count() == 25
-        page.locator("#siguo-ply").fill("5")
-        page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 5 /')")
-        assert "seen by army 1" in page.locator("#siguo-status").text_content()
+    with serving(junqi_bin, "--runs", str(tmp_path)) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        try:
+            page = context.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url + "/")
+            datasets = page.evaluate("() => fetch('/api/datasets').then(r => r.json())")
+            d = next(x["id"] for x in datasets if x["id"].endswith("sg"))
+            page.click("#tab-siguo")
+            form = page.locator("#siguo-replay")
+            form.locator("input[name=d]").fill(d)
+            form.locator("select[name=view]").select_option("1")
+            page.click("#siguo-replay-open")
+            page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 0 /')")
+            # Army 1's view: its own 25 pieces known, the other 75 not.
+            assert page.locator("#siguo-board g.piece.unknown").count() == 75
+            assert page.locator('#siguo-board g.piece:not(.unknown)[data-army="1"]').count() == 25
+            page.locator("#siguo-ply").fill("5")
+            page.wait_for_function("() => document.querySelector('#siguo-ply-label').textContent.startsWith('ply 5 /')")
+            assert "seen by army 1" in page.locator("#siguo-status").text_content()
 
-        # The Replay tab lists both four-player datasets, marked, and replays
-        # their games on the four-player board.
-        page.click("#tab-replay")
-        for name in ("sg", "ar"):
-            ds = next(x for x in datasets if x["id"].endswith(name))
-            assert ds["players"] == 4, ds
-            option = page.locator(f'#dataset option[value="{ds["id"]}"]')
-            assert "四国" in option.text_content()
-            page.select_option("#dataset", ds["id"])
-            page.wait_for_load_state("networkidle")
-            page.wait_for_function("() => document.querySelectorAll('#games tbody tr').length === 2")
-            assert page.locator("#games tbody tr").first.locator("td").nth(1).text_content().count(" – ") == 3
-            assert page.locator("#view option").all_text_contents() == [
-                "the referee (all)", "army 0", "army 1", "army 2", "army 3"]
-            page.select_option("#view", "3")
-            page.locator("#games tbody tr").nth(1).click()
-            page.wait_for_function("() => document.querySelector('#replay-head').textContent.startsWith('四国 game 1')")
-            page.wait_for_load_state("networkidle")
-            assert page.locator("#error").is_hidden()
-            assert page.locator("#replay-siguo-board g.sg-node").count() == 129
-            assert not page.locator("#replay-board").is_visible()
-            assert page.locator("#replay-siguo-board g.piece.unknown").count() == 75
-            assert page.locator('#replay-siguo-board g.piece:not(.unknown)[data-army="3"]').count() == 25
-            # Army 3 at the bottom: its headquarters below the centre.
-            box = lambda n: page.locator(f'#replay-siguo-board g.sg-node[data-node="{n}"]').bounding_box()
-            assert box("wb1")["y"] > box("m")["y"] + 100
-            for k in (1, 2):
-                page.click("#next")
-                assert page.locator("#ply-label").text_content().startswith(f"ply {k} /")
-            assert page.locator("#replay-event").text_content().startswith("2. army")
-            assert "view=3" in page.url and "ply=2" in page.url
-        # The address names the position: it reopens in a new page.
-        other = context.new_page()
-        other.on("pageerror", lambda e: errors.append(str(e)))
-        other.goto(page.url.replace("ply=2", "ply=1"))
-        other.wait_for_function("() => document.querySelector('#ply-label').textContent.startsWith('ply 1 /')")
-        assert other.locator("#replay-siguo-board g.sg-node").count() == 129
-        assert other.locator("#view").input_value() == "3"
-        assert not errors, errors
-    finally:
-        context.close()
-        proc.terminate()
-        proc.wait(timeout=10)
+            # The Replay tab lists both four-player datasets, marked, and replays
+            # their games on the four-player board.
+            page.click("#tab-replay")
+            for name in ("sg", "ar"):
+                ds = next(x for x in datasets if x["id"].endswith(name))
+                assert ds["players"] == 4, ds
+                option = page.locator(f'#dataset option[value="{ds["id"]}"]')
+                assert "四国" in option.text_content()
+                page.select_option("#dataset", ds["id"])
+                page.wait_for_load_state("networkidle")
+                page.wait_for_function("() => document.querySelectorAll('#games tbody tr').length === 2")
+                assert page.locator("#games tbody tr").first.locator("td").nth(1).text_content().count(" – ") == 3
+                assert page.locator("#view option").all_text_contents() == [
+                    "the referee (all)", "army 0", "army 1", "army 2", "army 3"]
+                page.select_option("#view", "3")
+                page.locator("#games tbody tr").nth(1).click()
+                page.wait_for_function("() => document.querySelector('#replay-head').textContent.startsWith('四国 game 1')")
+                page.wait_for_load_state("networkidle")
+                assert page.locator("#error").is_hidden()
+                assert page.locator("#replay-siguo-board g.sg-node").count() == 129
+                assert not page.locator("#replay-board").is_visible()
+                assert page.locator("#replay-siguo-board g.piece.unknown").count() == 75
+                assert page.locator('#replay-siguo-board g.piece:not(.unknown)[data-army="3"]').count() == 25
+                # Army 3 at the bottom: its headquarters below the centre.
+                box = lambda n: page.locator(f'#replay-siguo-board g.sg-node[data-node="{n}"]').bounding_box()
+                assert box("wb1")["y"] > box("m")["y"] + 100
+                for k in (1, 2):
+                    page.click("#next")
+                    assert page.locator("#ply-label").text_content().startswith(f"ply {k} /")
+                assert page.locator("#replay-event").text_content().startswith("2. army")
+                assert "view=3" in page.url and "ply=2" in page.url
+            # The address names the position: it reopens in a new page.
+            other = context.new_page()
+            other.on("pageerror", lambda e: errors.append(str(e)))
+            other.goto(page.url.replace("ply=2", "ply=1"))
+            other.wait_for_function("() => document.querySelector('#ply-label').textContent.startsWith('ply 1 /')")
+            assert other.locator("#replay-siguo-board g.sg-node").count() == 129
+            assert other.locator("#view").input_value() == "3"
+            assert not errors, errors
+        finally:
+            context.close()
