@@ -189,12 +189,15 @@ pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
 pub struct SiguoNetEvaluator {
     net: SiguoNet,
     name: String,
+    /// The root's estimate from the forward pass that answered its belief
+    /// (the search asks the belief first), for the root's evaluation next.
+    root: Option<(SiguoInfoSet, LeafEstimate)>,
 }
 
 impl SiguoNetEvaluator {
     /// The evaluator of `net`, called `name` (its spec, `net:FILE`).
     pub fn new(net: SiguoNet, name: impl Into<String>) -> SiguoNetEvaluator {
-        SiguoNetEvaluator { net, name: name.into() }
+        SiguoNetEvaluator { net, name: name.into(), root: None }
     }
 }
 
@@ -206,27 +209,41 @@ impl SiguoEvaluator for SiguoNetEvaluator {
     /// The policy over `info`'s seat's legal moves and its team's expected
     /// score from the net's win/draw/loss (win + ½ draw).
     fn evaluate(&mut self, info: &SiguoInfoSet) -> LeafEstimate {
-        let answer = self.net.evaluate(info, false);
-        let [win, draw, _] = answer.evaluation.wdl;
-        LeafEstimate {
-            priors: answer.moves.into_iter().zip(answer.evaluation.priors).collect(),
-            value: (win + 0.5 * draw) as f64,
+        if let Some((root, estimate)) = self.root.take() {
+            if &root == info {
+                return estimate;
+            }
         }
+        leaf_estimate(self.net.evaluate(info, false))
     }
 
     /// The belief head's kinds for `info`'s seat, by absolute node; `None`
-    /// for a net without the head.
+    /// for a net without the head. The same forward pass gives `info`'s
+    /// estimate, kept for its evaluation (the search's root) so the root
+    /// costs one pass, not two.
     fn belief(&mut self, info: &SiguoInfoSet) -> Option<KindBelief> {
         if !self.net.model().belief {
             return None;
         }
-        let answer = self.net.service.evaluate(SiguoInput::belief_of(info));
-        answer.belief.map(|probs| belief_by_node(info.seat(), &probs))
+        let answer = self.net.evaluate(info, true);
+        let belief = answer.evaluation.belief.as_ref().map(|probs| belief_by_node(info.seat(), probs));
+        self.root = Some((info.clone(), leaf_estimate(answer)));
+        belief
     }
 
     /// The net's learned deployment, which the search deploys by.
     fn deploy(&mut self, _army: Army, _rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
         self.net.deploy(rng)
+    }
+}
+
+/// A net's answer as the search's estimate: the policy over the seat's legal
+/// moves and its team's expected score from the win/draw/loss (win + ½ draw).
+fn leaf_estimate(answer: SiguoEvaluation) -> LeafEstimate {
+    let [win, draw, _] = answer.evaluation.wdl;
+    LeafEstimate {
+        priors: answer.moves.into_iter().zip(answer.evaluation.priors).collect(),
+        value: (win + 0.5 * draw) as f64,
     }
 }
 

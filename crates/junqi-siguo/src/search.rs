@@ -364,14 +364,15 @@ impl SearchBot {
         let config = self.config;
         let mut evaluator = self.evaluator.as_deref_mut();
         let mut nodes = vec![Node::default()];
+        // The worlds' hidden kinds come from the evaluator's belief about
+        // the seat's own information set, asked once per decision (first:
+        // a net answers the root's evaluation below from the same pass).
+        let belief = evaluator.as_deref_mut().filter(|_| config.belief).and_then(|e| e.belief(info));
         // With an evaluator, the root is evaluated from the seat's own
         // information set, and the heuristic's prior is not used.
         if let Some(e) = evaluator.as_deref_mut() {
             nodes[0].estimate = Some(team_a_estimate(e, info));
         }
-        // The worlds' hidden kinds come from the evaluator's belief about
-        // the seat's own information set, asked once per decision.
-        let belief = evaluator.as_deref_mut().filter(|_| config.belief).and_then(|e| e.belief(info));
         let prior: Vec<f64> = if config.prior > 0.0 && evaluator.is_none() {
             let scores = HeuristicBot::scores(info, &root_moves);
             let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);

@@ -49,13 +49,6 @@ impl SiguoInput {
         let legal = moves.iter().map(|&mv| action_index(seat, mv) as u16).collect();
         (SiguoInput { code: SiguoCode::of(info), legal, belief }, moves)
     }
-
-    /// The input asking `info`'s seat's belief only (no actions: the belief
-    /// does not depend on them, so every such question of one position is
-    /// one cache entry).
-    pub fn belief_of(info: &SiguoInfoSet) -> SiguoInput {
-        SiguoInput { code: SiguoCode::of(info), legal: Vec::new(), belief: true }
-    }
 }
 
 impl Query for SiguoInput {

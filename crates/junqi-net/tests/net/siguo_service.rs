@@ -203,3 +203,31 @@ fn players_of_one_file_share_one_service() {
     assert!(bot.choose(info, &mut rand::rngs::StdRng::seed_from_u64(1)).is_some());
     assert_eq!(a.stats().requests, before + 2);
 }
+
+/// The search asks the net's belief at the root, then the root's evaluation:
+/// one forward pass answers both, and the evaluation is the one a fresh
+/// question gives; any other position is asked of the net as before.
+#[test]
+fn the_roots_belief_and_evaluation_take_one_request() {
+    use junqi_siguo::SiguoEvaluator;
+    let _lock = crate::shared_services();
+    let net = shared_siguo_net(&net_file("root")).unwrap();
+    let mut evaluator = junqi_net::SiguoNetEvaluator::new(net.clone(), "net");
+    let infos = positions(2, 9);
+    let before = net.stats().requests;
+    assert!(evaluator.belief(&infos[0]).is_some());
+    let root = evaluator.evaluate(&infos[0]);
+    assert_eq!(net.stats().requests, before + 1, "the root's evaluation came from the belief's pass");
+    let fresh = evaluator.evaluate(&infos[0]);
+    assert_eq!(net.stats().requests, before + 2);
+    assert_eq!(root.priors.len(), fresh.priors.len());
+    for (a, b) in root.priors.iter().zip(&fresh.priors) {
+        assert_eq!(a.0, b.0);
+        assert!((a.1 - b.1).abs() < 1e-5, "{a:?} {b:?}");
+    }
+    assert!((root.value - fresh.value).abs() < 1e-5);
+    // After a belief, another position is evaluated by the net.
+    evaluator.belief(&infos[0]);
+    evaluator.evaluate(&infos[1]);
+    assert_eq!(net.stats().requests, before + 4);
+}
