@@ -26,6 +26,13 @@ cargo --version
 # alone (what scripts/demo.sh runs) needs no root, apt-get or browser, and
 # leaves a working .deps/bin/tensorboard.
 bash scripts/setup.sh --tests
+# The builds below (target/, python/target/) need several GB of disk: say
+# early when it is short, rather than failing later in the linker.
+free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+echo "disk: $((free_kb / 1024 / 1024)) GB free here"
+if [ "${free_kb:-0}" -lt $((8 * 1024 * 1024)) ]; then
+    echo "warning: under 8 GB of disk free; the test build may run out of space" >&2
+fi
 bash scripts/check_setup.sh
 export PYTHONPATH="$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
 
