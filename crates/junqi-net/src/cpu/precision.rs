@@ -10,7 +10,8 @@
 //!   products summed in int32 (`vpdpbusd`, AVX-512 VNNI): four times.
 //!
 //! The stem and the heads stay FP32 in every precision (a few percent of
-//! the work). A precision the CPU cannot run falls back to FP32
+//! the work), and so does the first residual block in int8 (where the
+//! int8 error cost the most agreement with FP32). A precision the CPU cannot run falls back to FP32
 //! ([`CpuFeatures::resolve`]); the environment variable
 //! `JUNQI_CPU_FEATURES` narrows what is detected: `none` (portable FP32
 //! only), `avx2` (AVX2/FMA, no AVX-512), anything else or unset: all the

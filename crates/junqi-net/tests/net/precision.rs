@@ -2,19 +2,18 @@
 //! thousands of real 翻棋 positions with the shipped net, and the feature
 //! check that falls back to FP32.
 //!
-//! Tolerances, over the positions with at least two legal actions:
-//! * the most probable action (priors' argmax) is FP32's in ≥ 99% of them
-//!   (int8 on today's `net:fanqi`: ≥ 98.5%, see below);
+//! Tolerances, over the positions with at least two legal actions, for
+//! both shipped 翻棋 nets:
+//! * the most probable action (priors' argmax) is FP32's in ≥ 99% of them;
 //! * the value (P(win) − P(loss)) differs from FP32's by ≤ 0.02 in every
-//!   position (int8 on today's `net:fanqi`: ≤ 0.03), and by ≤ 0.005 on average.
+//!   position, and by ≤ 0.005 on average.
 //!
-//! Measured when written (3,000 positions, `net:fanqi-policy`, then the
-//! shipped net): bf16 99.67% agreement, value difference mean 0.0009, max
-//! 0.0044; int8 99.40%, mean 0.0029, max 0.0155. The net shipped since
-//! 2026-12-05 (`net:fanqi`, with the history planes): bf16 99.67%, mean
-//! 0.0007, max 0.0050; int8 98.87%, mean 0.0035, max 0.0250 — its int8
-//! argmax agrees less often and its largest value difference is larger, so
-//! int8 is held to 98.5% and 0.03 on it, and both nets are checked.
+//! Measured (3,000 positions): `net:fanqi-policy` bf16 99.67% agreement,
+//! value difference mean 0.0009, max 0.0044; int8 99.50%, 0.0021, 0.0119.
+//! `net:fanqi` (with the history planes) bf16 99.67%, 0.0007, 0.0050; int8
+//! 99.13%, 0.0025, 0.0188. With its first residual block in int8 too,
+//! `net:fanqi` fell to 98.87% and 0.0250 (`net:fanqi-policy` 99.40%,
+//! 0.0155): that block stays FP32 in int8.
 //!
 //! Where the CPU lacks AVX-512 BF16 or VNNI the comparison of that
 //! precision is skipped, with a message.
@@ -28,9 +27,6 @@ use rand::Rng;
 
 const POSITIONS: usize = 3000;
 const ARGMAX_AGREEMENT: f64 = 0.99;
-/// int8's bars on today's `net:fanqi`: argmax agreement (measured 98.87%)
-/// and largest value difference (measured 0.0250).
-const INT8_FANQI: (f64, f64) = (0.985, 0.03);
 const MEAN_VALUE_DIFF: f64 = 0.005;
 const MAX_VALUE_DIFF: f64 = 0.02;
 
@@ -71,13 +67,12 @@ fn argmax(p: &[f32]) -> usize {
 #[test]
 fn reduced_precision_matches_fp32_on_real_positions() {
     let inputs = positions(POSITIONS);
-    compare_precisions("fanqi-policy", &inputs, (ARGMAX_AGREEMENT, MAX_VALUE_DIFF));
-    compare_precisions("fanqi", &inputs, INT8_FANQI);
+    compare_precisions("fanqi-policy", &inputs);
+    compare_precisions("fanqi", &inputs);
 }
 
-/// Every reduced precision of the shipped net `name` against its FP32 on
-/// `inputs`; int8 is held to `int8`'s (argmax agreement, largest value difference).
-fn compare_precisions(name: &str, inputs: &[NetInput], int8: (f64, f64)) {
+/// Every reduced precision of the shipped net `name` against its FP32 on `inputs`.
+fn compare_precisions(name: &str, inputs: &[NetInput]) {
     let path = resolve_net_path(name);
     let fp32 = CpuNet::load(&path).unwrap();
     assert_eq!(fp32.precision(), Precision::Fp32);
@@ -109,10 +104,9 @@ fn compare_precisions(name: &str, inputs: &[NetInput], int8: (f64, f64)) {
             inputs.len(),
             100.0 * agreement
         );
-        let (bar, max) = if p == Precision::Int8 { int8 } else { (ARGMAX_AGREEMENT, MAX_VALUE_DIFF) };
-        assert!(agreement >= bar, "net:{name} {p}: argmax agreement {agreement}");
+        assert!(agreement >= ARGMAX_AGREEMENT, "net:{name} {p}: argmax agreement {agreement}");
         assert!(mean <= MEAN_VALUE_DIFF, "net:{name} {p}: mean value difference {mean}");
-        assert!(top <= max, "net:{name} {p}: largest value difference {top}");
+        assert!(top <= MAX_VALUE_DIFF, "net:{name} {p}: largest value difference {top}");
     }
 }
 
