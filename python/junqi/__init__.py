@@ -10,10 +10,11 @@ environment, the bots and the network of the `junqi` Rust harness.
   ``junqi.SiguoBot`` its bots (``random``, ``greedy``, ``heuristic``, ``mcts:N``).
 * ``junqi.Bot``: any bot spec of the command line (``heuristic``,
   ``mcts:800``, ``net:default``, ...).
-* ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs).
+* ``junqi.Net``: a net file in the Rust CPU engine (the reference outputs);
+  ``junqi.SiguoNet`` a four-player one.
 * ``junqi.data``: the self-play datasets (Parquet) as NumPy arrays.
 * ``junqi.pettingzoo`` / ``junqi.gymnasium``: standard environment APIs.
-* ``junqi.torch``: the net as a PyTorch module (needs ``torch``).
+* ``junqi.torch``: the nets as PyTorch modules (needs ``torch``).
 
 Seats are 0 and 1 (seat 0 moves first). An action id is ``from * 60 + to``
 in the frame of the seat it belongs to (a flip has ``from == to``).
@@ -32,6 +33,7 @@ from ._core import (
     Net,
     SiguoBot,
     SiguoGame,
+    SiguoNet,
     SiguoVecEnv,
     VecEnv,
     __version__,
@@ -58,6 +60,7 @@ __all__ = [
     "Net",
     "SiguoBot",
     "SiguoGame",
+    "SiguoNet",
     "SiguoVecEnv",
     "VecEnv",
     "__version__",

@@ -12,6 +12,14 @@ Optional: needs ``torch`` (``import junqi`` does not import this module).
     ...                                        # fine-tune
     net.save_safetensors("mine.safetensors")   # junqi arena --bots net:path=mine.safetensors,…
 
+The four-player (四国) net, :class:`SiguoNet` (:func:`load_siguo_safetensors`),
+is the same net on the four-player observation ``[B, 74, 17, 17]``: every
+head reads the trunk at the 129 cells that are nodes (in node order), so
+its policy is over ``from * 129 + to`` (16,641 seat-relative actions), its
+value is the seat's team's win/draw/loss and its belief is ``[B, 129, 12]``
+(``docs/observation.md``, "Four-player nets"). Each loader refuses the
+other game's files by name, as the Rust loaders do.
+
 The architecture (``docs/training.md``)::
 
     obs [B, C, 12, 5]
@@ -40,7 +48,21 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-__all__ = ["Net", "load_safetensors", "DEFAULT_CONFIG", "ACTIONS", "NODES", "BELIEF_KINDS"]
+from . import _core
+
+__all__ = [
+    "Net",
+    "SiguoNet",
+    "load_safetensors",
+    "load_siguo_safetensors",
+    "DEFAULT_CONFIG",
+    "SIGUO_DEFAULT_CONFIG",
+    "ACTIONS",
+    "NODES",
+    "SIGUO_ACTIONS",
+    "SIGUO_NODES",
+    "BELIEF_KINDS",
+]
 
 #: Board nodes (the 12 × 5 grid).
 NODES = 60
@@ -56,6 +78,16 @@ BN_MOMENTUM = 0.1
 
 NET_FORMAT = "junqi-net/1"
 CHECKPOINT_FORMAT = "junqi-train-checkpoint/1"
+SIGUO_NET_FORMAT = "junqi-siguo-net/1"
+SIGUO_CHECKPOINT_FORMAT = "junqi-siguo-train-checkpoint/1"
+#: The four-player grid (17 × 17), its observation planes, and each
+#: seat-relative node's cell (``y * 17 + x``) in node order, as the Rust
+#: net gathers them (``NetGame::Siguo.node_cells()``).
+SIGUO_GRID = 17
+SIGUO_PLANES = 74
+SIGUO_NODE_CELLS: Tuple[int, ...] = tuple(_core.SIGUO_NODE_CELLS)
+SIGUO_NODES = len(SIGUO_NODE_CELLS)
+SIGUO_ACTIONS = SIGUO_NODES * SIGUO_NODES
 CHECKSUM_KEY = "checksum_fnv1a64"
 DATA_CHECKSUM_KEY = "data_fnv1a64"
 
@@ -71,13 +103,23 @@ DEFAULT_CONFIG: Dict[str, object] = {
     "belief": False,
 }
 
+#: ``ModelConfig::siguo()``: a four-player net's default shape (74 planes,
+#: the bilinear policy head, a belief head, the default trunk).
+SIGUO_DEFAULT_CONFIG: Dict[str, object] = {
+    **DEFAULT_CONFIG,
+    "in_channels": SIGUO_PLANES,
+    "policy_head": "bilinear",
+    "belief": True,
+}
 
-def _model_config(config: Optional[dict]) -> Dict[str, object]:
-    """A full ``ModelConfig`` from ``config`` (missing keys take the Rust
-    defaults, except that a file's missing ``policy_head`` is ``conv`` and a
-    missing ``belief`` is false, as serde reads them); unknown keys and bad
-    values are refused like the Rust reader refuses them."""
-    cfg = dict(DEFAULT_CONFIG)
+
+def _model_config(config: Optional[dict], defaults: Dict[str, object] = DEFAULT_CONFIG) -> Dict[str, object]:
+    """A full ``ModelConfig`` from ``config``: missing keys take ``defaults``
+    (by default the Rust reader's: ``ModelConfig::default()``, and a file's
+    missing ``policy_head`` is ``conv`` and a missing ``belief`` is false,
+    as serde reads them); unknown keys and bad values are refused like the
+    Rust reader refuses them."""
+    cfg = dict(defaults)
     for key, value in (config or {}).items():
         if key not in cfg:
             raise ValueError(f"unknown architecture key `{key}` (known: {', '.join(DEFAULT_CONFIG)})")
@@ -135,53 +177,82 @@ class Net(nn.Module):
     ``deploy.temperature``, written back unchanged).
     """
 
+    # The game, as class attributes (SiguoNet has the four-player ones): the
+    # grid the trunk runs on; the nodes' cells in node order (None: every
+    # cell, in order); the file formats (net, checkpoint); the `game`
+    # metadata value and the game's name in messages; `Net()`'s shape.
+    ROWS, COLS = 12, 5
+    NODE_CELLS: Optional[Tuple[int, ...]] = None
+    FORMAT, CHECKPOINT = NET_FORMAT, CHECKPOINT_FORMAT
+    GAME, DESCRIBE = "junqi", "two-player"
+    DEFAULTS: Dict[str, object] = DEFAULT_CONFIG
+
     def __init__(self, config: Optional[dict] = None):
         super().__init__()
-        cfg = _model_config(config)
+        cfg = _model_config(config, self.DEFAULTS)
+        self._check_config(cfg)
         self.config: Dict[str, object] = cfg
+        #: Board nodes, and the policy's actions (nodes × nodes).
+        self.nodes = len(self.NODE_CELLS) if self.NODE_CELLS else self.ROWS * self.COLS
+        self.actions = self.nodes * self.nodes
+        # Not in the state dict: the file has no such tensor.
+        cells = torch.tensor(self.NODE_CELLS, dtype=torch.long) if self.NODE_CELLS else None
+        self.register_buffer("node_cells", cells, persistent=False)
         ch, cin = int(cfg["channels"]), int(cfg["in_channels"])
         vp, vh = int(cfg["value_planes"]), int(cfg["value_hidden"])
         self.stem = _ConvBn(cin, ch, 3)
         self.blocks = nn.ModuleList([_Block(ch) for _ in range(int(cfg["blocks"]))])
         if cfg["policy_head"] == "conv":
-            self.policy = nn.Conv2d(ch, NODES, 1)
+            self.policy = nn.Conv2d(ch, self.nodes, 1)
             self.policy_to = None
         else:
             self.policy = nn.Conv2d(ch, ch, 1)
             self.policy_to = nn.Conv2d(ch, ch, 1)
         self.value = _ConvBn(ch, vp, 1)
-        self.value_fc = nn.Linear(vp * NODES, vh)
+        self.value_fc = nn.Linear(vp * self.nodes, vh)
         self.value_out = nn.Linear(vh, WDL)
         self.belief = nn.Conv2d(ch, BELIEF_KINDS, 1) if cfg["belief"] else None
         self.step: int = 0
         self.metadata: Dict[str, str] = {}
         self.extra_tensors: Dict[str, Tensor] = {}
 
+    @staticmethod
+    def _check_config(cfg: Dict[str, object]) -> None:
+        """Refuse a shape this game's net cannot have (none for two players:
+        a net made before the history planes reads a prefix of today's)."""
+
     # ----------------------------------------------------------- forward
+
+    def _at_nodes(self, x: Tensor) -> Tensor:
+        """``x [B, C, rows, cols]`` at the nodes, in node order: ``[B, C, nodes]``."""
+        flat = x.reshape(x.shape[0], x.shape[1], -1)
+        return flat if self.node_cells is None else flat.index_select(2, self.node_cells)
 
     def trunk(self, planes: Tensor) -> Tensor:
         """The trunk's features ``[B, channels, 12, 5]`` of ``planes``
-        (``[B, C, 12, 5]`` or ``[B, C·60]``)."""
+        (``[B, C, 12, 5]`` or ``[B, C·60]``; the four-player net's
+        ``[B, channels, 17, 17]`` of ``[B, 74, 17, 17]``)."""
         b = planes.shape[0]
         cin = int(self.config["in_channels"])
+        rows, cols = self.ROWS, self.COLS
         # A net made before the history planes reads the first 100 of today's 110.
-        x = planes.reshape(b, -1, 12, 5)[:, :cin].reshape(b, cin, 12, 5)
+        x = planes.reshape(b, -1, rows, cols)[:, :cin].reshape(b, cin, rows, cols)
         x = F.relu(self.stem(x))
         for block in self.blocks:
             x = block(x)
         return x
 
     def policy_logits(self, x: Tensor) -> Tensor:
-        """All 3,600 policy logits ``[B, 3600]`` (id = from·60 + to, not
-        masked) of the trunk's features."""
+        """All policy logits ``[B, nodes²]`` (3,600, or 16,641 for four
+        players; id = from·nodes + to, not masked) of the trunk's features."""
         b = x.shape[0]
         if self.policy_to is None:
-            # Plane `to`, read at cell `from`.
-            return self.policy(x).reshape(b, NODES, NODES).transpose(1, 2).reshape(b, ACTIONS)
+            # Plane `to`, read at node `from`: [B, to, from] → [B, from, to].
+            return self._at_nodes(self.policy(x)).transpose(1, 2).reshape(b, self.actions)
         ch = int(self.config["channels"])
-        q = self.policy(x).reshape(b, ch, NODES).transpose(1, 2)  # [B, from, ch]
-        k = self.policy_to(x).reshape(b, ch, NODES)  # [B, ch, to]
-        return (q @ k / math.sqrt(ch)).reshape(b, ACTIONS)
+        q = self._at_nodes(self.policy(x)).transpose(1, 2)  # [B, from, ch]
+        k = self._at_nodes(self.policy_to(x))  # [B, ch, to]
+        return (q @ k / math.sqrt(ch)).reshape(b, self.actions)
 
     def policy_logits_at(self, x: Tensor, ids: Tensor) -> Tensor:
         """The policy logits of the action ids ``ids [B, L]`` only: equal to
@@ -190,30 +261,31 @@ class Net(nn.Module):
         if self.policy_to is None:
             return self.policy_logits(x).gather(1, ids)
         b, l = ids.shape
-        ch = int(self.config["channels"])
-        q = self.policy(x).reshape(b, ch, NODES).transpose(1, 2)  # [B, 60, ch]
-        k = self.policy_to(x).reshape(b, ch, NODES).transpose(1, 2)
-        qf = q.gather(1, (ids // NODES).unsqueeze(-1).expand(b, l, ch))
-        kt = k.gather(1, (ids % NODES).unsqueeze(-1).expand(b, l, ch))
+        ch, n = int(self.config["channels"]), self.nodes
+        q = self._at_nodes(self.policy(x)).transpose(1, 2)  # [B, nodes, ch]
+        k = self._at_nodes(self.policy_to(x)).transpose(1, 2)
+        qf = q.gather(1, (ids // n).unsqueeze(-1).expand(b, l, ch))
+        kt = k.gather(1, (ids % n).unsqueeze(-1).expand(b, l, ch))
         return (qf * kt).sum(-1) / math.sqrt(ch)
 
     def value_logits(self, x: Tensor) -> Tensor:
         """Value logits ``[B, 3]`` (win, draw, loss) of the trunk's features."""
-        v = F.relu(self.value(x)).reshape(x.shape[0], -1)  # [plane][node] order
+        v = self._at_nodes(F.relu(self.value(x))).reshape(x.shape[0], -1)  # [plane][node] order
         return self.value_out(F.relu(self.value_fc(v)))
 
     def belief_logits(self, x: Tensor) -> Optional[Tensor]:
-        """Belief logits ``[B, 60, 12]`` (node, kind) of the trunk's features;
-        ``None`` without a belief head."""
+        """Belief logits ``[B, nodes, 12]`` (node, kind) of the trunk's
+        features; ``None`` without a belief head."""
         if self.belief is None:
             return None
-        return self.belief(x).reshape(x.shape[0], BELIEF_KINDS, NODES).transpose(1, 2)
+        return self._at_nodes(self.belief(x)).transpose(1, 2)
 
     def forward(self, planes: Tensor) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
         """``planes [B, C, 12, 5]`` → ``(policy_logits [B, 3600],
         wdl_logits [B, 3], belief_logits [B, 60, 12] or None)``, raw (not
-        masked, no softmax). Batch norm uses batch statistics in
-        ``train()`` mode and the running ones in ``eval()`` mode."""
+        masked, no softmax); for four players ``[B, 74, 17, 17]`` →
+        ``[B, 16641]``, ``[B, 3]``, ``[B, 129, 12]``. Batch norm uses batch
+        statistics in ``train()`` mode and the running ones in ``eval()`` mode."""
         x = self.trunk(planes)
         return self.policy_logits(x), self.value_logits(x), self.belief_logits(x)
 
@@ -225,7 +297,8 @@ class Net(nn.Module):
         position ``planes [C, 12, 5]`` and its legal action ids, the tuple
         ``(priors [L], wdl [3], belief [60, 12] or None)``: the softmax over
         the legal actions' logits in the order given, the win/draw/loss
-        probabilities and per node the probabilities of the 12 kinds.
+        probabilities and per node the probabilities of the 12 kinds (four
+        players: ``planes [74, 17, 17]``, belief ``[129, 12]``).
 
         For a batch ``planes [B, C, 12, 5]`` with one list of ids per
         position, a list of such tuples. Always with the running batch-norm
@@ -252,8 +325,8 @@ class Net(nn.Module):
                 ids = torch.as_tensor(np.asarray(ids, dtype=np.int64), device=device).reshape(1, -1)
                 if ids.numel() == 0:
                     raise ValueError("legal_ids: at least one action per position")
-                if int(ids.min()) < 0 or int(ids.max()) >= ACTIONS:
-                    raise ValueError(f"legal_ids: action ids must be in 0..{ACTIONS}")
+                if int(ids.min()) < 0 or int(ids.max()) >= self.actions:
+                    raise ValueError(f"legal_ids: action ids must be in 0..{self.actions}")
                 logits = self.policy_logits_at(x[i : i + 1], ids)[0]
                 out.append((F.softmax(logits, dim=-1), wdl[i], belief[i] if belief is not None else None))
         finally:
@@ -272,15 +345,19 @@ class Net(nn.Module):
         return out
 
     def save_safetensors(self, path: Union[str, os.PathLike], step: Optional[int] = None) -> None:
-        """Write the net as an exported net file (``junqi-net/1``) that
-        ``junqi`` (``net:path=…``) and :func:`load_safetensors` read:
+        """Write the net as an exported net file (``junqi-net/1``; a
+        :class:`SiguoNet` ``junqi-siguo-net/1`` with ``game = siguo``) that
+        ``junqi`` (``net:path=…``) and :func:`load_safetensors`
+        (:func:`load_siguo_safetensors`) read:
         f32 tensors by name, the ``architecture`` JSON, ``step``, the other
         metadata of the file it came from, and the two FNV-1a checksums the
         Rust reader checks. Atomic (a temporary file renamed over ``path``)."""
         meta = dict(self.metadata)
         for k in (CHECKSUM_KEY, DATA_CHECKSUM_KEY, "config", "optimizer_updates", "data_window"):
             meta.pop(k, None)  # checksums are recomputed; the others are a checkpoint's
-        meta["format"] = NET_FORMAT
+        meta["format"] = self.FORMAT
+        if self.GAME != Net.GAME:
+            meta["game"] = self.GAME  # as `NetFile::write` marks a four-player net
         meta["architecture"] = json.dumps(self.config, separators=(",", ":"))
         meta["step"] = str(int(self.step if step is None else step))
         tensors = {
@@ -290,24 +367,94 @@ class Net(nn.Module):
 
     @classmethod
     def from_safetensors(cls, path: Union[str, os.PathLike]) -> "Net":
-        """:func:`load_safetensors`."""
-        return load_safetensors(path)
+        """:func:`load_safetensors` (:func:`load_siguo_safetensors` for a :class:`SiguoNet`)."""
+        return _load(cls, path, "cpu")
+
+
+class SiguoNet(Net):
+    """The four-player (四国) net: :class:`Net` on the observation of
+    ``junqi_siguo::observation`` (``[B, 74, 17, 17]``, seat-relative), as
+    ``junqi-train`` builds it for ``NetGame::Siguo`` and
+    ``junqi_net::SiguoCpuNet`` evaluates it. The trunk runs on the 17 × 17
+    grid; every head reads its features at the 129 node cells
+    (:data:`SIGUO_NODE_CELLS`), so the policy is over ``from * 129 + to``
+    (:data:`SIGUO_ACTIONS`, seat-relative nodes), the value is the seat's
+    team's win/draw/loss and the belief ``[B, 129, 12]``.
+
+    ``config``: missing keys take ``ModelConfig::siguo()``
+    (:data:`SIGUO_DEFAULT_CONFIG`); ``in_channels`` must be 74.
+    Files: ``junqi-siguo-net/1`` (``game = siguo``), read by
+    :func:`load_siguo_safetensors` and ``junqi arena --siguo --bots net:FILE,…``.
+    """
+
+    ROWS = COLS = SIGUO_GRID
+    NODE_CELLS = SIGUO_NODE_CELLS
+    FORMAT, CHECKPOINT = SIGUO_NET_FORMAT, SIGUO_CHECKPOINT_FORMAT
+    GAME, DESCRIBE = "siguo", "four-player (四国)"
+    DEFAULTS = SIGUO_DEFAULT_CONFIG
+
+    @staticmethod
+    def _check_config(cfg: Dict[str, object]) -> None:
+        # `ModelConfig::check_planes`: more planes would not fit the input, fewer would drop some.
+        if cfg["in_channels"] != SIGUO_PLANES:
+            raise ValueError(
+                f"the net takes {cfg['in_channels']} observation planes, this build encodes {SIGUO_PLANES} "
+                f"for the four-player board (set in_channels = {SIGUO_PLANES})"
+            )
+
+
+# The net class of each file format, and each class's loader (for messages).
+_FORMATS = {fmt: cls for cls in (Net, SiguoNet) for fmt in (cls.FORMAT, cls.CHECKPOINT)}
+_LOADERS = {Net: "junqi.torch.load_safetensors", SiguoNet: "junqi.torch.load_siguo_safetensors"}
 
 
 def load_safetensors(path: Union[str, os.PathLike], map_location: Union[str, torch.device] = "cpu") -> Net:
-    """Read a net file (an exported net, ``junqi-net/1``, or a training
-    checkpoint, ``junqi-train-checkpoint/1``) into a :class:`Net` of the
-    architecture in its metadata, checking the checksums as the Rust reader
-    does. The net is in ``eval()`` mode."""
+    """Read a two-player net file (an exported net, ``junqi-net/1``, or a
+    training checkpoint, ``junqi-train-checkpoint/1``) into a :class:`Net`
+    of the architecture in its metadata, checking the checksums as the Rust
+    reader does. A four-player net is refused by name. The net is in
+    ``eval()`` mode."""
+    return _load(Net, path, map_location)
+
+
+def load_siguo_safetensors(
+    path: Union[str, os.PathLike], map_location: Union[str, torch.device] = "cpu"
+) -> SiguoNet:
+    """Read a four-player (四国) net file (``junqi-siguo-net/1``, or a
+    training checkpoint, ``junqi-siguo-train-checkpoint/1``) into a
+    :class:`SiguoNet`, with the checks of :func:`load_safetensors`. A
+    two-player net is refused by name, and so is a net that does not take
+    the 74 planes. The net is in ``eval()`` mode."""
+    return _load(SiguoNet, path, map_location)
+
+
+def _load(cls, path, map_location):
+    """A net file read into ``cls`` (:func:`load_safetensors`), with
+    ``NetFile::read_game``'s checks in its order: the format, the `game`
+    key against it, the game wanted, the checksums, the architecture, the
+    tensor set."""
     meta, arrays = read_safetensors(path)
     fmt = meta.get("format")
-    if fmt not in (NET_FORMAT, CHECKPOINT_FORMAT):
-        raise ValueError(f"{path}: format `{fmt}`, expected `{NET_FORMAT}` or `{CHECKPOINT_FORMAT}`")
+    game = _FORMATS.get(fmt)
+    if game is None:
+        known = ", ".join(f"`{f}`" for f in _FORMATS)
+        raise ValueError(f"{path}: format `{fmt}`, expected one of {known}")
+    if meta.get("game", game.GAME) != game.GAME:
+        raise ValueError(f"{path}: metadata `game` is `{meta['game']}`, but format `{fmt}` is a {game.DESCRIBE} net")
+    if game is not cls:
+        raise ValueError(
+            f"{path}: a {game.DESCRIBE} net (format `{fmt}`, game `{game.GAME}`), where a {cls.DESCRIBE} net "
+            f"is needed (read it with {_LOADERS[game]})"
+        )
     if "architecture" not in meta:
         raise ValueError(f"{path}: no `architecture` in the metadata")
     _check_sums(path, meta, arrays)
-    net = Net(json.loads(meta["architecture"]))
-    prefix = "net." if fmt == CHECKPOINT_FORMAT else ""
+    try:
+        # A file's missing keys take serde's defaults, whatever the game.
+        net = cls(_model_config(json.loads(meta["architecture"])))
+    except ValueError as e:
+        raise ValueError(f"{path}: metadata `architecture`: {e}") from None
+    prefix = "net." if fmt == cls.CHECKPOINT else ""
     tensors = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
     state = net.state_dict()
     want = {k for k in state if not k.endswith("num_batches_tracked")}

@@ -150,5 +150,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<siguo::SiguoGame>()?;
     m.add_class::<siguo::SiguoBot>()?;
     m.add_class::<siguo_vecenv::SiguoVecEnv>()?;
+    m.add_class::<net::SiguoNet>()?;
+    // Where a four-player net's heads read the trunk: each seat-relative
+    // node's cell (`y * 17 + x`) in node order (`junqi.torch.SiguoNet`).
+    m.add("SIGUO_NODE_CELLS", PyTuple::new(m.py(), junqi_net::NetGame::Siguo.node_cells())?)?;
     Ok(())
 }
