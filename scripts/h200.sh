@@ -19,12 +19,12 @@
 # (about three minutes on two cores).
 # Extra arguments go to `junqi loop`. Written into OUT_DIR (eight files, so
 # that a remote runner which returns few files returns them all): gpu.txt
-# (the device), bench.txt (the net's forward passes), loop.log, summary.md,
-# state.json, elo.svg, throughput.txt (positions/s per generation) and
-# best.safetensors (the loop's best net).
+# (the device), bench.txt (the net's forward passes, on CUDA in fp32, bf16
+# and fp16), loop.log, summary.md, state.json, elo.svg, throughput.txt
+# (positions/s per generation) and best.safetensors (the loop's best net).
 # Knobs (environment): LOOP_SECONDS (default 570) stops the loop, which
 # resumes if run again; BENCH_SECONDS (default 20) per bench measurement and
-# BENCH_TIMEOUT (default 150) for the whole bench;
+# BENCH_TIMEOUT (default 180) for the whole bench;
 # LOOP_DIR (default OUT_DIR/loop) holds the loop's own directory (its data
 # and every net; put it outside OUT_DIR when only OUT_DIR's files come back).
 set -euo pipefail
@@ -48,7 +48,7 @@ ldd "$bin" | grep -E 'torch|cuda|not found' >>"$out/gpu.txt" || true
 device=${DEVICE:-cuda}
 # The net alone and in self-play: forward passes, training steps and
 # self-play positions/s (32 simulations) of a fresh net of the loop's shape.
-timeout "${BENCH_TIMEOUT:-150}" "$bin" bench --net random:8x96 --device "$device" --seconds "${BENCH_SECONDS:-20}" --warmup 5 \
+timeout "${BENCH_TIMEOUT:-180}" "$bin" bench --net random:8x96 --device "$device" --seconds "${BENCH_SECONDS:-20}" --warmup 5 \
     --sims 32 2>&1 | tee "$out/bench.txt" || true
 
 # The loop itself, stopped at LOOP_SECONDS whatever happens (it resumes if run again).

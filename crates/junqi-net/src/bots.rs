@@ -9,11 +9,12 @@
 //!   暗棋, with a net that has a belief head, its worlds are drawn from the
 //!   head's belief about the enemy's kinds.
 //!
-//! Either net spec takes `precision=fp32|bf16|int8` (default `fp32`): the
-//! arithmetic of the CPU engine's trunk ([`Precision`]), where the CPU has
-//! the instructions (else FP32; `JUNQI_CPU_FEATURES=none` forces it). Each
+//! Either net spec takes `precision=fp32|bf16|int8|fp16` (default `fp32`,
+//! [`NetPrecision`]): the arithmetic of the CPU engine's trunk
+//! ([`Precision`]), where the CPU has the instructions (else FP32;
+//! `JUNQI_CPU_FEATURES=none` forces it; fp16 is refused there). Each
 //! precision of a file has its own service and cache. A backend other than
-//! the CPU engine (libtorch on a GPU) ignores it.
+//! the CPU engine (libtorch on a GPU) gets it too ([`BackendMaker`]).
 //!
 //! Both deploy (暗棋/明棋) with the learned deployment model stored in the
 //! net file when it has one ([`NetExtras`]), else as `heuristic`.
@@ -130,9 +131,68 @@ pub fn resolve_net_path(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(shipped)
 }
 
-/// Makes the backend of a net file's service, for a backend other than the
-/// CPU engine (`junqi-train` installs libtorch's for `--device cuda`).
-pub type BackendMaker = Arc<dyn Fn(&Path) -> Result<BackendFactory, NetError> + Send + Sync>;
+/// Makes the backend of a net file's service in a spec's precision, for a
+/// backend other than the CPU engine (`junqi-train` installs libtorch's for
+/// `--device cuda`).
+pub type BackendMaker = Arc<dyn Fn(&Path, NetPrecision) -> Result<BackendFactory, NetError> + Send + Sync>;
+
+/// A net spec's `precision`: the CPU engine's [`Precision`]s, and fp16,
+/// which only libtorch on a GPU runs (the CPU engine has no fp16 kernels:
+/// a spec is refused, [`shared_net_in`] runs FP32).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NetPrecision {
+    #[default]
+    Fp32,
+    Bf16,
+    Int8,
+    Fp16,
+}
+
+impl NetPrecision {
+    pub const ALL: [NetPrecision; 4] = [NetPrecision::Fp32, NetPrecision::Bf16, NetPrecision::Int8, NetPrecision::Fp16];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            NetPrecision::Fp16 => "fp16",
+            p => p.engine().name(),
+        }
+    }
+
+    /// What the CPU engine runs for it.
+    pub fn engine(self) -> Precision {
+        match self {
+            NetPrecision::Fp32 | NetPrecision::Fp16 => Precision::Fp32,
+            NetPrecision::Bf16 => Precision::Bf16,
+            NetPrecision::Int8 => Precision::Int8,
+        }
+    }
+}
+
+impl From<Precision> for NetPrecision {
+    fn from(p: Precision) -> NetPrecision {
+        match p {
+            Precision::Fp32 => NetPrecision::Fp32,
+            Precision::Bf16 => NetPrecision::Bf16,
+            Precision::Int8 => NetPrecision::Int8,
+        }
+    }
+}
+
+impl std::fmt::Display for NetPrecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for NetPrecision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<NetPrecision, String> {
+        NetPrecision::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("expected fp32, bf16, int8 or fp16, got `{s}`"))
+    }
+}
 
 /// How services started from now on run: batching and cache, and the backend.
 #[derive(Clone, Default)]
@@ -149,7 +209,7 @@ static SETTINGS: Mutex<Option<InferenceSettings>> = Mutex::new(None);
 #[derive(Default)]
 struct Registry {
     /// Two-player nets' services and extras, by canonical path and precision.
-    two_player: HashMap<(PathBuf, Precision), (InferenceService, NetExtras)>,
+    two_player: HashMap<(PathBuf, NetPrecision), (InferenceService, NetExtras)>,
     /// Four-player nets (FP32 only), by canonical path.
     four_player: HashMap<PathBuf, SiguoNet>,
 }
@@ -200,12 +260,15 @@ pub struct NetExtras {
 /// The shared service of the net at `path`, started on first use, and
 /// what else the file holds (the file is read once per process).
 pub fn shared_net(path: &Path) -> Result<(InferenceService, NetExtras), NetError> {
-    shared_net_in(path, Precision::Fp32)
+    shared_net_in(path, NetPrecision::Fp32)
 }
 
-/// [`shared_net`] with the CPU engine in `precision` (one service per
-/// file and precision).
-pub fn shared_net_in(path: &Path, precision: Precision) -> Result<(InferenceService, NetExtras), NetError> {
+/// [`shared_net`] in `precision` (one service per file and precision).
+pub fn shared_net_in(
+    path: &Path,
+    precision: impl Into<NetPrecision>,
+) -> Result<(InferenceService, NetExtras), NetError> {
+    let precision = precision.into();
     let canonical = std::fs::canonicalize(path).map_err(NetError::io(path))?;
     let key = (canonical.clone(), precision);
     let mut registry = registry();
@@ -217,8 +280,8 @@ pub fn shared_net_in(path: &Path, precision: Precision) -> Result<(InferenceServ
     let extras = NetExtras { deployer: file.deployment_model()?.map(Arc::new), belief: file.model.belief };
     let settings = inference_settings();
     let factory = match &settings.backend {
-        None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?.with_precision(precision))),
-        Some(make) => make(&canonical)?,
+        None => CpuBackend::factory(Arc::new(CpuNet::from_file(&file)?.with_precision(precision.engine()))),
+        Some(make) => make(&canonical, precision)?,
     };
     let mut service = InferenceService::start(factory, &settings.options)?;
     if !file.model.reads_history() {
@@ -278,7 +341,7 @@ impl Served {
 /// [`shared_net`] of net `file` (a name or a path), errors as the spec's.
 /// `default` loads both shipped nets; its extras are the 暗棋 net's (only
 /// 暗棋 and 明棋 deploy or ask for a belief, and there it plays that net).
-fn service_for(spec: &BotSpec, file: &str, precision: Precision) -> Result<(Served, NetExtras), BotSpecError> {
+fn service_for(spec: &BotSpec, file: &str, precision: NetPrecision) -> Result<(Served, NetExtras), BotSpecError> {
     let load = |name: &str| {
         shared_net_in(&resolve_net_path(name), precision).map_err(|e| BotSpecError::BadValue {
             bot: spec.name.clone(),
@@ -299,21 +362,30 @@ fn service_for(spec: &BotSpec, file: &str, precision: Precision) -> Result<(Serv
 /// The spec of the net bot playing `file` at temperature 0, as its name:
 /// `net:FILE`, or `net:path="…"` for a path that would not read back bare
 /// (one with `=`, a comma or a quote); `,precision=P` unless FP32.
-fn net_name(file: &str, precision: Precision) -> String {
+fn net_name(file: &str, precision: NetPrecision) -> String {
     let name = if file.contains(['=', ',', '"']) || file.trim() != file {
         format!("net:path={}", spec_value(file))
     } else {
         format!("net:{file}")
     };
     match precision {
-        Precision::Fp32 => name,
+        NetPrecision::Fp32 => name,
         p => format!("{name},precision={p}"),
     }
 }
 
 /// A net spec's `precision` key (default FP32).
-fn precision_of(spec: &BotSpec) -> Result<Precision, BotSpecError> {
-    spec.get("precision").map_or(Ok(Precision::Fp32), |v| v.parse().map_err(|e: String| spec.bad("precision", &e)))
+fn precision_of(spec: &BotSpec) -> Result<NetPrecision, BotSpecError> {
+    let precision = spec
+        .get("precision")
+        .map_or(Ok(NetPrecision::Fp32), |v| v.parse().map_err(|e: String| spec.bad("precision", &e)))?;
+    // The CPU engine has no fp16 kernels: refused rather than run as FP32 unasked.
+    if precision == NetPrecision::Fp16 && inference_settings().backend.is_none() {
+        return Err(
+            spec.bad("precision", "fp16 runs on libtorch (--device cuda); the CPU engine takes fp32, bf16 or int8")
+        );
+    }
+    Ok(precision)
 }
 
 fn build(spec: &BotSpec) -> Result<Player, BotSpecError> {
@@ -401,7 +473,7 @@ impl Request {
 pub struct NetAgent {
     request: Request,
     file: String,
-    precision: Precision,
+    precision: NetPrecision,
     temp: f32,
     moves: MoveList,
     /// The net file's learned deployment model, if it has one.
@@ -415,7 +487,7 @@ impl Agent for NetAgent {
         } else {
             let name = format!("net:path={},temp={}", spec_value(&self.file), self.temp);
             match self.precision {
-                Precision::Fp32 => name,
+                NetPrecision::Fp32 => name,
                 p => format!("{name},precision={p}"),
             }
         }

@@ -28,6 +28,7 @@
 //! * [`inference`]: libtorch as a backend of `junqi-net`'s inference
 //!   service (for GPUs); the net bots themselves live in `junqi-net`.
 
+mod autocast;
 pub mod bench;
 mod checkpoint;
 mod config;

@@ -1,5 +1,6 @@
 //! One optimisation step, checkpoints and export.
 
+use crate::autocast::Autocast;
 use crate::checkpoint::{self, CheckpointInfo};
 use crate::config::{TrainConfig, TrainPrecision};
 use crate::data::{Batch, DataWindow};
@@ -281,7 +282,7 @@ impl Trainer {
         let l = {
             // Autocast around the forward pass and the losses only; the
             // backward pass follows the casts it recorded.
-            let _bf16 = (self.config.precision == TrainPrecision::Bf16).then(|| autocast::Bf16::on(self.device));
+            let _bf16 = (self.config.precision == TrainPrecision::Bf16).then(|| Autocast::bf16(self.device));
             self.losses(batch, true)
         };
         l.total.backward();
@@ -366,103 +367,5 @@ impl Trainer {
         let Some(init) = &self.config.init else { return Ok(()) };
         let Some(model) = junqi_net::NetFile::read_either(init)?.deployment_model()? else { return Ok(()) };
         crate::deployments::store_in_net(path, &model)
-    }
-}
-
-mod autocast {
-    //! libtorch's autocast in bf16, on the CPU or a GPU.
-    //!
-    //! `tch::autocast` (tch 0.24) switches libtorch's device-less autocast
-    //! flag, which libtorch 2.x reads as CUDA's, so it cannot reach the CPU.
-    //! libtorch's own per-device functions can: they are called here by
-    //! their C++ names in `libtorch_cpu` (torch-sys links it). Each takes a
-    //! `c10::DeviceType` and a `c10::ScalarType`, both `int8_t` enums.
-    use std::os::raw::c_int;
-
-    extern "C" {
-        #[link_name = "_ZN2at8autocast20set_autocast_enabledEN3c1010DeviceTypeEb"]
-        fn set_autocast_enabled(device: i8, enabled: bool);
-        #[link_name = "_ZN2at8autocast19is_autocast_enabledEN3c1010DeviceTypeE"]
-        fn is_autocast_enabled(device: i8) -> bool;
-        #[link_name = "_ZN2at8autocast18set_autocast_dtypeEN3c1010DeviceTypeENS1_10ScalarTypeE"]
-        fn set_autocast_dtype(device: i8, dtype: i8);
-        #[link_name = "_ZN2at8autocast18get_autocast_dtypeEN3c1010DeviceTypeE"]
-        fn get_autocast_dtype(device: i8) -> i8;
-        #[link_name = "_ZN2at8autocast17increment_nestingEv"]
-        fn increment_nesting() -> c_int;
-        #[link_name = "_ZN2at8autocast17decrement_nestingEv"]
-        fn decrement_nesting() -> c_int;
-        #[link_name = "_ZN2at8autocast11clear_cacheEv"]
-        fn clear_cache();
-    }
-
-    /// `c10::DeviceType::CPU`, `CUDA`.
-    const CPU: i8 = 0;
-    const CUDA: i8 = 1;
-    /// `c10::ScalarType::BFloat16`.
-    const BFLOAT16: i8 = 15;
-
-    /// Autocast to bf16 on one device (this thread's) while it lives; the
-    /// previous state comes back when it drops.
-    pub struct Bf16 {
-        device: i8,
-        was_enabled: bool,
-        was_dtype: i8,
-    }
-
-    impl Bf16 {
-        pub fn on(device: tch::Device) -> Bf16 {
-            let device = if device.is_cuda() { CUDA } else { CPU };
-            // SAFETY: libtorch's thread-local autocast state; none of these throw.
-            unsafe {
-                let guard =
-                    Bf16 { device, was_enabled: is_autocast_enabled(device), was_dtype: get_autocast_dtype(device) };
-                set_autocast_dtype(device, BFLOAT16);
-                set_autocast_enabled(device, true);
-                increment_nesting();
-                guard
-            }
-        }
-
-        /// Whether autocast is on for the CPU (for tests).
-        #[cfg(test)]
-        pub fn cpu_enabled() -> bool {
-            // SAFETY: reads libtorch's thread-local autocast state.
-            unsafe { is_autocast_enabled(CPU) }
-        }
-    }
-
-    impl Drop for Bf16 {
-        fn drop(&mut self) {
-            // SAFETY: as in `on`; the cache holds the weights' bf16 copies.
-            unsafe {
-                if decrement_nesting() == 0 {
-                    clear_cache();
-                }
-                set_autocast_enabled(self.device, self.was_enabled);
-                set_autocast_dtype(self.device, self.was_dtype);
-            }
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::Bf16;
-        use tch::{Device, Kind, Tensor};
-
-        #[test]
-        fn cpu_autocast_runs_matrix_products_in_bf16_and_switches_back_off() {
-            let a = Tensor::ones([4, 4], (Kind::Float, Device::Cpu));
-            assert!(!Bf16::cpu_enabled());
-            {
-                let _on = Bf16::on(Device::Cpu);
-                assert!(Bf16::cpu_enabled());
-                assert_eq!(a.matmul(&a).kind(), Kind::BFloat16);
-                // Elementwise operations keep their inputs' precision.
-                assert_eq!((&a + 1.0).kind(), Kind::Float);
-            }
-            assert!(!Bf16::cpu_enabled());
-            assert_eq!(a.matmul(&a).kind(), Kind::Float);
-        }
     }
 }

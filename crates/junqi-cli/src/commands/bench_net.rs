@@ -8,7 +8,8 @@
 //! * Raw forward passes through the inference service (junqi's CPU engine
 //!   in each precision this CPU runs: FP32, bf16, int8) at batch 1 … 1024,
 //!   each against its own precision's peak, and libtorch's forward pass at
-//!   the same sizes.
+//!   the same sizes. With `--device cuda`: libtorch on the GPU through the
+//!   service in FP32, bf16 and fp16 (autocast) instead.
 //! * Training (libtorch): forward + backward at the training batch, the
 //!   loader alone, and the two together.
 //! * Self-play with the net (`mcts:sims=48,…,eval=net:FILE` by default,
@@ -28,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use junqi_bots::BotSpec;
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules};
 use junqi_env::ObsCode;
-use junqi_net::{CpuFeatures, CpuNet, InferenceService, NetFile, NetInput, Precision, ServiceOptions};
+use junqi_net::{CpuFeatures, CpuNet, InferenceService, NetFile, NetInput, NetPrecision, Precision, ServiceOptions};
 use junqi_selfplay::{prepare, Config, RunOptions, SamplesPerGame};
 use rand::Rng;
 use std::path::{Path, PathBuf};
@@ -106,7 +107,7 @@ fn inputs(n: usize) -> Vec<NetInput> {
 /// backend is the one `--device` chose (the CPU engine, or libtorch on a GPU).
 fn service_rate(
     path: &Path,
-    precision: Precision,
+    precision: NetPrecision,
     inputs: &[NetInput],
     threads: usize,
     batch: usize,
@@ -116,8 +117,10 @@ fn service_rate(
     let executors = if settings.backend.is_some() { 1 } else { threads };
     let options = ServiceOptions { executors, max_batch: batch, cache_entries: 0 };
     let factory = match &settings.backend {
-        None => junqi_net::CpuBackend::factory(std::sync::Arc::new(CpuNet::load(path)?.with_precision(precision))),
-        Some(make) => make(path)?,
+        None => {
+            junqi_net::CpuBackend::factory(std::sync::Arc::new(CpuNet::load(path)?.with_precision(precision.engine())))
+        }
+        Some(make) => make(path, precision)?,
     };
     let service = InferenceService::start(factory, &options)?;
     let start = Instant::now();
@@ -241,7 +244,7 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
         );
         let mut rates = Vec::new();
         for &batch in &BATCHES {
-            let (rate, mean) = service_rate(&path, p, &pool, threads, batch, Duration::from_secs(2))?;
+            let (rate, mean) = service_rate(&path, p.into(), &pool, threads, batch, Duration::from_secs(2))?;
             rates.push((batch, rate));
             println!(
                 "{batch:>6} {rate:>12.0} {mean:>10.1} {:>16.1} {:>12} {:>16.1} {:>12}",
@@ -258,6 +261,17 @@ fn run_in(b: &NetBench, tmp: &Path) -> Result<()> {
             println!("  {p} ÷ fp32 by batch: {}", speedups.join(", "));
         }
         raw.push((p, rates));
+    }
+    if gpu {
+        // libtorch's reduced precisions (autocast), asked as a net spec's `precision` asks.
+        for p in [NetPrecision::Bf16, NetPrecision::Fp16] {
+            println!("\nraw forward passes through the inference service (libtorch on the GPU in {p}, 1 executor):");
+            println!("{:>6} {:>12} {:>10} {:>10}", "batch", "positions/s", "mean batch", "÷ fp32");
+            for &(batch, fp32) in &raw[0].1 {
+                let (rate, mean) = service_rate(&path, p, &pool, threads, batch, Duration::from_secs(2))?;
+                println!("{batch:>6} {rate:>12.0} {mean:>10.1} {:>9.2}×", rate / fp32);
+            }
+        }
     }
     #[cfg(feature = "torch")]
     {

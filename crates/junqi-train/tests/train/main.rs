@@ -13,4 +13,5 @@ mod siguo_belief;
 mod siguo_deployments;
 mod siguo_net;
 mod siguo_train;
+mod torch_precision;
 mod train;

@@ -5,7 +5,7 @@ use crate::common::{small_config, temp_dir};
 use junqi_bots::{from_spec, Player};
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules, Seat, Square};
 use junqi_env::ObsCode;
-use junqi_net::{register_net_bots, CpuNet, InferenceService, NetEvaluator, NetInput, ServiceOptions};
+use junqi_net::{register_net_bots, CpuNet, InferenceService, NetEvaluator, NetInput, NetPrecision, ServiceOptions};
 use junqi_train::{torch_backend, DeviceChoice, Trainer};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -121,7 +121,7 @@ fn the_libtorch_backend_answers_as_the_cpu_engine() {
     let positions = positions(64);
     let cpu = CpuNet::load(net_file()).unwrap();
     let torch = InferenceService::start(
-        (torch_backend(DeviceChoice::Cpu))(net_file()).unwrap(),
+        (torch_backend(DeviceChoice::Cpu))(net_file(), NetPrecision::Fp32).unwrap(),
         &ServiceOptions { executors: 2, max_batch: 16, cache_entries: 0 },
     )
     .unwrap();
@@ -194,7 +194,7 @@ fn a_belief_net_guides_the_anqi_search() {
     // libtorch (the GPU backend) gives the CPU engine's belief, in a batch
     // where only some inputs ask for it.
     let torch = InferenceService::start(
-        (torch_backend(DeviceChoice::Cpu))(&path).unwrap(),
+        (torch_backend(DeviceChoice::Cpu))(&path, NetPrecision::Fp32).unwrap(),
         &ServiceOptions { executors: 1, max_batch: 8, cache_entries: 0 },
     )
     .unwrap();
