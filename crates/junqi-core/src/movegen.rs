@@ -120,6 +120,8 @@ impl Position {
     /// `mountains` (山界): an own piece on a mountain's side enters it (its
     /// node twice) when the mountain is empty; the own piece in a mountain
     /// comes out onto any empty node of its side (that node twice).
+    #[cold]
+    #[inline(never)]
     fn mountain_actions(&self, colour: Colour, movers: Bitboard, out: &mut MoveList) {
         for (m, &side) in MOUNTAIN_SIDES.iter().enumerate() {
             match self.mountain[m] {

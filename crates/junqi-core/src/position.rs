@@ -414,6 +414,9 @@ impl Position {
     }
 
     /// An action under `flag_carry` (docs/rules.md §5.3 Carrying the flag).
+    /// Cold: kept out of the default rules' hot path (BENCHMARKS.md).
+    #[cold]
+    #[inline(never)]
     fn do_carry_action(&mut self, mv: Move) -> Effect {
         if mv.is_flip() {
             if let Some(flag) = self.carried_flag_at(mv.from) {
@@ -531,6 +534,14 @@ impl Position {
         if self.hidden & sq.bit() != 0 || self.rules.mountains == crate::rules::Mountains::Closed {
             return self.do_flip(sq);
         }
+        self.do_mountain_action(sq)
+    }
+
+    /// `mountains`: the piece on `sq` enters the mountain beside it, or the
+    /// piece in that mountain comes out onto `sq`. Cold, as `do_carry_action`.
+    #[cold]
+    #[inline(never)]
+    fn do_mountain_action(&mut self, sq: Square) -> Effect {
         let m = crate::board::mountain_of(sq).expect("a mountain action on a mountain's side");
         self.quiet += 1;
         match self.board[sq.index()] {
@@ -632,13 +643,8 @@ impl Position {
         }
         // 1'. flag_carry: a flag carried into its captor's own headquarters.
         if self.rules.flag_carry {
-            for flag in Colour::ALL {
-                if let Some(LooseFlag { at, carried: true }) = self.loose[flag.index()] {
-                    if at.bit() & home_headquarters(flag.other()) != 0 {
-                        let winner = if flag == seat1 { Seat::Second } else { Seat::First };
-                        return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
-                    }
-                }
+            if let Some(o) = self.flag_carried_home(seat1) {
+                return Some(o);
             }
         }
         // 2. Movable pieces (officers, engineers, bombs; face-up or face-down).
@@ -649,6 +655,22 @@ impl Position {
             (true, false) => Some(Outcome { winner: Some(Seat::First), termination: Termination::NoMovablePieces }),
             (false, true) => Some(Outcome { winner: Some(Seat::Second), termination: Termination::NoMovablePieces }),
         }
+    }
+
+    /// `flag_carry`: the win of a side that carried the enemy flag into
+    /// its own headquarters, if one did. Cold, as `do_carry_action`.
+    #[cold]
+    #[inline(never)]
+    fn flag_carried_home(&self, seat1: Colour) -> Option<Outcome> {
+        for flag in Colour::ALL {
+            if let Some(LooseFlag { at, carried: true }) = self.loose[flag.index()] {
+                if at.bit() & home_headquarters(flag.other()) != 0 {
+                    let winner = if flag == seat1 { Seat::Second } else { Seat::First };
+                    return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
+                }
+            }
+        }
+        None
     }
 
     /// §8 step 4.
