@@ -22,8 +22,9 @@
 # (the device), bench.txt (the net's forward passes, on CUDA in fp32, bf16
 # and fp16), loop.log, summary.md, state.json, elo.svg, throughput.txt
 # (positions/s per generation) and best.safetensors (the loop's best net).
-# Knobs (environment): LOOP_SECONDS (default 570) stops the loop, which
-# resumes if run again; BENCH_SECONDS (default 20) per bench measurement and
+# Knobs (environment): LOOP_SECONDS (default 390, so that the bench's 180 s
+# and the loop fit one 10-minute call) stops the loop, which resumes if run
+# again; BENCH_SECONDS (default 20) per bench measurement and
 # BENCH_TIMEOUT (default 180) for the whole bench;
 # LOOP_DIR (default OUT_DIR/loop) holds the loop's own directory (its data
 # and every net; put it outside OUT_DIR when only OUT_DIR's files come back).
@@ -53,7 +54,7 @@ timeout "${BENCH_TIMEOUT:-180}" "$bin" bench --net random:8x96 --device "$device
 
 # The loop itself, stopped at LOOP_SECONDS whatever happens (it resumes if run again).
 status=0
-timeout --signal=INT --kill-after=20 "${LOOP_SECONDS:-570}" "$bin" loop --config configs/loop/fanqi-h200.toml \
+timeout --signal=INT --kill-after=20 "${LOOP_SECONDS:-390}" "$bin" loop --config configs/loop/fanqi-h200.toml \
     --out "$loop_dir" --device "$device" "$@" 2>&1 | tee "$out/loop.log" || status=$?
 for f in summary.md state.json elo.svg; do
     if [ -f "$loop_dir/$f" ]; then cp "$loop_dir/$f" "$out/$f"; fi

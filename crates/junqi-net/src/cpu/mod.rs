@@ -324,8 +324,11 @@ impl CpuNet {
             // The first block stays FP32: in int8 it alone cost `net:fanqi`
             // 0.26 points of argmax agreement with FP32 and its largest value
             // difference went 0.019 → 0.025 (crates/junqi-net/tests/net/precision.rs).
-            Precision::Int8 => all(&self.blocks, Conv3Int8::new)
-                .map(|b| Reduced::Int8(b.into_iter().enumerate().map(|(i, c)| (i > 0).then_some(c)).collect())),
+            // A net of one block would then run no int8 at all: it stays FP32
+            // and says so.
+            Precision::Int8 if self.blocks.len() < 2 => None,
+            Precision::Int8 => all(&self.blocks[1..], Conv3Int8::new)
+                .map(|b| Reduced::Int8(std::iter::once(None).chain(b.into_iter().map(Some)).collect())),
         }
         .unwrap_or(Reduced::None);
         self

@@ -138,6 +138,18 @@ fn hidden_features_fall_back_to_fp32() {
 /// `precision=` in the net bots' specs: named back, refused when unknown,
 /// and played by the search (its own service, same answers as the net in
 /// that precision).
+/// int8 keeps the first block in FP32, so a net of one block would run no
+/// int8 at all: it says FP32, and two blocks say int8 where the CPU has it.
+#[test]
+fn int8_needs_a_block_past_the_first() {
+    use junqi_net::{ModelConfig, NetFile};
+    for (blocks, want) in [(1, Precision::Fp32), (2, CpuFeatures::detect().resolve(Precision::Int8))] {
+        let file = NetFile::random(&ModelConfig { blocks, channels: 32, ..Default::default() }, 1);
+        let net = CpuNet::from_file(&file).unwrap().with_precision(Precision::Int8);
+        assert_eq!(net.precision(), want, "{blocks} block(s)");
+    }
+}
+
 #[test]
 fn the_precision_key_of_the_net_bots() {
     let _services = crate::shared_services();
