@@ -224,6 +224,27 @@ impl<M: Copy> GumbelRoot<M> {
         w.iter().map(|x| x / sum).collect()
     }
 
+    /// The improved policy as (action, share) pairs for a decision: with
+    /// many visits σ spreads the scores so far that exp() underflows to 0
+    /// for the worst actions, and those drop out (a policy lists positive
+    /// shares only); action `kept`, the one played, stays however small.
+    pub fn decision_policy(&self, kept: usize) -> Vec<(M, f32)>
+    where
+        M: Copy,
+    {
+        let shares = self.improved_policy();
+        let kept_share = shares[kept].max(f32::MIN_POSITIVE);
+        self.actions
+            .iter()
+            .zip(shares)
+            .enumerate()
+            .filter_map(|(i, (a, p))| {
+                let p = if i == kept { kept_share } else { p };
+                (p > 0.0).then_some((a.mv, p))
+            })
+            .collect()
+    }
+
     /// The prior, in `actions` order (for comparison with the improved policy).
     pub fn prior(&self) -> Vec<f32> {
         self.actions.iter().map(|a| a.logit.exp()).collect()
@@ -284,6 +305,23 @@ mod tests {
         // Every action is considered (k = 16 > 4), so the search always
         // finds b1b2's value; the Gumbel draw and the prior decide the rest.
         assert!(better > 150, "chose the good action {better} times of 200");
+    }
+
+    #[test]
+    fn a_decision_policy_lists_positive_shares_and_the_kept_action() {
+        let moves = [mv("a1a2"), mv("b1b2"), mv("c1c2")];
+        let priors = [0.4, 0.3, 0.3];
+        let mut root = GumbelRoot::new(&moves, &priors, None, 30_000, GumbelOptions::default(), &mut rng_from_seed(3));
+        simulate(&mut root, &[1.0, 0.0, -1.0], 30_000);
+        // Thousands of visits: the worst action's exp() underflows.
+        assert!(root.improved_policy().contains(&0.0), "{:?}", root.improved_policy());
+        for kept in 0..3 {
+            let policy = root.decision_policy(kept);
+            assert!(policy.iter().all(|&(_, p)| p > 0.0), "{policy:?}");
+            assert!(policy.iter().any(|&(m, _)| m == moves[kept]), "kept {kept}: {policy:?}");
+            let sum: f32 = policy.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-4, "{sum}");
+        }
     }
 
     #[test]

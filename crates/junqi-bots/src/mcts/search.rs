@@ -514,8 +514,9 @@ impl<E: LeafEvaluator> Search<E> {
     /// draw score included), and the kept action's plain mean value.
     fn decide_gumbel(&self) -> Decision {
         let g = &self.groot;
-        let best = g.actions[g.best_action()];
-        let mut policy: Vec<(Move, f32)> = g.actions.iter().map(|a| a.mv).zip(g.improved_policy()).collect();
+        let kept = g.best_action();
+        let best = g.actions[kept];
+        let mut policy = g.decision_policy(kept);
         policy.sort_by_key(|&(m, _)| m);
         let value = self.tree.root_children().find(|n| n.mv == best.mv && n.visits > 0).map(|n| n.mean());
         Decision { action: best.mv, policy, value }
