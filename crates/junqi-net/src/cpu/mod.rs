@@ -96,8 +96,8 @@ struct Heads {
 enum Reduced {
     None,
     Bf16(Vec<(Conv3Bf16, Conv3Bf16)>),
-    /// Per block; `None` runs that block's FP32 convolutions.
-    Int8(Vec<Option<(Conv3Int8, Conv3Int8)>>),
+    /// Every block but the first, which runs its FP32 convolutions.
+    Int8(Vec<(Conv3Int8, Conv3Int8)>),
 }
 
 #[derive(Clone, Debug)]
@@ -327,8 +327,7 @@ impl CpuNet {
             // A net of one block would then run no int8 at all: it stays FP32
             // and says so.
             Precision::Int8 if self.blocks.len() < 2 => None,
-            Precision::Int8 => all(&self.blocks[1..], Conv3Int8::new)
-                .map(|b| Reduced::Int8(std::iter::once(None).chain(b.into_iter().map(Some)).collect())),
+            Precision::Int8 => all(&self.blocks[1..], Conv3Int8::new).map(Reduced::Int8),
         }
         .unwrap_or(Reduced::None);
         self
@@ -412,17 +411,13 @@ impl CpuNet {
                 }
             }
             Reduced::Int8(blocks) => {
-                for (i, block) in blocks.iter().enumerate() {
-                    match block {
-                        Some((ca, cb)) => {
-                            let scale = int8::quantize(&s.a, &mut s.xq);
-                            ca.forward(&s.xq, scale, None, &mut s.b);
-                            let scale = int8::quantize(&s.b, &mut s.xq);
-                            cb.forward(&s.xq, scale, Some(&s.a), &mut s.c);
-                            std::mem::swap(&mut s.a, &mut s.c);
-                        }
-                        None => run_blocks(&self.blocks[i..=i], &mut s.a, &mut s.b, &mut s.c, self.simd),
-                    }
+                run_blocks(&self.blocks[..1], &mut s.a, &mut s.b, &mut s.c, self.simd);
+                for (ca, cb) in blocks {
+                    let scale = int8::quantize(&s.a, &mut s.xq);
+                    ca.forward(&s.xq, scale, None, &mut s.b);
+                    let scale = int8::quantize(&s.b, &mut s.xq);
+                    cb.forward(&s.xq, scale, Some(&s.a), &mut s.c);
+                    std::mem::swap(&mut s.a, &mut s.c);
                 }
             }
         }
