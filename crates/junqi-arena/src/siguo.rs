@@ -16,7 +16,7 @@
 
 use crate::{ensure_run_file, write_atomic, ArenaError};
 use junqi_selfplay::{
-    game_seed, read_siguo_games_file, run_siguo, shard_files, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
+    game_seed, read_siguo_games_file, run_siguo, shard_files, team_members, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
 };
 use junqi_siguo::{
     build_agent, deploy_armies, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent, SiguoBot,
@@ -67,11 +67,11 @@ fn check_games(
     flag: &str,
     allow_same: bool,
 ) -> Result<SiguoConfig, ArenaError> {
-    for b in bots {
-        if b.is_empty() {
+    for member in bots.iter().flat_map(|b| team_members(b)) {
+        if member.is_empty() {
             return Err(ArenaError::Config("an empty bot spec".into()));
         }
-        check_bot(b, &rules)?;
+        check_bot(member, &rules)?;
     }
     if !allow_same && bots[0] == bots[1] {
         return Err(ArenaError::Config(format!("both teams have the bot `{}`: give two different bots", bots[0])));
@@ -86,7 +86,7 @@ fn check_games(
 
 /// Is `spec` a built-in four-player bot (random, greedy, heuristic, mcts:N)?
 fn built_in(spec: &str) -> bool {
-    junqi_siguo::bot_from_spec(spec).is_ok()
+    team_members(spec).iter().all(|member| junqi_siguo::bot_from_spec(member).is_ok())
 }
 
 /// A known four-player bot: a built-in one or a registered agent (built
@@ -744,6 +744,27 @@ mod tests {
         assert_eq!(report.penta.iter().sum::<u64>(), 2);
         // Read back, not played again: the same report.
         assert_eq!(run_siguo_arena(&config, &dir, 1).unwrap().tally, report.tally);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A mixed team (`X|Y`): X on the team's first army to move, Y on its
+    /// ally, on both seat pairs; and a member that is no bot is refused.
+    #[test]
+    fn a_mixed_team_seats_each_bot_on_its_army() {
+        let dir = fresh_dir("mixed");
+        let config = SiguoArenaConfig::new(anqi(), ["heuristic|random", "greedy"], 4, 11).unwrap();
+        let report = run_siguo_arena(&config, &dir, 2).unwrap();
+        let games = read_games(&config.selfplay().unwrap(), &dir).unwrap();
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].bots, ["heuristic", "greedy", "random", "greedy"]);
+            assert_eq!(pair[1].bots, ["greedy", "heuristic", "greedy", "random"]);
+        }
+        assert_eq!(report.tally.games, 4);
+        assert!(report.to_markdown().contains("team A `heuristic|random`"));
+        for bad in ["heuristic|nonsense", "heuristic|"] {
+            let err = SiguoArenaConfig::new(anqi(), [bad, "greedy"], 4, 11).unwrap_err().to_string();
+            assert!(err.contains("nonsense") || err.contains("empty bot spec"), "{bad}: {err}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

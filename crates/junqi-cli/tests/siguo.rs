@@ -12,12 +12,27 @@ mod selfplay;
 // `junqi selfplay --siguo` with four-player nets (`net:FILE`, `mcts:…,eval=net:FILE`).
 #[path = "siguo/net_selfplay.rs"]
 mod net_selfplay;
-// Learned deployments: a net's model in `selfplay --siguo`, `train --fit-deployments`.
+// Learned deployments: a net's model in `selfplay --siguo`, `play --siguo`, `train --fit-deployments`.
 #[path = "siguo/learned_deploy.rs"]
 mod learned_deploy;
 
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")
+}
+
+/// `junqi ARGS` with `stdin` written to its standard input.
+fn junqi_with_stdin(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_junqi"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run junqi");
+    let (input, mut pipe) = (stdin.to_string(), child.stdin.take().expect("a pipe"));
+    std::thread::spawn(move || pipe.write_all(input.as_bytes()));
+    child.wait_with_output().expect("junqi ends")
 }
 
 fn stdout(out: &Output) -> String {

@@ -19,7 +19,12 @@ pub struct LoopConfig {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub about: String,
     pub seed: u64,
-    /// Game mode (its preset rules): fanqi, anqi or mingqi.
+    /// The game: empty for the two-player game, `siguo` for the four-player
+    /// one (四国军棋, two teams of two; `crate::siguo` runs its stages).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub game: String,
+    /// Game mode (its preset rules): fanqi, anqi or mingqi; with `game =
+    /// "siguo"`, the four-player preset (anqi, shuangming or quanming).
     pub mode: String,
     /// Rule overrides, e.g. `["max_plies=400"]`.
     pub rules_set: Vec<String>,
@@ -284,6 +289,7 @@ impl Default for LoopConfig {
         LoopConfig {
             about: String::new(),
             seed: 0,
+            game: String::new(),
             mode: "fanqi".into(),
             rules_set: Vec::new(),
             generations: 0,
@@ -353,7 +359,20 @@ impl LoopConfig {
     /// Whether the nets learn their deployments (`selfplay.deploy`, in a
     /// mode that deploys).
     pub fn learns_deployments(&self) -> Result<bool> {
-        Ok(self.selfplay.deploy == "learned" && self.rules()?.mode != Mode::Fanqi)
+        // Every four-player mode deploys.
+        Ok(self.selfplay.deploy == "learned" && (self.is_siguo() || self.rules()?.mode != Mode::Fanqi))
+    }
+
+    /// Whether the loop plays the four-player game (`game = "siguo"`).
+    pub fn is_siguo(&self) -> bool {
+        self.game == "siguo"
+    }
+
+    /// The four-player rules (`game = "siguo"`): the preset `mode` with `rules_set`.
+    pub fn siguo_rules(&self) -> Result<junqi_siguo::Rules> {
+        junqi_siguo::Rules::preset_with(&self.mode, &self.rules_set).map_err(|e| {
+            LoopError::Config(format!("four-player mode `{}`, rules_set {:?}: {e}", self.mode, self.rules_set))
+        })
     }
 
     /// The self-play workers: `threads`, or one per core.
@@ -384,7 +403,13 @@ impl LoopConfig {
 
     pub fn check(&self) -> Result<()> {
         let bad = |m: String| Err(LoopError::Config(m));
-        self.rules()?;
+        match self.game.as_str() {
+            "" => {
+                self.rules()?;
+            }
+            "siguo" => self.check_siguo()?,
+            other => return bad(format!("game: expected \"siguo\" or nothing (the two-player game), not {other:?}")),
+        }
         self.samples()?;
         self.train.check()?;
         if self.threads > 1024 {
@@ -463,6 +488,10 @@ impl LoopConfig {
         }
         if !self.selfplay.draw.is_empty() && self.selfplay.sims == 0 {
             return bad("selfplay.draw is the search's draw score: it needs a search (selfplay.sims > 0)".into());
+        }
+        if self.is_siguo() {
+            // Its bots were checked by `check_siguo`.
+            return Ok(());
         }
         junqi_bots::build(&self.bootstrap.bot).map_err(|err| LoopError::Config(format!("bootstrap.bot: {err}")))?;
         // The bots of later generations, checked now rather than after the

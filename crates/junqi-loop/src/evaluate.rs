@@ -44,7 +44,7 @@ pub(crate) fn eval_seed(config: &LoopConfig, g: u32) -> u64 {
 
 /// The directory of a generation's games against `anchor`: `eval-anchor`
 /// for the main one, `eval-vs-SPEC` (spec made a file name) for the others.
-fn anchor_dir(config: &LoopConfig, anchor: &BotSpec) -> String {
+pub(crate) fn anchor_dir(config: &LoopConfig, anchor: &BotSpec) -> String {
     if *anchor == config.evaluate.anchor {
         return "eval-anchor".into();
     }
@@ -76,6 +76,9 @@ pub(crate) fn rate_against_anchors(
     anchors: &[BotSpec],
     record: &mut RecordRating,
 ) -> Result<bool> {
+    if let Some(rules) = stages.siguo {
+        return stages.siguo_rate(rules, g, net_path, anchors, record);
+    }
     let config = stages.config;
     let candidate = config.rated_bot(net_path);
     for anchor in anchors {

@@ -42,6 +42,8 @@
 //!   SPRT gate ([`sprt_gate`]).
 //! * [`report`]: `elo.csv`, `elo_anchors.csv`, `summary.md` and `elo.svg`.
 //! * [`tb`]: each generation's scalars in TensorBoard event files.
+//! * `siguo`: the four-player (四国) loop's stages (`game = "siguo"`):
+//!   four-player self-play, learned deployments, the gate and the anchors.
 //! * [`exploit`]: an exploit run's report (`[exploit]`, `junqi exploit`):
 //!   a best response to a fixed target bot, trained by the same stages.
 
@@ -51,6 +53,7 @@ pub mod evaluate;
 pub mod exploit;
 mod ray;
 pub mod report;
+mod siguo;
 pub mod stages;
 pub mod state;
 pub mod tb;

@@ -37,6 +37,13 @@ pub fn run_loop(
     observer: &mut dyn LoopObserver,
 ) -> Result<LoopState> {
     config.check()?;
+    if config.is_siguo() && out.to_string_lossy().contains(',') {
+        // The four-player bot specs name the nets by path, and split their keys at commas.
+        return Err(LoopError::Config(format!(
+            "a four-player loop's directory may hold no comma (its nets' paths go into bot specs): {}",
+            out.display()
+        )));
+    }
     let dir = RunDir::open(out)?;
     write_config(config, &dir)?;
     let (file, mut state) = StateFile::open(&dir)?;
@@ -48,7 +55,12 @@ pub fn run_loop(
         ));
     }
     state.code_version = code_version;
-    let mut stages = Stages { config, rules: config.rules()?, out, options, observer };
+    let (rules, siguo) = match config.is_siguo() {
+        // The four-player stages read `siguo`; `rules` is only the two-player stages'.
+        true => (Rules::preset(junqi_core::Mode::Anqi), Some(config.siguo_rules()?)),
+        false => (config.rules()?, None),
+    };
+    let mut stages = Stages { config, rules, siguo, out, options, observer };
     let result = stages.generations(&file, &mut state);
     // A stopped stage keeps what it finished (shards, checkpoints, matchups);
     // the minutes it ran count too.
@@ -118,6 +130,8 @@ fn write_config(config: &LoopConfig, dir: &RunDir) -> Result<()> {
 pub(crate) struct Stages<'a> {
     pub(crate) config: &'a LoopConfig,
     pub(crate) rules: Rules,
+    /// The four-player rules of a `game = "siguo"` loop (then `rules` is unused).
+    pub(crate) siguo: Option<junqi_siguo::Rules>,
     pub(crate) out: &'a Path,
     pub(crate) options: &'a RunOptions,
     pub(crate) observer: &'a mut dyn LoopObserver,
@@ -202,7 +216,7 @@ impl Stages<'_> {
         file.save(state, Some(rec))
     }
 
-    fn interrupted(&self) -> LoopError {
+    pub(crate) fn interrupted(&self) -> LoopError {
         LoopError::Interrupted(format!("stopped; run the same command to resume from {}", self.out.display()))
     }
 
@@ -212,6 +226,9 @@ impl Stages<'_> {
         let (config, g) = (self.config, rec.index);
         if config.exploit.is_some() {
             return self.exploit_selfplay(file, state, rec);
+        }
+        if let Some(rules) = self.siguo {
+            return self.siguo_selfplay(rules, file, state, rec);
         }
         let on_ray = config.selfplay.backend == "ray";
         let bot = match &state.best {
@@ -391,7 +408,10 @@ impl Stages<'_> {
         std::fs::create_dir_all(out.join("nets")).map_err(LoopError::io(out.join("nets")))?;
         export_checkpoint(&ckpt, &net_path)?;
         let deploy_loss = if config.learns_deployments()? {
-            let games = deployment_games(&runs, &self.rules)?;
+            let games = match self.siguo {
+                Some(_) => junqi_train::siguo_deployments::siguo_deployment_games(&runs)?,
+                None => deployment_games(&runs, &self.rules)?,
+            };
             Some((fit_into_net(&net_path, &games)?, games.len()))
         } else {
             None
@@ -448,6 +468,9 @@ impl Stages<'_> {
     /// Generation `rec`'s net (at `net_path`) against the best net: its
     /// score, and whether it is promoted.
     fn against_best(&mut self, rec: &mut Generation, net_path: &Path, best: &str) -> Result<()> {
+        if let Some(rules) = self.siguo {
+            return self.siguo_against_best(rules, rec, net_path, best);
+        }
         let (config, g) = (self.config, rec.index);
         let dir = gen_dir(self.out, g);
         let candidate = config.eval_bot(net_path);

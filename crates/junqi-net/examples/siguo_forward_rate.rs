@@ -69,6 +69,15 @@ fn main() {
         i += 1;
     });
     println!("direct        {one:>9.1} positions/s ({})", junqi_net::CpuEngine::describe(&*net));
+    // The model's FLOPs a position against one thread's FP32 peak, measured now.
+    let flops = net.model().forward_flops_for(NetGame::Siguo) as f64;
+    let peak = junqi_net::cpu::kernels::peak_gflops(Duration::from_secs_f64(seconds.min(2.0)));
+    println!(
+        "direct        {:>9.1} GFLOP/s ({:.1} MFLOP a position), {:.0}% of one thread's FP32 peak ({peak:.1} GFLOP/s)",
+        one * flops / 1e9,
+        flops / 1e6,
+        100.0 * one * flops / 1e9 / peak
+    );
     // The service (no cache: every position is a forward pass), one
     // thread's group of `batch` positions at a time.
     let inputs: Vec<SiguoInput> = infos.iter().map(|info| SiguoInput::of(info, false).0).collect();

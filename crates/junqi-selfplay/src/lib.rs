@@ -77,7 +77,7 @@ pub use run_dir::{differences, same_work, RunDir, WorkMismatch};
 pub use run_lock::{RunLock, LOCK_FILE};
 pub use siguo::rules_text as siguo_rules_text;
 pub use siguo::{
-    play_siguo, play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema,
+    play_siguo, play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema, team_members,
     write_siguo_games_shard, SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
 };
 pub use siguo_samples::{

@@ -134,12 +134,10 @@ impl SiguoConfig {
     /// ([`SiguoConfig::with_samples`] asks for them), the default shard size.
     pub fn new(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Result<SiguoConfig, SelfplayError> {
         let [a, b] = &bots;
-        let bots = [bot_from_spec(a), bot_from_spec(b)];
-        let [a, b] = bots.map(|bot| bot.map(|bot| bot.name()).map_err(SelfplayError::Config));
         let config = SiguoConfig {
             rules,
             games,
-            bots: [a?, b?],
+            bots: [team_name(a)?, team_name(b)?],
             seed,
             shard_games: crate::default_shard_games(games),
             samples_per_game: SamplesPerGame::Count(0),
@@ -163,8 +161,8 @@ impl SiguoConfig {
 
     /// Check every field (a config may come from an edited file).
     fn check(&self) -> Result<(), SelfplayError> {
-        for b in &self.bots {
-            bot_from_spec(b).map_err(SelfplayError::Config)?;
+        for member in self.bots.iter().flat_map(|b| team_members(b)) {
+            bot_from_spec(member).map_err(SelfplayError::Config)?;
         }
         let games = self.games;
         if games < 2 || !games.is_multiple_of(2) || games > MAX_SIGUO_GAMES {
@@ -193,9 +191,34 @@ impl SiguoConfig {
 
     /// The bot of each seat in game `id`: in even games `bots[0]` plays
     /// armies 0 and 2, in odd games armies 1 and 3.
+    /// A team of two bots (`X|Y`, [`team_members`]) puts X on its first
+    /// army in the order of play and Y on its second.
     pub fn seats(&self, id: u64) -> [String; 4] {
         let (a, b) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
-        [&self.bots[a], &self.bots[b], &self.bots[a], &self.bots[b]].map(String::clone)
+        let (a, b) = (team_members(&self.bots[a]), team_members(&self.bots[b]));
+        [a[0], b[0], a[1], b[1]].map(str::to_string)
+    }
+}
+
+/// A team's bots as they name themselves (`X|Y` for a mixed team).
+fn team_name(team: &str) -> Result<String, SelfplayError> {
+    let name = |spec: &str| bot_from_spec(spec).map(|bot| bot.name()).map_err(SelfplayError::Config);
+    match team.split_once('|') {
+        Some(_) => {
+            let [first, second] = team_members(team);
+            Ok(format!("{}|{}", name(first)?, name(second)?))
+        }
+        None => name(team),
+    }
+}
+
+/// The bots of a team's two armies: `X|Y` is X on the team's first army in
+/// the order of play and Y on its second (a mixed team, e.g. a net allied
+/// with `heuristic`); any other spec plays both armies.
+pub fn team_members(team: &str) -> [&str; 2] {
+    match team.split_once('|') {
+        Some((first, second)) => [first.trim(), second.trim()],
+        None => [team, team],
     }
 }
 

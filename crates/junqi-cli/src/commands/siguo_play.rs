@@ -114,7 +114,7 @@ fn build_bots(spec: &str, human: Army) -> Result<[Option<Box<dyn SiguoBot>>; 4]>
 pub fn run(opts: Options) -> Result<()> {
     let seat = opts.seat.unwrap_or(0);
     let human = Army::new(seat as usize).ok_or_else(|| anyhow!("--seat {seat}: the four-player seats are 0 to 3"))?;
-    let bots = build_bots(opts.bot.unwrap_or("heuristic"), human)?;
+    let mut bots = build_bots(opts.bot.unwrap_or("heuristic"), human)?;
     let mut clocks: [Option<junqi_bots::mcts::MoveClock>; 4] = Default::default();
     if let Some(tc) = opts.tc {
         let (base, inc) = junqi_bots::mcts::clock::parse_clock(tc)
@@ -128,7 +128,14 @@ pub fn run(opts: Options) -> Result<()> {
     let seed = opts.seed.unwrap_or_else(clock_seed);
     let start = match opts.position {
         Some(text) => super::siguo_board::position(opts.rules, text)?,
-        None => Position::new_game(super::perft::siguo_rules(opts.rules, None)?, seed),
+        None => {
+            let dealt = Position::new_game(super::perft::siguo_rules(opts.rules, None)?, seed);
+            // A bot that deploys (a net with a learned model) replaces its army's part of the deal.
+            junqi_siguo::deploy_armies(&dealt, seed, |army, rules, rng| {
+                bots[army.index()].as_mut()?.deploy(army, rules, rng)
+            })
+            .map_err(|e| anyhow!("a bot deployed illegally: {e}"))?
+        }
     };
     if start.ended(human).is_some() {
         bail!("--seat {seat}: {human} has already ended in this position");
@@ -162,7 +169,11 @@ pub fn run(opts: Options) -> Result<()> {
     };
     writeln!(out, "{sees}")?;
     if opts.position.is_none() {
-        writeln!(out, "every army's deployment is a random legal one from the seed (there is no deployment editor)")?;
+        writeln!(
+            out,
+            "every army's deployment is a random legal one from the seed, but a bot's that deploys by a learned model \
+             (there is no deployment editor)"
+        )?;
     }
     writeln!(out, "type `help` for the commands")?;
     let stdin = std::io::stdin();

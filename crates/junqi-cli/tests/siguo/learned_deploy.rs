@@ -1,7 +1,7 @@
 //! Learned four-player deployments from the command line: `selfplay
 //! --siguo` with a net carrying a deployment model deploys the net's armies
 //! by it (legal, different in every game) while the other bot's armies keep
-//! the deal's; `junqi replay` re-plays those games; `junqi train
+//! the deal's, and `play --siguo` deals so too; `junqi replay` re-plays those games; `junqi train
 //! --fit-deployments` stores a model fitted to them in the trained net.
 
 use super::{junqi, stdout};
@@ -56,6 +56,18 @@ fn a_net_with_a_deployment_model_deploys_by_it_and_train_fits_one() {
     let replayed = stdout(&junqi(&["replay", "--games", run.to_str().unwrap()]));
     assert!(replayed.contains("replayed 6 game(s): all match"), "{replayed}");
 
+    // `play --siguo` deals the same way: its bots' armies deploy by the model
+    // (全明 shows every kind), the person's army keeps the deal's.
+    let board = |bot: &str| {
+        let args = ["play", "--siguo", "--rules", "quanming", "--seat", "1", "--seed", "9", "--color", "never"];
+        let o = super::junqi_with_stdin(&[&args[..], &["--bot", bot]].concat(), "quit\n");
+        let text = stdout(&o);
+        let at = text.find("type `help` for the commands").unwrap_or_else(|| panic!("{text}"));
+        text[at..].to_string()
+    };
+    let (by_model, dealt) = (board(&net_bot), board("random"));
+    assert_ne!(by_model, dealt, "the net's armies deploy by its model");
+    assert_eq!(board(&net_bot), by_model, "the same seed, the same deployments");
     let train = dir.join("train");
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train/siguo-small.toml");
     let args = ["--device", "cpu", "train", "--config", config, "--data", run.to_str().unwrap()];

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# 四国暗棋 (the four-player game) from nothing to a net like `net:siguo`, and
+# the measurements BENCHMARKS.md reports for it ("四国: the loop from
+# nothing"). Two steps, each resumable, so running the script again after an
+# interruption (Ctrl-C, a killed machine) goes on where it stopped:
+#   1. the loop configs/loop/siguo.toml: 1,000 games of `heuristic` against
+#      itself teach the first net (a 2×32 net with a belief head and learned
+#      deployments); then generations of its own Gumbel search at 16
+#      simulations, an SPRT gate, ratings against `heuristic` and the rollout
+#      search `mcts` (200 simulations), until the config's 150 minutes;
+#   2. the loop's best net in paired four-player arenas on a fresh seed
+#      (ARENA_SEED), ARENA_GAMES games each (OUT/arena-*/results.md):
+#      its plain policy against `random` and `greedy`; its search
+#      (SEARCH_SIMS simulations, default 64) against `heuristic` and `mcts`;
+#      and mixed teams against two `heuristic`s on the same deals: the net's
+#      search allied with `heuristic`, once moving first of its team and once
+#      second (beside the search on both armies, above).
+# Usage: bash scripts/siguo-recipe.sh [OUT_DIR] [LOOP ARGS...]   (default runs/siguo-recipe)
+# Extra arguments go to `junqi loop`; resume with the same arguments (a loop
+# resumes only with its own config). Knobs (environment): ARENA_SEED (default
+# 4401), ARENA_GAMES (default 200), SEARCH_SIMS (64), JUNQI_BIN (default:
+# scripts/setup.sh, then build target/release/junqi). A smoke test of the
+# whole chain in a few minutes:
+#   ARENA_GAMES=4 SEARCH_SIMS=4 bash scripts/siguo-recipe.sh /tmp/siguo-recipe --generations 2 \
+#       --set bootstrap.games=20 --set bootstrap.steps=20 --set selfplay.games=4 --set selfplay.sims=4 \
+#       --set steps_per_generation=20 --set evaluate.games=4 --set evaluate.sims=4 \
+#       --set evaluate.anchor_games=4 --set 'evaluate.more_anchors=[]' --set evaluate.sprt.max_games=8
+set -euo pipefail
+. "$(dirname "$0")/recipe-lib.sh"
+recipe_start siguo-recipe 44 "${1:-}"
+shift || true
+
+step "1/2 the loop (configs/loop/siguo.toml)"
+"$J" loop --config configs/loop/siguo.toml --out "$out/loop" "$@"
+net="$out/loop/$(recipe_best_net "$out/loop")"
+
+step "2/2 the arenas of $net"
+search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=8,gscale=0,eval=net:path=$net"
+# arena NAME TEAM_A TEAM_B: one paired four-player arena, skipped once its report is there.
+arena() {
+    if [ ! -f "$out/arena-$1/results.md" ]; then
+        rm -rf "$out/arena-$1" # four-player arenas are read back when finished, not resumed
+        "$J" arena --siguo --rules anqi --bots "$2,$3" --games-per-pair "${ARENA_GAMES:-200}" \
+            --seed "${ARENA_SEED:-4401}" --out "$out/arena-$1"
+    fi
+    tail -n +3 "$out/arena-$1/results.md" | head -n 1
+}
+arena policy-vs-random "net:path=$net" random
+arena policy-vs-greedy "net:path=$net" greedy
+arena search-vs-heuristic "$search" heuristic
+arena search-vs-mcts "$search" mcts
+arena search-allied-with-heuristic "$search|heuristic" heuristic
+arena heuristic-allied-with-search "heuristic|$search" heuristic
+step "done: $net, $out/arena-*/results.md"
