@@ -385,3 +385,58 @@ fn a_stored_siguo_game_replays_as_the_referee_and_as_each_seat() {
     assert_eq!(code, 404);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A bot that deploys by itself, as a net with a learned deployment model
+/// does: every army it plays stands as [`fixed_deployment`]; it moves as `random`.
+struct FixedDeploy;
+
+fn fixed_deployment(rules: &Rules) -> Deployment {
+    random_deployment(rules, &mut junqi_core::rng_from_seed(77))
+}
+
+impl junqi_siguo::SiguoBot for FixedDeploy {
+    fn name(&self) -> String {
+        "fixed-deploy".into()
+    }
+    fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn rand::RngCore) -> Option<Move> {
+        junqi_siguo::SiguoBot::choose(&mut junqi_siguo::bots::RandomBot, info, rng)
+    }
+    fn deploy(&mut self, _army: Army, rules: &Rules, _rng: &mut dyn rand::RngCore) -> Option<Deployment> {
+        Some(fixed_deployment(rules))
+    }
+}
+
+fn fixed_deploy_factory(spec: &str) -> Option<Result<Box<dyn junqi_siguo::SiguoBot>, String>> {
+    (spec == "fixed-deploy").then(|| Ok(Box::new(FixedDeploy) as Box<dyn junqi_siguo::SiguoBot>))
+}
+
+/// The bots' armies deploy by the bots (a net's learned model), the
+/// person's keeps the deal's: in 全明 the started game shows every kind.
+#[test]
+fn bots_that_deploy_by_themselves_do_so_in_a_served_game() {
+    junqi_siguo::register_siguo_bot(fixed_deploy_factory);
+    let addr = start_server();
+    let seed = 31;
+    let started = |bot: &str| {
+        let body = json!({"seat": 0, "mode": "quanming", "bot": bot, "seed": seed, "bot_later": true}).to_string();
+        let (status, st) = request(addr, "POST", "/api/play/siguo", Some(&body));
+        assert_eq!(status, 200, "{st}");
+        let id = st["id"].as_u64().unwrap();
+        let body = json!({"placement": placement_of(&st), "bot_later": true}).to_string();
+        let (status, st) = request(addr, "POST", &format!("/api/play/siguo/{id}/deploy"), Some(&body));
+        assert_eq!(status, 200, "{st}");
+        tokens(&st)
+    };
+    let rules = Rules::preset(Mode::Quanming);
+    let mut rng = junqi_core::rng_from_seed(seed);
+    let mut d: Vec<Deployment> = (0..4).map(|_| random_deployment(&rules, &mut rng)).collect();
+    let dealt = Position::from_deployments(rules, [&d[0], &d[1], &d[2], &d[3]]).unwrap();
+    for army in [1, 2, 3] {
+        d[army] = fixed_deployment(&rules);
+    }
+    let deployed = Position::from_deployments(rules, [&d[0], &d[1], &d[2], &d[3]]).unwrap();
+    assert_ne!(dealt, deployed);
+    let seat = Army::new(0).unwrap();
+    assert_eq!(started("random"), seat_board(&SiguoInfoSet::new(&dealt, seat)), "random keeps the deal's");
+    assert_eq!(started("fixed-deploy"), seat_board(&SiguoInfoSet::new(&deployed, seat)), "the bots' own deployments");
+}
