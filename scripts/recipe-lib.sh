@@ -20,7 +20,7 @@ recipe_start() {
         cargo build --release --locked -q -p junqi
         J=${CARGO_TARGET_DIR:-target}/release/junqi
     fi
-    case "$out" in *,* | *=*) echo "OUT_DIR may not contain ',' or '=' (it goes into bot specs): $out" >&2; exit 2 ;; esac
+    case "$out" in *,* | *=* | *'|'* | *'"'*) echo "OUT_DIR may not contain ',', '=', '|' or '\"' (it goes into bot specs): $out" >&2; exit 2 ;; esac
     mkdir -p "$out"
 }
 

@@ -9,7 +9,7 @@
 #      simulations, an SPRT gate, ratings against `heuristic` and the rollout
 #      search `mcts` (200 simulations), until the config's 150 minutes;
 #   2. the loop's best net in paired four-player arenas on a fresh seed
-#      (ARENA_SEED), ARENA_GAMES games each (OUT/arena-*/results.md):
+#      (ARENA_SEED), ARENA_GAMES games each (OUT/arena-NET-*/results.md):
 #      its plain policy against `random` and `greedy`; its search
 #      (SEARCH_SIMS simulations, default 64) against `heuristic` and `mcts`;
 #      and mixed teams against two `heuristic`s on the same deals: the net's
@@ -36,14 +36,20 @@ net="$out/loop/$(recipe_best_net "$out/loop")"
 
 step "2/2 the arenas of $net"
 search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=8,gscale=0,eval=net:path=$net"
-# arena NAME TEAM_A TEAM_B: one paired four-player arena, skipped once its report is there.
+# Each arena's folder names the net (a longer loop may have another best net).
+tag=$(basename "$net" .safetensors)
+# arena NAME TEAM_A TEAM_B: one paired four-player arena (its wall time in
+# OUT/arena-TAG-NAME/seconds), skipped once its report is there.
 arena() {
-    if [ ! -f "$out/arena-$1/results.md" ]; then
-        rm -rf "$out/arena-$1" # four-player arenas are read back when finished, not resumed
+    local dir="$out/arena-$tag-$1" began
+    if [ ! -f "$dir/results.md" ]; then
+        rm -rf "$dir" # four-player arenas are read back when finished, not resumed
+        began=$(date +%s)
         "$J" arena --siguo --rules anqi --bots "$2,$3" --games-per-pair "${ARENA_GAMES:-200}" \
-            --seed "${ARENA_SEED:-4401}" --out "$out/arena-$1"
+            --seed "${ARENA_SEED:-4401}" --out "$dir"
+        echo $(($(date +%s) - began)) >"$dir/seconds"
     fi
-    tail -n +3 "$out/arena-$1/results.md" | head -n 1
+    echo "$1 ($(cat "$dir/seconds") s): $(sed -n 5p "$dir/results.md")"
 }
 arena policy-vs-random "net:path=$net" random
 arena policy-vs-greedy "net:path=$net" greedy
@@ -51,4 +57,4 @@ arena search-vs-heuristic "$search" heuristic
 arena search-vs-mcts "$search" mcts
 arena search-allied-with-heuristic "$search|heuristic" heuristic
 arena heuristic-allied-with-search "heuristic|$search" heuristic
-step "done: $net, $out/arena-*/results.md"
+step "done: $net, $out/arena-$tag-*/results.md"

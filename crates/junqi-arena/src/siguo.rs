@@ -112,8 +112,8 @@ fn siguo_config(rules: Rules, games: u64, bots: [String; 2], seed: u64) -> Resul
     if bots.iter().all(|b| built_in(b)) {
         return Ok(SiguoConfig::new(rules, games, bots, seed)?);
     }
-    for b in &bots {
-        check_bot(b, &rules)?;
+    for member in bots.iter().flat_map(|b| team_members(b)) {
+        check_bot(member, &rules)?;
     }
     if games < 2 || !games.is_multiple_of(2) || games > MAX_GAMES {
         return Err(ArenaError::Config(format!(
@@ -538,6 +538,8 @@ impl SiguoArenaReport {
         );
         let _ = writeln!(s, "|---|---|---:|---|---|---|---|---|");
         let p = self.penta;
+        // A mixed team's `X|Y` would split the table's cell.
+        let (a, b) = (a.replace('|', "\\|"), b.replace('|', "\\|"));
         let _ = writeln!(
             s,
             "| {a} | {b} | {} | {}-{}-{} | {:.1}% [{:.1}, {:.1}] | {} | {:+.1} [{:+.1}, {:+.1}] | {} {} {} {} {} |",
@@ -760,7 +762,8 @@ mod tests {
             assert_eq!(pair[1].bots, ["greedy", "heuristic", "greedy", "random"]);
         }
         assert_eq!(report.tally.games, 4);
-        assert!(report.to_markdown().contains("team A `heuristic|random`"));
+        let md = report.to_markdown();
+        assert!(md.contains("team A `heuristic|random`") && md.contains("| heuristic\\|random | greedy |"), "{md}");
         for bad in ["heuristic|nonsense", "heuristic|"] {
             let err = SiguoArenaConfig::new(anqi(), [bad, "greedy"], 4, 11).unwrap_err().to_string();
             assert!(err.contains("nonsense") || err.contains("empty bot spec"), "{bad}: {err}");

@@ -31,8 +31,19 @@ impl LoopConfig {
         let bad = |m: &str| Err(LoopError::Config(format!("game = \"siguo\": {m}")));
         self.siguo_rules()?;
         let s = &self.selfplay;
-        if s.sims == 0 || s.search != "gumbel" || s.considered == 0 {
-            return bad("self-play searches with Gumbel at the root (selfplay.search = \"gumbel\", selfplay.sims and selfplay.considered at least 1)");
+        if s.sims == 0 || s.search != "gumbel" || !(1..=1000).contains(&s.considered) {
+            return bad("self-play searches with Gumbel at the root (selfplay.search = \"gumbel\", selfplay.sims at least 1, selfplay.considered 1 to 1000)");
+        }
+        if s.c != crate::SelfplaySettings::default().c {
+            return bad("selfplay.c: the four-player search keeps its own exploration constant (remove the key)");
+        }
+        if s.deploy != "learned" {
+            return bad("selfplay.deploy: four-player nets learn their deployments (\"learned\"); the heuristic formations are two-player");
+        }
+        if self.bootstrap.games % 2 == 1 || s.games % 2 == 1 {
+            return bad(
+                "bootstrap.games and selfplay.games must be even: every deal is played twice, the teams' seats swapped",
+            );
         }
         if s.resign.is_some() || !s.draw.is_empty() || s.qtemp != 0.0 || s.mix != 0.0 || self.evaluate.mix != 0.0 {
             return bad("the four-player search has no resignation, draw score, qtemp or playout mix (remove [selfplay.resign], selfplay.draw, selfplay.qtemp and the mix keys)");
@@ -47,6 +58,7 @@ impl LoopConfig {
                 self.train.model.in_channels
             ));
         }
+        junqi_train::check_for_samples(&self.train, junqi_train::SampleKind::Siguo)?;
         let build = |what: &str, spec: &BotSpec| {
             junqi_siguo::bot_from_spec(&spec.to_string())
                 .map(|_| ())
@@ -71,7 +83,7 @@ impl LoopConfig {
     /// The four-player bot that plays `net` in evaluations.
     pub fn siguo_eval_bot(&self, net: &Path) -> BotSpec {
         match self.evaluate.sims {
-            0 => BotSpec::parse(&siguo_net_spec(net)).expect("a net spec parses"),
+            0 => BotSpec::new("net").with("path", net.display()),
             n => {
                 let spec = BotSpec::new("mcts").with("sims", n).with("search", "gumbel");
                 spec.with("k", self.selfplay.considered).with("gscale", 0).with("eval", siguo_net_spec(net))
@@ -194,7 +206,7 @@ impl Stages<'_> {
         reset(self.options);
         for b in 0.. {
             // Each batch a resumable four-player run of its own.
-            let batch = sprt_config.batch(b)?;
+            let batch = sprt_config.batch(b)?.with_shard_games(eval_shard(config, sprt_config.batch_games))?;
             let batch_dir = sprt_config.batch_dir(&dir.join("gate"), b);
             let played = run_siguo(&batch, &batch_dir, self.options)?;
             if played.interrupted {
@@ -281,7 +293,7 @@ impl Stages<'_> {
     /// Play (or resume, or read back) a four-player arena's paired games in
     /// `dir`, and write its `results.md` there.
     fn siguo_matchup(&mut self, arena: &SiguoArenaConfig, dir: &Path, label: &str) -> Result<SiguoArenaReport> {
-        let games = arena.selfplay()?;
+        let games = arena.selfplay()?.with_shard_games(eval_shard(self.config, arena.games))?;
         reset(self.options);
         self.observer.stage(label, arena.games);
         if run_siguo(&games, dir, self.options)?.interrupted {
@@ -292,6 +304,12 @@ impl Stages<'_> {
         std::fs::write(&path, report.to_markdown()).map_err(LoopError::io(path))?;
         Ok(report)
     }
+}
+
+/// Games per shard of an evaluation of `games` games: whole deals, every
+/// worker busy, so a stop loses at most one shard a worker.
+fn eval_shard(config: &LoopConfig, games: u64) -> u64 {
+    (games / config.workers() as u64).next_multiple_of(2).max(2)
 }
 
 /// Generation `g`'s self-play seed (as the two-player loop's).

@@ -37,10 +37,11 @@ pub fn run_loop(
     observer: &mut dyn LoopObserver,
 ) -> Result<LoopState> {
     config.check()?;
-    if config.is_siguo() && out.to_string_lossy().contains(',') {
-        // The four-player bot specs name the nets by path, and split their keys at commas.
+    if config.is_siguo() && out.to_string_lossy().contains([',', '|', '"']) {
+        // The four-player bot specs name the nets by path, split their keys at
+        // commas and a team at `|`, and take no quotes.
         return Err(LoopError::Config(format!(
-            "a four-player loop's directory may hold no comma (its nets' paths go into bot specs): {}",
+            "a four-player loop's directory may hold no comma, `|` or `\"` (its nets' paths go into bot specs): {}",
             out.display()
         )));
     }

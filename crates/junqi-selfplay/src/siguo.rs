@@ -191,8 +191,8 @@ impl SiguoConfig {
 
     /// The bot of each seat in game `id`: in even games `bots[0]` plays
     /// armies 0 and 2, in odd games armies 1 and 3.
-    /// A team of two bots (`X|Y`, [`team_members`]) puts X on its first
-    /// army in the order of play and Y on its second.
+    /// A team of two bots (`X|Y`, [`team_members`]) puts X on its lower
+    /// army and Y on its higher one.
     pub fn seats(&self, id: u64) -> [String; 4] {
         let (a, b) = if id.is_multiple_of(2) { (0, 1) } else { (1, 0) };
         let (a, b) = (team_members(&self.bots[a]), team_members(&self.bots[b]));
@@ -203,23 +203,32 @@ impl SiguoConfig {
 /// A team's bots as they name themselves (`X|Y` for a mixed team).
 fn team_name(team: &str) -> Result<String, SelfplayError> {
     let name = |spec: &str| bot_from_spec(spec).map(|bot| bot.name()).map_err(SelfplayError::Config);
-    match team.split_once('|') {
-        Some(_) => {
-            let [first, second] = team_members(team);
-            Ok(format!("{}|{}", name(first)?, name(second)?))
-        }
+    match mixed_team(team) {
+        Some([first, second]) => Ok(format!("{}|{}", name(first)?, name(second)?)),
         None => name(team),
     }
 }
 
-/// The bots of a team's two armies: `X|Y` is X on the team's first army in
-/// the order of play and Y on its second (a mixed team, e.g. a net allied
-/// with `heuristic`); any other spec plays both armies.
+/// The bots of a team's two armies: `X|Y` is X on the team's lower army
+/// (0 or 1; the first of the team to move in the default turn order) and
+/// Y on its higher one (2 or 3): a mixed team, e.g. a net allied with
+/// `heuristic`. Any other spec plays both armies; a `|` inside double
+/// quotes (a quoted value) does not split.
 pub fn team_members(team: &str) -> [&str; 2] {
-    match team.split_once('|') {
-        Some((first, second)) => [first.trim(), second.trim()],
-        None => [team, team],
+    mixed_team(team).unwrap_or([team, team])
+}
+
+/// The two bots of a mixed team `X|Y`; `None` for one bot.
+fn mixed_team(team: &str) -> Option<[&str; 2]> {
+    let mut quoted = false;
+    for (i, c) in team.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '|' if !quoted => return Some([team[..i].trim(), team[i + 1..].trim()]),
+            _ => {}
+        }
     }
+    None
 }
 
 /// Play game `id` of `config`. The bots draw from a stream seeded by the
@@ -543,6 +552,21 @@ pub fn run_siguo(config: &SiguoConfig, out: &Path, options: &RunOptions) -> Resu
 mod tests {
     use super::*;
     use junqi_siguo::Mode;
+
+    /// A mixed team splits at its first `|` outside double quotes; the
+    /// seats put its first bot on the team's lower army.
+    #[test]
+    fn a_mixed_team_splits_at_its_first_bar_outside_quotes() {
+        assert_eq!(team_members("heuristic"), ["heuristic", "heuristic"]);
+        assert_eq!(team_members("mcts:sims=8 | greedy"), ["mcts:sims=8", "greedy"]);
+        assert_eq!(team_members(r#"engine:cmd="a | b"|random"#), [r#"engine:cmd="a | b""#, "random"]);
+        assert_eq!(team_members(r#"engine:cmd="a | b""#), [r#"engine:cmd="a | b""#; 2]);
+        let config =
+            SiguoConfig::new(Rules::preset(Mode::Anqi), 2, ["greedy|random".into(), "heuristic".into()], 1).unwrap();
+        assert_eq!(config.seats(0), ["greedy", "heuristic", "random", "heuristic"]);
+        assert_eq!(config.seats(1), ["heuristic", "greedy", "heuristic", "random"]);
+        assert!(SiguoConfig::new(Rules::preset(Mode::Anqi), 2, ["greedy|nobot".into(), "random".into()], 1).is_err());
+    }
 
     fn fresh_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("junqi-siguo-selfplay-{}-{name}", std::process::id()));

@@ -257,7 +257,7 @@ pub fn train_window(
 /// policy target settings built on those must stay 0. Their belief head
 /// trains on the true kinds `junqi-siguo-samples/2` stores (`/1` shards
 /// hold none: the belief loss is 0 on them).
-fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
+pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
     if kind != SampleKind::Siguo {
         return Ok(());
     }

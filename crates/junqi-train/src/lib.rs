@@ -52,7 +52,9 @@ pub use config::{
     TrainPrecision,
 };
 pub use data::{held_out, Batch, DataWindow, Example, Loader, PositionCode, SampleKind};
-pub use driver::{train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR};
+pub use driver::{
+    check_for_samples, train, train_until, train_window, TrainObserver, TrainSummary, CHECKPOINT_DIR, TB_DIR,
+};
 pub use inference::{torch_backend, TorchBackend};
 pub use metrics::{MemoryMetrics, Metrics, NoMetrics, TensorBoardMetrics};
 pub use net::{Net, ACTIONS, MASK_LOGIT, WDL};

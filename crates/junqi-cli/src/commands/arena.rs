@@ -55,7 +55,7 @@ pub struct Args {
     openings: Option<PathBuf>,
     /// Four-player games (四国军棋, docs/rules.md §10): --bots A,B names two
     /// teams' bots (random, greedy, heuristic, mcts:N; `X|Y` a mixed team, X
-    /// on its first army to move, Y on its ally); A plays armies 0 and
+    /// on its lower army, 0 or 1, Y on its ally); A plays armies 0 and
     /// 2, B armies 1 and 3, and every deal is played again with the teams'
     /// seats swapped (--games-per-pair counts both). --rules is the mode
     /// (anqi, shuangming, quanming) or a four-player rules file. Writes
