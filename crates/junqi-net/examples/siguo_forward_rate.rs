@@ -69,11 +69,12 @@ fn main() {
         i += 1;
     });
     println!("direct        {one:>9.1} positions/s ({})", junqi_net::CpuEngine::describe(&*net));
-    // The model's FLOPs a position against one thread's FP32 peak, measured now.
+    // The model's FLOPs a position (its dense stem's included: the sparse
+    // stem does less) against one thread's FP32 peak, measured now.
     let flops = net.model().forward_flops_for(NetGame::Siguo) as f64;
     let peak = junqi_net::cpu::kernels::peak_gflops(Duration::from_secs_f64(seconds.min(2.0)));
     println!(
-        "direct        {:>9.1} GFLOP/s ({:.1} MFLOP a position), {:.0}% of one thread's FP32 peak ({peak:.1} GFLOP/s)",
+        "direct        {:>9.1} model GFLOP/s ({:.1} MFLOP a position), {:.0}% of one thread's FP32 peak ({peak:.1} GFLOP/s)",
         one * flops / 1e9,
         flops / 1e6,
         100.0 * one * flops / 1e9 / peak
