@@ -69,10 +69,11 @@ pub const ANQI_Q_NET: &str = "data/nets/anqi-q/net.safetensors";
 /// name of its directory of reports; `fanqi-1h-bilinear` is the
 /// one-hour loop's net, where the Gumbel loop started; `anqi-q` is
 /// [`ANQI_Q_NET`]; `anqi-distilled` is the 暗棋 net distilled from
-/// `mcts:3200`, where the loop that made `net:anqi-q` started. A loop
+/// `mcts:3200`, where the loop that made `net:anqi-q` started; `siguo` is
+/// [`SIGUO_NET`], the four-player net (its bots are four-player bots). A loop
 /// config names these rather than a path, which would depend on the
 /// working directory.
-pub const SHIPPED_NETS: [(&str, &str); 9] = [
+pub const SHIPPED_NETS: [(&str, &str); 10] = [
     ("default", FANQI_NET),
     ("fanqi", FANQI_NET),
     ("anqi", ANQI_NET),
@@ -82,7 +83,13 @@ pub const SHIPPED_NETS: [(&str, &str); 9] = [
     ("anqi-distilled", ANQI_DISTILLED_NET),
     ("fanqi-decisive", FANQI_DECISIVE_NET),
     ("anqi-q", ANQI_Q_NET),
+    ("siguo", SIGUO_NET),
 ];
+/// The 四国暗棋 net (issue 44): the best net of `configs/loop/siguo.toml`
+/// from nothing (`scripts/siguo-recipe.sh`), a 2×32 net with a belief head
+/// and learned deployments; `net:siguo` in `selfplay --siguo`, `arena
+/// --siguo`, `play --siguo` and the search's `eval=net:siguo`.
+pub const SIGUO_NET: &str = "data/nets/siguo/net.safetensors";
 /// The 翻棋 net that plays to win (issue 40): `net:fanqi` widened to the
 /// history planes, four rounds of its own search with the quiet-counter
 /// value target, and a policy target that damps the way back

@@ -28,7 +28,7 @@ pub mod siguo_bots;
 pub use bots::{
     default_net_for, inference_settings, register_net_bots, release_shared_services, resolve_net_path,
     set_inference_settings, shared_net, shared_net_in, shared_service, shared_stats, BackendMaker, InferenceSettings,
-    NetAgent, NetEvaluator, NetExtras, NetPrecision, ANQI_NET, FANQI_DECISIVE_NET, FANQI_NET, SHIPPED_NETS,
+    NetAgent, NetEvaluator, NetExtras, NetPrecision, ANQI_NET, FANQI_DECISIVE_NET, FANQI_NET, SHIPPED_NETS, SIGUO_NET,
 };
 pub use cache::EvalCache;
 pub use cpu::{CpuFeatures, CpuNet, Precision, Scratch, SiguoCpuNet, SiguoEvaluation, SiguoInput, SiguoScratch};

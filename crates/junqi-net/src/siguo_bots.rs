@@ -174,7 +174,8 @@ fn siguo_net_of(spec: &str) -> Option<Result<SiguoNet, String>> {
     let parsed = BotSpec::parse(spec).ok().filter(|s| s.name == "net")?;
     Some((|| {
         parsed.check_keys(&["path"]).map_err(|e| e.to_string())?;
-        let file = parsed.get("path").ok_or("net: give the net's file (there is no shipped four-player net)")?;
+        let file =
+            parsed.get("path").ok_or("net: give the net's file, or `net:siguo` (the shipped four-player net)")?;
         shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())
     })())
 }

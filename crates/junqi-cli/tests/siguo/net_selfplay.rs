@@ -72,3 +72,30 @@ fn selfplay_siguo_plays_a_net_against_its_search_and_writes_samples() {
     assert!(replayed.contains("replayed 2 game(s): all match"), "{replayed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The shipped four-player net by name: `net:siguo` plays `arena --siguo`
+/// (its plain policy, and as the search's evaluator) from any directory,
+/// and the two-player commands refuse it by name.
+#[test]
+fn the_shipped_siguo_net_plays_by_name() {
+    let dir = std::env::temp_dir().join(format!("junqi-cli-siguo-shipped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("arena");
+    let args = ["arena", "--siguo", "--bots", "net:siguo,mcts:sims=4,eval=net:siguo", "--games-per-pair", "2"];
+    let text = stdout(&junqi(&[&args[..], &["--set", "max_plies=40", "--out", out.to_str().unwrap()]].concat()));
+    assert!(text.contains("net:siguo"), "{text}");
+    let file = junqi_net::resolve_net_path("siguo");
+    assert!(NetFile::read_game(&file, NetGame::Siguo).unwrap().deployment_model().unwrap().is_some());
+    let two = junqi(&[
+        "arena",
+        "--bots",
+        "net:siguo,random",
+        "--games-per-pair",
+        "2",
+        "--out",
+        dir.join("two").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&two.stderr);
+    assert!(!two.status.success() && err.contains("four-player"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
