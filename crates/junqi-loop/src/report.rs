@@ -95,6 +95,7 @@ pub fn write_reports(config: &LoopConfig, out: &Path, state: &LoopState) -> Resu
 }
 
 /// A generation's Elo against one anchor, as the chart draws it.
+#[derive(Clone)]
 struct ChartPoint {
     minutes: f64,
     /// Estimate, low, high.
@@ -186,6 +187,8 @@ fn elo_chart(series: &[(String, Vec<ChartPoint>)]) -> String {
     }
     // Promotions: a dashed line at the minute the net became the best.
     let mut promoted: Vec<(f64, u32)> = all().filter(|p| p.promoted).map(|p| (p.minutes, p.generation)).collect();
+    // Once each, whatever the number of anchors whose series hold the generation.
+    promoted.sort_by_key(|p| p.1);
     promoted.dedup_by_key(|p| p.1);
     for (minutes, generation) in &promoted {
         s.push_str(&format!(
@@ -287,6 +290,12 @@ mod tests {
         }
         assert_eq!(svg.matches("class=\"promotion\"").count(), 1);
         assert!(svg.contains("▲g1") && svg.contains("promoted to best net"));
+        // Two anchors rating the same generations: each promotion is marked once.
+        let mut two = series.clone();
+        two.push(("mcts".to_string(), vec![point(0, 3.0, -200.0, true), point(1, 7.0, -90.0, true)]));
+        let svg = elo_chart(&two);
+        assert_eq!(svg.matches("class=\"promotion\"").count(), 2, "{svg}");
+        assert!(svg.contains("▲g0") && svg.contains("▲g1"));
         let none = elo_chart(&[("greedy".to_string(), vec![point(0, 3.0, -120.0, false)])]);
         assert!(!none.contains("promotion"));
     }
