@@ -321,7 +321,7 @@ fn shipped_loop_configs_are_valid_and_match_the_recorded_runs() {
     // The quick config says, when it runs, that its Elo measures nothing.
     let quick = LoopConfig::from_toml(&std::fs::read_to_string(root.join("configs/loop/quickstart.toml")).unwrap());
     assert!(quick.unwrap().about.contains("only demonstrates the cycle"));
-    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi", "anqi-q"] {
+    for name in ["fanqi-1h", "fanqi-1h-bilinear", "fanqi-gumbel", "anqi", "anqi-q", "siguo"] {
         let read = |p: std::path::PathBuf| LoopConfig::from_toml(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let shipped = read(root.join(format!("configs/loop/{name}.toml")));
         let mut recorded = read(root.join(format!("data/nets/{name}/loop.toml")));
