@@ -38,15 +38,16 @@ step "2/2 the arenas of $net"
 search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=8,gscale=0,eval=net:path=$net"
 # Each arena's folder names the net (a longer loop may have another best net).
 tag=$(basename "$net" .safetensors)
-# arena NAME TEAM_A TEAM_B: one paired four-player arena (its wall time in
-# OUT/arena-TAG-NAME/seconds), skipped once its report is there.
+# arena NAME TEAM_A TEAM_B: one paired four-player arena (its output in
+# OUT/arena-TAG-NAME.log, its wall time in OUT/arena-TAG-NAME/seconds),
+# skipped once its report is there.
 arena() {
     local dir="$out/arena-$tag-$1" began
     if [ ! -f "$dir/results.md" ]; then
         rm -rf "$dir" # four-player arenas are read back when finished, not resumed
         began=$(date +%s)
         "$J" arena --siguo --rules anqi --bots "$2,$3" --games-per-pair "${ARENA_GAMES:-200}" \
-            --seed "${ARENA_SEED:-4401}" --out "$dir"
+            --seed "${ARENA_SEED:-4401}" --out "$dir" >"$dir.log"
         echo $(($(date +%s) - began)) >"$dir/seconds"
     fi
     echo "$1 ($(cat "$dir/seconds") s): $(sed -n 5p "$dir/results.md")"
