@@ -473,6 +473,11 @@ impl SiguoTally {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
     }
 
+    /// The drawn games by termination (`quiet_plies 3, …`, or `none`).
+    pub fn draws_text(&self) -> String {
+        SiguoTally::counts(&self.draws_by_termination)
+    }
+
     fn counts(map: &BTreeMap<String, u64>) -> String {
         if map.is_empty() {
             return "none".into();
@@ -569,7 +574,7 @@ impl SiguoArenaReport {
             100.0 * t.points_by_seats[0] / half,
             100.0 * t.points_by_seats[1] / half,
             SiguoTally::counts(&t.terminations),
-            SiguoTally::counts(&t.draws_by_termination),
+            t.draws_text(),
             t.plies as f64 / t.games.max(1) as f64
         );
         s
@@ -666,6 +671,21 @@ pub fn run_siguo_sprt(
     out: &Path,
     threads: usize,
     allow_same: bool,
+    on_batch: impl FnMut(&SprtSummary, u64),
+) -> Result<SiguoSprtOutcome, ArenaError> {
+    let play = |batch: &SiguoConfig, dir: &Path| play_or_read(batch, dir, threads).map(|(games, _)| games);
+    run_siguo_sprt_with(config, out, allow_same, play, on_batch)
+}
+
+/// [`run_siguo_sprt`] with the batches played by `play` (batch `b`'s
+/// games in its directory, every one of them in game-id order; e.g. a
+/// resumable run that a caller's stop flag may interrupt with
+/// [`ArenaError::Interrupted`], as `junqi loop`'s gate does).
+pub fn run_siguo_sprt_with(
+    config: &SiguoSprtConfig,
+    out: &Path,
+    allow_same: bool,
+    mut play: impl FnMut(&SiguoConfig, &Path) -> Result<Vec<SiguoGame>, ArenaError>,
     mut on_batch: impl FnMut(&SprtSummary, u64),
 ) -> Result<SiguoSprtOutcome, ArenaError> {
     config.check(allow_same)?;
@@ -674,7 +694,7 @@ pub fn run_siguo_sprt(
     let mut penta = Penta::default();
     let mut tally = SiguoTally::default();
     for b in 0.. {
-        let (games, _) = play_or_read(&config.batch(b)?, &config.batch_dir(out, b), threads)?;
+        let games = play(&config.batch(b)?, &config.batch_dir(out, b))?;
         for (x, y) in team_a_pairs(&games)? {
             penta.add_pair(x, y)?;
         }

@@ -99,7 +99,7 @@ pub(crate) fn rate_against_anchors(
     Ok(!anchors.is_empty())
 }
 /// An arena error of a loop stage playing in `dir`: a stop is resumable.
-fn arena_error(e: ArenaError, dir: &Path) -> LoopError {
+pub(crate) fn arena_error(e: ArenaError, dir: &Path) -> LoopError {
     match e {
         ArenaError::Interrupted => {
             LoopError::Interrupted(format!("stopped; run the same command to resume ({})", dir.display()))
@@ -137,18 +137,19 @@ pub fn sprt_gate(
         timeouts: None,
     };
     let outcome = junqi_arena::sprt::run_sprt(&config, dir, options, |_, _| {}).map_err(|e| arena_error(e, dir))?;
-    let s = &outcome.summary;
+    Ok(gate_record(&outcome.summary, outcome.games))
+}
+
+/// How a gate's test ended after `games` games: its record (verdict
+/// "H1", "H0", or "limit" when undecided) and the candidate's score with
+/// its 95% interval.
+pub(crate) fn gate_record(s: &junqi_stats::SprtSummary, games: u64) -> (GateRecord, [f64; 3]) {
     let verdict = match s.decision {
         junqi_stats::Decision::AcceptH1 => "H1",
         junqi_stats::Decision::AcceptH0 => "H0",
         junqi_stats::Decision::Continue => "limit",
     };
-    let record = GateRecord {
-        games: outcome.games,
-        llr: s.llr,
-        lower: s.bounds.lower,
-        upper: s.bounds.upper,
-        verdict: verdict.into(),
-    };
-    Ok((record, [s.score.value, s.score.low, s.score.high]))
+    let record =
+        GateRecord { games, llr: s.llr, lower: s.bounds.lower, upper: s.bounds.upper, verdict: verdict.into() };
+    (record, [s.score.value, s.score.low, s.score.high])
 }

@@ -11,16 +11,16 @@
 //! the draw (`gscale=0`), or the plain policy with `evaluate.sims = 0`.
 
 use crate::config::LoopConfig;
-use crate::evaluate::eval_seed;
-use crate::stages::{gen_dir, reset, Stages};
-use crate::state::{GateRecord, Generation, LoopState, StateFile};
+use crate::evaluate::{arena_error, eval_seed, gate_record};
+use crate::stages::{gen_dir, reset, selfplay_seed, Stages};
+use crate::state::{Generation, LoopState, StateFile};
 use crate::{LoopError, Result};
-use junqi_arena::siguo::{read_games, team_a_pairs, SiguoArenaConfig, SiguoArenaReport, SiguoSprtConfig, SiguoTally};
+use junqi_arena::siguo::{read_games, run_siguo_sprt_with, SiguoArenaConfig, SiguoArenaReport, SiguoSprtConfig};
+use junqi_arena::ArenaError;
 use junqi_bots::BotSpec;
 use junqi_net::shared_stats;
 use junqi_selfplay::{run_siguo, SiguoConfig};
 use junqi_siguo::Rules;
-use junqi_stats::{Decision, Penta};
 use std::path::Path;
 use std::time::Instant;
 
@@ -116,10 +116,9 @@ impl Stages<'_> {
         let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
         // Whole deals (pairs) in every shard; one shard per worker at least.
         let shard = games.div_ceil(config.workers() as u64).next_multiple_of(2).clamp(2, 1000);
-        let sp =
-            SiguoConfig::new(rules, games.next_multiple_of(2), [bot.clone(), bot.clone()], selfplay_seed(config, g))?
-                .with_samples(config.samples()?)
-                .with_shard_games(shard)?;
+        let sp = SiguoConfig::new(rules, games, [bot.clone(), bot.clone()], selfplay_seed(config, g))?
+            .with_samples(config.samples()?)
+            .with_shard_games(shard)?;
         reset(self.options);
         self.observer.stage(&format!("gen {g}: four-player self-play ({bot})"), sp.games);
         let (before, started) = (shared_stats(), Instant::now());
@@ -160,7 +159,8 @@ impl Stages<'_> {
     }
 
     /// Generation `rec`'s four-player net against the best: the SPRT gate's
-    /// batches, or `evaluate.games` paired games; whether it is promoted.
+    /// batches (the arena's test, each batch a resumable run), or
+    /// `evaluate.games` paired games; whether it is promoted.
     pub(crate) fn siguo_against_best(
         &mut self,
         rules: Rules,
@@ -177,14 +177,7 @@ impl Stages<'_> {
             let arena =
                 SiguoArenaConfig::new(rules, [&candidate, &best_bot], config.evaluate.games, eval_seed(config, g))?;
             let report = self.siguo_matchup(&arena, &dir.join("eval-best"), &label)?;
-            let est = [report.score.value, report.score.low, report.score.high];
-            rec.score_vs_best = Some(est);
-            rec.promoted = est[0] >= config.evaluate.promote_score;
-            self.observer.line(&format!(
-                "gen {g}: net {g} scored {} against {best}: {}",
-                percent(est),
-                outcome(rec.promoted)
-            ));
+            self.scored_against_best(rec, [report.score.value, report.score.low, report.score.high], best);
             return Ok(());
         };
         let sprt_config = SiguoSprtConfig {
@@ -199,61 +192,22 @@ impl Stages<'_> {
             max_games: gate.max_games,
             seed: eval_seed(config, g),
         };
-        sprt_config.check(false)?;
-        let sprt = sprt_config.sprt()?;
-        self.observer.stage(&format!("gen {g}: SPRT, net {g} vs best ({best})"), gate.max_games);
-        let (mut penta, mut tally) = (Penta::default(), SiguoTally::default());
         reset(self.options);
-        for b in 0.. {
-            // Each batch a resumable four-player run of its own.
-            let batch = sprt_config.batch(b)?.with_shard_games(eval_shard(config, sprt_config.batch_games))?;
-            let batch_dir = sprt_config.batch_dir(&dir.join("gate"), b);
-            let played = run_siguo(&batch, &batch_dir, self.options)?;
-            if played.interrupted {
-                return Err(self.interrupted());
+        self.observer.stage(&format!("gen {g}: SPRT, net {g} vs best ({best})"), gate.max_games);
+        let (options, shard) = (self.options, eval_shard(config, sprt_config.batch_games));
+        let play = |batch: &SiguoConfig, batch_dir: &Path| {
+            let batch = batch.clone().with_shard_games(shard)?;
+            if run_siguo(&batch, batch_dir, options)?.interrupted {
+                return Err(ArenaError::Interrupted);
             }
-            let games = read_games(&batch, &batch_dir)?;
-            for (x, y) in team_a_pairs(&games)? {
-                penta.add_pair(x, y)?;
-            }
-            for game in &games {
-                tally.add(game)?;
-            }
-            let summary = sprt.evaluate(&penta)?;
-            if summary.decision == Decision::Continue && tally.games + sprt_config.batch_games <= gate.max_games {
-                continue;
-            }
-            let verdict = match summary.decision {
-                Decision::AcceptH1 => "H1",
-                Decision::AcceptH0 => "H0",
-                Decision::Continue => "limit",
-            };
-            let record = GateRecord {
-                games: tally.games,
-                llr: summary.llr,
-                lower: summary.bounds.lower,
-                upper: summary.bounds.upper,
-                verdict: verdict.into(),
-            };
-            let est = [summary.score.value, summary.score.low, summary.score.high];
-            rec.score_vs_best = Some(est);
-            rec.promoted = gate.promotes(verdict, summary.llr);
-            self.observer.line(&format!(
-                "gen {g}: SPRT after {} games: LLR {:.2} in [{:.2}, {:.2}], {verdict}; net {g} scored {} against {best} \
-                 ({}-{}-{}): {}",
-                record.games,
-                record.llr,
-                record.lower,
-                record.upper,
-                percent(est),
-                tally.wins,
-                tally.draws,
-                tally.losses,
-                outcome(rec.promoted)
-            ));
-            rec.gate = Some(record);
-            break;
-        }
+            read_games(&batch, batch_dir)
+        };
+        let gate_dir = dir.join("gate");
+        let outcome = run_siguo_sprt_with(&sprt_config, &gate_dir, false, play, |_, _| {})
+            .map_err(|e| arena_error(e, &gate_dir))?;
+        let (record, est) = gate_record(&outcome.summary, outcome.games);
+        let t = &outcome.tally;
+        self.gated(rec, &gate, record, est, best, &format!(" ({}-{}-{})", t.wins, t.draws, t.losses));
         Ok(())
     }
 
@@ -284,7 +238,7 @@ impl Stages<'_> {
                 report.tally.wins,
                 report.tally.draws,
                 report.tally.losses,
-                draws(&report.tally)
+                report.tally.draws_text()
             ));
         }
         Ok(!anchors.is_empty())
@@ -310,30 +264,4 @@ impl Stages<'_> {
 /// worker busy, so a stop loses at most one shard a worker.
 fn eval_shard(config: &LoopConfig, games: u64) -> u64 {
     (games / config.workers() as u64).next_multiple_of(2).max(2)
-}
-
-/// Generation `g`'s self-play seed (as the two-player loop's).
-fn selfplay_seed(config: &LoopConfig, g: u32) -> u64 {
-    config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1))
-}
-
-/// A score and its interval, in percent.
-fn percent(est: [f64; 3]) -> String {
-    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * est[0], 100.0 * est[1], 100.0 * est[2])
-}
-
-fn outcome(promoted: bool) -> &'static str {
-    if promoted {
-        "promoted"
-    } else {
-        "kept the best"
-    }
-}
-
-/// The drawn games by termination.
-fn draws(tally: &SiguoTally) -> String {
-    if tally.draws_by_termination.is_empty() {
-        return "none".into();
-    }
-    tally.draws_by_termination.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
 }

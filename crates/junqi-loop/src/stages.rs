@@ -4,10 +4,10 @@
 //! held apart from the finished ones (so it cannot be missing), and saves
 //! the state when it is done; a stage already done on a resume is skipped.
 
-use crate::config::LoopConfig;
+use crate::config::{LoopConfig, SprtGate};
 use crate::evaluate::{eval_seed, matchup, rate_against_anchors, sprt_gate, unrated};
 use crate::report::write_reports;
-use crate::state::{Generation, LoopState, StateFile};
+use crate::state::{GateRecord, Generation, LoopState, StateFile};
 use crate::tb::{elo_scalars, generation_scalars, LoopBoard};
 use crate::{LoopError, Result};
 use junqi_core::Rules;
@@ -242,7 +242,7 @@ impl Stages<'_> {
             Some(best) => config.selfplay_bot(&self.out.join(best)),
         };
         let games = if g == 0 || state.best.is_none() { config.bootstrap.games } else { config.selfplay.games };
-        let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+        let sp_seed = selfplay_seed(config, g);
         let resign = match config.selfplay.resign {
             Some(r) if state.best.is_some() => {
                 // A resumed generation keeps its threshold.
@@ -294,7 +294,7 @@ impl Stages<'_> {
         let learner_net = self.learner_net(state);
         let bot = config.learner_bot(learner_net.as_deref());
         let games = if learner_net.is_none() { config.bootstrap.games } else { config.selfplay.games };
-        let sp_seed = config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1));
+        let sp_seed = selfplay_seed(config, g);
         let sp_config = Config::new(self.rules, games, [&bot, &x.target], sp_seed)?
             .with_samples(config.samples()?)
             .with_swap(true)
@@ -477,7 +477,6 @@ impl Stages<'_> {
         let candidate = config.eval_bot(net_path);
         let best_bot = config.eval_bot(&self.out.join(best));
         let eval_seed = eval_seed(config, g);
-        let outcome = |promoted: bool| if promoted { "promoted" } else { "kept the best" };
         if let Some(gate) = config.evaluate.sprt {
             reset(self.options);
             self.observer.stage(&format!("gen {g}: SPRT, net {g} vs best ({best})"), gate.max_games);
@@ -490,21 +489,7 @@ impl Stages<'_> {
                 &dir.join("gate"),
                 self.options,
             )?;
-            rec.score_vs_best = Some(est);
-            rec.promoted = gate.promotes(&record.verdict, record.llr);
-            self.observer.line(&format!(
-                "gen {g}: SPRT after {} games: LLR {:.2} in [{:.2}, {:.2}], {}; net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
-                record.games,
-                record.llr,
-                record.lower,
-                record.upper,
-                record.verdict,
-                100.0 * est[0],
-                100.0 * est[1],
-                100.0 * est[2],
-                outcome(rec.promoted)
-            ));
-            rec.gate = Some(record);
+            self.gated(rec, &gate, record, est, best, "");
         } else {
             let (est, _) = matchup(
                 &self.rules,
@@ -516,18 +501,70 @@ impl Stages<'_> {
                 self.observer,
                 &format!("gen {g}: net {g} vs best ({best})"),
             )?;
-            rec.score_vs_best = Some(est);
-            rec.promoted = est[0] >= config.evaluate.promote_score;
-            self.observer.line(&format!(
-                "gen {g}: net {g} scored {:.1}% [{:.1}, {:.1}] against {best}: {}",
-                100.0 * est[0],
-                100.0 * est[1],
-                100.0 * est[2],
-                outcome(rec.promoted)
-            ));
+            self.scored_against_best(rec, est, best);
         }
         Ok(())
     }
+
+    /// Record generation `rec`'s gate against the best net `best` (its
+    /// record and score), whether it is promoted, and log it; `detail`
+    /// follows the score in the log line.
+    pub(crate) fn gated(
+        &mut self,
+        rec: &mut Generation,
+        gate: &SprtGate,
+        record: GateRecord,
+        est: [f64; 3],
+        best: &str,
+        detail: &str,
+    ) {
+        let g = rec.index;
+        rec.score_vs_best = Some(est);
+        rec.promoted = gate.promotes(&record.verdict, record.llr);
+        self.observer.line(&format!(
+            "gen {g}: SPRT after {} games: LLR {:.2} in [{:.2}, {:.2}], {}; net {g} scored {} against {best}{detail}: {}",
+            record.games,
+            record.llr,
+            record.lower,
+            record.upper,
+            record.verdict,
+            percent(est),
+            outcome(rec.promoted)
+        ));
+        rec.gate = Some(record);
+    }
+
+    /// Record generation `rec`'s score `est` against the best net `best`
+    /// (promoted at `evaluate.promote_score`), and log it.
+    pub(crate) fn scored_against_best(&mut self, rec: &mut Generation, est: [f64; 3], best: &str) {
+        let g = rec.index;
+        rec.score_vs_best = Some(est);
+        rec.promoted = est[0] >= self.config.evaluate.promote_score;
+        self.observer.line(&format!(
+            "gen {g}: net {g} scored {} against {best}: {}",
+            percent(est),
+            outcome(rec.promoted)
+        ));
+    }
+}
+
+/// A score and its 95% interval, in percent.
+pub(crate) fn percent(est: [f64; 3]) -> String {
+    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * est[0], 100.0 * est[1], 100.0 * est[2])
+}
+
+/// What a gate did with the candidate.
+fn outcome(promoted: bool) -> &'static str {
+    if promoted {
+        "promoted"
+    } else {
+        "kept the best"
+    }
+}
+
+/// Generation `g`'s self-play seed.
+pub(crate) fn selfplay_seed(config: &LoopConfig, g: u32) -> u64 {
+    config.seed.wrapping_add(1_000_003u64.wrapping_mul(g as u64 + 1))
 }
 
 /// Generation `g`'s directory.
