@@ -259,20 +259,10 @@ impl SiguoSession {
         let mut deployments: [Deployment; 4] = std::array::from_fn(|_| random_deployment(&rules, &mut deal));
         // A bot that deploys (a net with a learned model) replaces its army's
         // part of the deal, from the army's own stream as in self-play.
-        for army in Army::ALL {
-            let Some(bot) = bots[army.index()].as_mut() else { continue };
-            let mut rng = rng_from_seed(junqi_siguo::deployment_seed(seed, army));
-            if let Some(d) = bot.deploy(army, &rules, &mut rng) {
-                validate(army, &d, &rules).map_err(|e| {
-                    ApiError::bad_request(format!(
-                        "seat {}: bot {} deployed illegally: {e}",
-                        army.index(),
-                        names[army.index()]
-                    ))
-                })?;
-                deployments[army.index()] = d;
-            }
-        }
+        junqi_siguo::own_deployments(&mut deployments, &rules, seed, |army, rules, rng| {
+            bots[army.index()].as_mut()?.deploy(army, rules, rng)
+        })
+        .map_err(|e| ApiError::bad_request(format!("a bot deployed illegally: {e}")))?;
         let start = start_from(rules, &deployments)?;
         let infos = Army::ALL.map(|a| SiguoInfoSet::new(&start, a));
         Ok(SiguoSession {

@@ -443,24 +443,36 @@ pub fn deployment_seed(deal_seed: u64, army: Army) -> u64 {
 pub fn deploy_armies(
     start: &Position,
     deal_seed: u64,
-    mut deploy: impl FnMut(Army, &Rules, &mut dyn RngCore) -> Option<Deployment>,
+    deploy: impl FnMut(Army, &Rules, &mut dyn RngCore) -> Option<Deployment>,
 ) -> Result<Position, SetupError> {
     let rules = *start.rules();
     let mut deployments = Army::ALL.map(|army| army_deployment(start, army));
-    let mut changed = false;
-    for army in Army::ALL {
-        let mut rng = junqi_core::rng_from_seed(deployment_seed(deal_seed, army));
-        if let Some(d) = deploy(army, &rules, &mut rng) {
-            validate(army, &d, &rules)?;
-            deployments[army.index()] = d;
-            changed = true;
-        }
-    }
-    if !changed {
+    if !own_deployments(&mut deployments, &rules, deal_seed, deploy)? {
         return Ok(start.clone());
     }
     let [a, b, c, d] = &deployments;
     Position::from_deployments(rules, [a, b, c, d])
+}
+
+/// [`deploy_armies`] on the four armies' deployments themselves (Red's
+/// half, as [`validate`] reads them): each army `deploy` gives one for
+/// replaces its dealt one, checked. Whether any was replaced.
+pub fn own_deployments(
+    deployments: &mut [Deployment; 4],
+    rules: &Rules,
+    deal_seed: u64,
+    mut deploy: impl FnMut(Army, &Rules, &mut dyn RngCore) -> Option<Deployment>,
+) -> Result<bool, SetupError> {
+    let mut changed = false;
+    for army in Army::ALL {
+        let mut rng = junqi_core::rng_from_seed(deployment_seed(deal_seed, army));
+        if let Some(d) = deploy(army, rules, &mut rng) {
+            validate(army, &d, rules)?;
+            deployments[army.index()] = d;
+            changed = true;
+        }
+    }
+    Ok(changed)
 }
 
 /// A game played by four bots, each from its own seat's information set.

@@ -48,7 +48,10 @@ pub mod svg;
 
 pub use agent::{build_agent, register_siguo_agent, SiguoAgent, SiguoAgentFactory};
 pub use board::{tables, Army, Line, Node, NodeKind, NodeSet, ParseNodeError, Team, NODES};
-pub use bots::{bot_from_spec, deploy_armies, deploy_bots, deployment_seed, play_bots, register_siguo_bot, BotGame, SiguoBot, SiguoBotFactory, BOT_NAMES};
+pub use bots::{
+    bot_from_spec, deploy_armies, deploy_bots, deployment_seed, own_deployments, play_bots, register_siguo_bot,
+    BotGame, SiguoBot, SiguoBotFactory, BOT_NAMES,
+};
 pub use code::{belief_by_node, hidden_kind_targets, SiguoCode, CODE_FORMAT, CODE_LEN};
 pub use determinize::DeterminizeError;
 pub use infoset::{ruling, Announcement, Ruling, SiguoInfoSet};
