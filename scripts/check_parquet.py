@@ -66,7 +66,7 @@ ARMY = [1, 1, 2, 2, 2, 2, 3, 3, 3, 2, 3, 1]  # pieces per kind, Kind order
 OPTIONS = [
     "rail_turns", "bomb_flies", "mine_rule", "hq_locked", "first_player", "no_progress_plies", "max_plies",
     "reveal_flag_on_commander_loss", "engineer_scout", "bomb_captures_flag", "color_rule", "attack_hidden",
-    "flag_capturer", "flag_carry", "mountains",
+    "flag_capturer", "flag_carry", "mountains", "hunqi",
 ]
 TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_plies", "max_plies", "resignation", "forfeit", "timeouts"}
 

@@ -109,11 +109,17 @@ fn expected_outcome(before: &Position, attacker: Piece, defender: Piece, defende
         return CombatOutcome::Scouted;
     }
     let mines_gone = rules.mode != Mode::Fanqi || before.count(defender.colour, Kind::Mine) == 0;
-    let may_take_flag = mines_gone && may_capture_flag(before, attacker.colour, attacker.kind);
+    // 混棋 (§5.3 clause 6) offers only the flag attacks that take the flag.
+    let may_take_flag = rules.hunqi || (mines_gone && may_capture_flag(before, attacker.colour, attacker.kind));
     if defender_hidden && (defender.colour == attacker.colour || (defender.kind == Kind::Flag && !may_take_flag)) {
         return CombatOutcome::Bounced;
     }
     match (attacker.kind, defender.kind) {
+        // 混棋 (§5.3 clause 5): a moving flag takes a flag, trades with a
+        // bomb, and beats the officers it may attack.
+        (Kind::Flag, Kind::Flag) => CombatOutcome::FlagCaptured,
+        (Kind::Flag, Kind::Bomb) => CombatOutcome::BothRemoved,
+        (Kind::Flag, _) => CombatOutcome::AttackerWon,
         // A flag attack the rules forbid is still playable in 暗棋/明棋 (the
         // attacker cannot know); the engine's reading is that the attacker loses.
         (_, Kind::Flag) if may_take_flag => CombatOutcome::FlagCaptured,
@@ -184,7 +190,7 @@ fn check_action(before: &Position, mv: Move, after: &Position, effect: Effect) -
                 CombatOutcome::AttackerWon => (None, Some(attacker), 1),
                 CombatOutcome::DefenderWon | CombatOutcome::Scouted => (None, Some(defender), 1),
                 CombatOutcome::BothRemoved => (None, None, 2),
-                CombatOutcome::FlagCaptured if attacker.kind == Kind::Bomb => (None, None, 2),
+                CombatOutcome::FlagCaptured if matches!(attacker.kind, Kind::Bomb | Kind::Flag) => (None, None, 2),
                 CombatOutcome::FlagCaptured => (None, Some(attacker), 1),
             };
             prop_assert_eq!(after.piece_at(from), at_from, "{}", ctx);

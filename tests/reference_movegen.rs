@@ -185,6 +185,7 @@ fn fanqi_flag_carry_agrees_with_reference() {
     let (mut checked, mut carrying, mut put_downs, mut lying, mut carried_home) = (0, 0, 0, 0, 0);
     for _ in 0..600 {
         let mut rules = random_rules(Mode::Fanqi, &mut rng);
+        rules.apply_override("hunqi=false").unwrap();
         rules.apply_override("flag_carry=true").unwrap();
         rules.apply_override("no_progress_plies=200").unwrap();
         rules.apply_override("max_plies=600").unwrap();
@@ -218,6 +219,60 @@ fn fanqi_flag_carry_agrees_with_reference() {
     }
     eprintln!("flag_carry: {checked} positions, {carrying} carrying, {lying} lying, {put_downs} put-downs, {carried_home} won home");
     assert!(carrying > 100 && lying > 100 && put_downs > 100 && carried_home > 5);
+}
+
+/// 混棋 (`hunqi`, docs/rules.md §5.3 混棋): random 翻棋 games under it,
+/// thinned once colours are out so that mines run out and flags start to
+/// move, checked against the reference at every ply.
+#[test]
+fn fanqi_hunqi_agrees_with_reference() {
+    let mut rng = rng_from_seed(0x4D10_0001);
+    let mut list = MoveList::new();
+    let (mut checked, mut flag_moves, mut flag_attacks, mut on_moving_flags, mut flags_taken) = (0, 0, 0, 0, 0);
+    for game in 0..600 {
+        let mut rules = random_rules(Mode::Fanqi, &mut rng);
+        for setting in ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any"] {
+            rules.apply_override(setting).unwrap();
+        }
+        rules.apply_override("bomb_captures_flag=true").unwrap();
+        rules.apply_override("hunqi=true").unwrap();
+        rules.apply_override("no_progress_plies=200").unwrap();
+        rules.apply_override("max_plies=600").unwrap();
+        let mut pos = Position::new_game_with(rules, &mut rng);
+        let mut thinned_once = false;
+        loop {
+            if !thinned_once && pos.colour_of(pos.turn()).is_some() && pos.ply() > 10 + game % 40 {
+                thinned_once = true;
+                let p = rng.random_range(0.5..0.95);
+                pos = thinned(&pos, p, &mut rng);
+            }
+            let moves = compare(&pos, &mut list);
+            checked += 1;
+            for m in moves.iter().filter(|m| !m.is_flip()) {
+                let kind = |sq: Square| pos.piece_at(sq).filter(|_| !pos.is_face_down(sq)).map(|p| p.kind);
+                if kind(m.from) == Some(Kind::Flag) {
+                    flag_moves += 1;
+                    flag_attacks += pos.is_occupied(m.to) as usize;
+                }
+                if kind(m.to) == Some(Kind::Flag) && pos.hunqi_flag_moves(pos.piece_at(m.to).unwrap().colour) {
+                    on_moving_flags += 1;
+                }
+            }
+            if moves.is_empty() {
+                if pos.outcome().is_some_and(|o| o.termination == Termination::FlagCaptured) {
+                    flags_taken += 1;
+                }
+                break;
+            }
+            let mv = moves[rng.random_range(0..moves.len())];
+            pos.play(mv).unwrap();
+        }
+    }
+    eprintln!(
+        "hunqi: {checked} positions, {flag_moves} flag moves ({flag_attacks} attacks), \
+         {on_moving_flags} attacks on moving flags, {flags_taken} games won by a flag"
+    );
+    assert!(flag_moves > 1000 && flag_attacks > 50 && on_moving_flags > 50 && flags_taken > 20);
 }
 
 /// `mountains` (docs/rules.md §3 Mountains) in 翻棋 and 明棋: random games

@@ -2414,8 +2414,13 @@ fn s7_jfen_flag_carry_marks() {
 /// Seeded random games under `flag_carry` are the same game every time.
 #[test]
 fn s5_3_flag_carry_games_are_deterministic_from_a_seed() {
-    let run = || {
-        let r = rules(Mode::Fanqi, &["flag_carry=true"]);
+    assert_eq!(seeded_fanqi_game(&["flag_carry=true"]), seeded_fanqi_game(&["flag_carry=true"]));
+}
+
+/// Every position of a random 翻棋 game from seed 48 under `overrides`.
+fn seeded_fanqi_game(overrides: &[&str]) -> Vec<String> {
+    {
+        let r = rules(Mode::Fanqi, overrides);
         let mut rng = rng_from_seed(48);
         let mut p = Position::new_game_with(r, &mut rng);
         let mut list = MoveList::new();
@@ -2431,8 +2436,195 @@ fn s5_3_flag_carry_games_are_deterministic_from_a_seed() {
             trace.push(p.to_jfen());
         }
         trace
+    }
+}
+
+// ======================================================================
+// §5.3 混棋 (`hunqi`)
+// ======================================================================
+
+/// A 翻棋 position under `hunqi=true`, seat 1 playing Red, from (node,
+/// token) pairs; `turn` is 1 or 2.
+fn hunqi_pos(pieces: &[(&str, &str)], turn: u8, extra: &[&str]) -> Position {
+    let mut overrides = vec!["hunqi=true"];
+    overrides.extend_from_slice(extra);
+    pos(&format!("{} fanqi {turn} r 0 10", board_of(pieces)), &overrides)
+}
+
+/// Both flags and a mine of each side, so neither flag moves.
+const STANDING_FLAGS: [(&str, &str); 4] = [("b1", "F"), ("a1", "M"), ("b12", "f"), ("a12", "m")];
+
+fn with_standing_flags(pieces: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
+    let mut all: Vec<(&str, &str)> = STANDING_FLAGS.to_vec();
+    for &(n, t) in pieces {
+        all.push((n.to_string().leak(), t.to_string().leak()));
+    }
+    all
+}
+
+#[test]
+fn s5_3_hunqi_is_a_fanqi_option_off_by_default_needing_its_own_flag_rules() {
+    assert!(!Rules::preset(Mode::Fanqi).hunqi);
+    assert!(option_applies("hunqi", Mode::Fanqi));
+    for mode in [Mode::Anqi, Mode::Mingqi] {
+        assert!(matches!(rules_result(mode, "hunqi=true"), Err(RulesError::NotApplicable { .. })));
+    }
+    let file = include_str!("../configs/variants/fanqi-hunqi-true.toml");
+    assert!(Rules::from_toml_str(file).unwrap().hunqi);
+    // "It needs attack_hidden, flag_carry and hq_locked off, flag_capturer =
+    // any and bomb_captures_flag on; setting it beside any other value is an error."
+    for clash in
+        ["attack_hidden=true", "flag_carry=true", "hq_locked=true", "flag_capturer=lowest", "bomb_captures_flag=false"]
+    {
+        let on = rules(Mode::Fanqi, &["hunqi=true"]);
+        let err = on.clone().apply_override(clash).unwrap_err();
+        assert!(matches!(err, RulesError::Conflict { .. }), "{clash}: {err}");
+        assert!(err.to_string().contains(clash.split('=').next().unwrap()), "{err}");
+        let mut first = rules(Mode::Fanqi, &[clash]);
+        assert!(matches!(first.apply_override("hunqi=true"), Err(RulesError::Conflict { .. })), "{clash}");
+    }
+}
+
+/// Clauses 1–3: only face-up pieces fight, never upward in rank, mines only
+/// by engineers and bombs; bombs hit and are hit by anything.
+#[test]
+fn s5_3_hunqi_clauses_1_to_3_attacks_never_go_up() {
+    let p = hunqi_pos(
+        &with_standing_flags(&[("c6", "J"), ("c7", "d"), ("a6", "J"), ("a7", "l"), ("e6", "O"), ("e7", "o")]),
+        1,
+        &[],
+    );
+    assert!(!is_legal(&p, "c6c7"), "a 营长 may not attack a 师长");
+    assert!(is_legal(&p, "a6a7") && is_legal(&p, "e6e7"), "lower and equal ranks may be attacked");
+    let mut q = p.clone();
+    assert_eq!(attack_outcome(&play(&mut q, "e6e7")), CombatOutcome::BothRemoved);
+    // Without 混棋 the upward attack is legal (and lost).
+    let mut plain = p.clone();
+    plain.set_rules(rules(Mode::Fanqi, &[])).unwrap();
+    assert!(is_legal(&plain, "c6c7"));
+    // Bombs have no rank.
+    let p = hunqi_pos(&with_standing_flags(&[("c6", "B"), ("c7", "k"), ("a6", "E"), ("a7", "b")]), 1, &[]);
+    assert!(is_legal(&p, "c6c7") && is_legal(&p, "a6a7"));
+    // A face-down piece is never attacked; a mine only by an engineer or a bomb.
+    let p = hunqi_pos(
+        &with_standing_flags(&[("c6", "K"), ("c7", "~d"), ("a6", "G"), ("a7", "m"), ("e6", "E"), ("e7", "m")]),
+        1,
+        &[],
+    );
+    assert!(!is_legal(&p, "c6c7") && !is_legal(&p, "a6a7"));
+    assert!(is_legal(&p, "e6e7"));
+}
+
+/// Clause 4: a headquarters is an ordinary post.
+#[test]
+fn s5_3_hunqi_clause_4_headquarters_are_posts() {
+    let p = hunqi_pos(&with_standing_flags(&[("d1", "D"), ("e12", "l")]), 1, &[]);
+    assert_eq!(moves_from(&p, "d1"), names(&["c1", "d2", "e1"]));
+}
+
+/// Clause 5: the flag of the side that removed the enemy's three mines
+/// moves like a non-engineer piece, beats officers, trades with a bomb and
+/// never attacks an engineer, a mine or a standing flag.
+#[test]
+fn s5_3_hunqi_clause_5_the_flag_that_moves() {
+    // Black has no mine left: Red's flag moves; Red's mine keeps Black's standing.
+    let base = [("a1", "M"), ("e12", "l"), ("b12", "f"), ("c6", "F"), ("e6", "D")];
+    let p = hunqi_pos(&base, 1, &[]);
+    let flag_moves = moves_from(&p, "c6");
+    assert_eq!(flag_moves, names(&["a6", "b5", "b6", "c5", "c7", "d5", "d6"]), "steps and straight rail runs");
+    let flies = hunqi_pos(&base, 1, &["rail_turns=all"]);
+    assert!(moves_from(&flies, "c6").contains(&"a7".to_string()), "it flies when every piece does");
+    assert!(moves_from(&hunqi_pos(&base, 2, &[]), "b12").is_empty(), "Black's flag stands");
+    // One Black mine left anywhere: Red's flag stands too.
+    let mut guarded = base.to_vec();
+    guarded.push(("a12", "m"));
+    assert!(moves_from(&hunqi_pos(&guarded, 1, &[]), "c6").is_empty());
+    // Its attacks.
+    // (A flag that trades with a bomb has left the board: its side loses.)
+    let lost = Some((Some(Seat::Second), Termination::FlagCaptured, "0-1"));
+    for (defender, legal, outcome, end) in [
+        ("k", true, Some(CombatOutcome::AttackerWon), None),
+        ("b", true, Some(CombatOutcome::BothRemoved), lost),
+        ("e", false, None, None),
+    ] {
+        let mut pieces = base.to_vec();
+        pieces.push(("c7", defender));
+        let mut p = hunqi_pos(&pieces, 1, &[]);
+        assert_eq!(is_legal(&p, "c6c7"), legal, "flag onto {defender}");
+        if let Some(outcome) = outcome {
+            assert_eq!(attack_outcome(&play(&mut p, "c6c7")), outcome, "flag onto {defender}");
+            assert_eq!(result(&p), end, "flag onto {defender}");
+        }
+    }
+    // Not a standing flag (Black's, with Red's mine on a1), even unguarded by mines.
+    let p = hunqi_pos(&[("a1", "M"), ("e12", "l"), ("c7", "f"), ("c6", "F"), ("e6", "D")], 1, &[]);
+    assert!(!is_legal(&p, "c6c7"));
+    // Never into a mountain.
+    let p = hunqi_pos(&[("a1", "M"), ("e12", "l"), ("b12", "f"), ("b6", "F"), ("e6", "E")], 1, &["mountains=open"]);
+    assert!(!is_legal(&p, "b6b6"));
+    assert!(is_legal(
+        &hunqi_pos(&[("a1", "M"), ("e12", "l"), ("b12", "f"), ("b6", "D"), ("c1", "F")], 1, &["mountains=open"]),
+        "b6b6"
+    ));
+}
+
+/// Clause 6: a standing flag falls once its mines are gone to an officer or
+/// a bomb, never to an engineer; a moving flag only to an engineer, a bomb
+/// or the other moving flag.
+#[test]
+fn s5_3_hunqi_clause_6_taking_a_flag() {
+    // Black's flag stands (Red keeps a mine) and Black has no mine left.
+    let standing = |attacker: &'static str| {
+        hunqi_pos(&[("a1", "M"), ("b1", "F"), ("e12", "l"), ("c7", "f"), ("c6", attacker)], 1, &[])
     };
-    assert_eq!(run(), run());
+    assert!(!is_legal(&standing("E"), "c6c7"), "an engineer may not take a flag that cannot move");
+    let mut p = standing("L");
+    assert_eq!(attack_outcome(&play(&mut p, "c6c7")), CombatOutcome::FlagCaptured);
+    assert_eq!(at(&p, "c7"), "L");
+    assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")));
+    let mut p = standing("B");
+    play(&mut p, "c6c7");
+    assert_eq!((at(&p, "c6"), at(&p, "c7")), (String::new(), String::new()), "the bomb goes with the flag");
+    assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")));
+    // A Black mine left: the flag cannot be attacked at all.
+    let p = hunqi_pos(&[("a1", "M"), ("b1", "F"), ("a12", "m"), ("c7", "f"), ("c6", "K")], 1, &[]);
+    assert!(!is_legal(&p, "c6c7"));
+    // Black's flag moves (Red has no mine left), Black keeps a mine.
+    let moving = |attacker: &'static str| {
+        hunqi_pos(&[("b1", "F"), ("a12", "m"), ("e12", "l"), ("c7", "f"), ("c6", attacker)], 1, &[])
+    };
+    assert!(!is_legal(&moving("K"), "c6c7"), "a moving flag beats every officer: never upward");
+    for attacker in ["E", "B"] {
+        let mut p = moving(attacker);
+        assert_eq!(attack_outcome(&play(&mut p, "c6c7")), CombatOutcome::FlagCaptured, "{attacker}");
+        assert_eq!(result(&p), Some((Some(Seat::First), Termination::FlagCaptured, "1-0")), "{attacker}");
+    }
+}
+
+/// Clause 7: two moving flags remove each other and the attacker wins; a
+/// moving flag is a movable piece for §8 step 2.
+#[test]
+fn s5_3_hunqi_clause_7_the_end() {
+    // No mine on the board: both flags move.
+    for (turn, m, winner, text) in [(1, "c6c7", Seat::First, "1-0"), (2, "c7c6", Seat::Second, "0-1")] {
+        let mut p = hunqi_pos(&[("c6", "F"), ("c7", "f"), ("e1", "D"), ("e12", "d")], turn, &[]);
+        assert_eq!(attack_outcome(&play(&mut p, m)), CombatOutcome::FlagCaptured);
+        assert_eq!(p.count(Colour::Red, Kind::Flag) + p.count(Colour::Black, Kind::Flag), 0);
+        assert_eq!(result(&p), Some((Some(winner), Termination::FlagCaptured, text)), "{m}");
+    }
+    // Red's moving flag is its last movable piece: the game goes on.
+    let p = hunqi_pos(&[("c6", "F"), ("a1", "M"), ("e12", "l"), ("b12", "f")], 1, &[]);
+    assert_eq!(result(&p), None);
+    assert!(!legal(&p).is_empty());
+    let mut plain = p.clone();
+    plain.set_rules(rules(Mode::Fanqi, &[])).unwrap();
+    assert_eq!(result(&plain), Some((Some(Seat::Second), Termination::NoMovablePieces, "0-1")));
+}
+
+/// Seeded random games under 混棋 are the same game every time.
+#[test]
+fn s5_3_hunqi_games_are_deterministic_from_a_seed() {
+    assert_eq!(seeded_fanqi_game(&["hunqi=true"]), seeded_fanqi_game(&["hunqi=true"]));
 }
 
 // ======================================================================

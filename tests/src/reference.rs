@@ -211,6 +211,9 @@ fn may_enter(pos: &Position, colour: Colour, kind: Kind, to: usize) -> bool {
         // (even to a piece not allowed to take the flag) is decided by combat.
         return true;
     }
+    if pos.rules().hunqi {
+        return hunqi_may_attack(pos, kind, defender);
+    }
     match defender.kind {
         // §5.3 Mines: only engineers and bombs may attack a face-up mine.
         Kind::Mine => matches!(kind, Kind::Engineer | Kind::Bomb),
@@ -223,6 +226,39 @@ fn may_enter(pos: &Position, colour: Colour, kind: Kind, to: usize) -> bool {
         }
         Kind::Flag => pos.count(defender.colour, Kind::Mine) == 0 && may_capture_flag(pos, colour, kind),
         _ => true,
+    }
+}
+
+/// §5.3 混棋 clause 5: a side's flag moves once none of the other side's
+/// three mines is left on the board.
+fn hunqi_flag_moves(pos: &Position, colour: Colour) -> bool {
+    pos.rules().hunqi && pos.count(colour.other(), Kind::Mine) == 0
+}
+
+/// §5.3 混棋: may a face-up `kind` attack the face-up enemy `defender`?
+fn hunqi_may_attack(pos: &Position, kind: Kind, defender: junqi_core::Piece) -> bool {
+    let rank = |k: Kind| RANK_ORDER.iter().position(|&r| r == k);
+    match defender.kind {
+        // Clause 3: mines only by engineers and bombs (a moving flag neither).
+        Kind::Mine => kind == Kind::Engineer || kind == Kind::Bomb,
+        // Clause 6: a moving flag by an engineer, a bomb or the other moving flag.
+        Kind::Flag if hunqi_flag_moves(pos, defender.colour) => {
+            kind == Kind::Engineer || kind == Kind::Bomb || kind == Kind::Flag
+        }
+        // Clause 6: a standing flag once its mines are gone, by an officer or a
+        // bomb; clause 5: never by a moving flag.
+        Kind::Flag => {
+            pos.count(defender.colour, Kind::Mine) == 0 && (kind == Kind::Bomb || rank(kind).is_some_and(|r| r < 8))
+        }
+        // Clause 2: anyone may attack a bomb.
+        Kind::Bomb => true,
+        // Clause 2: a ranked defender, never upward; a bomb hits anything; clause
+        // 5: the moving flag hits every officer but no engineer.
+        ranked => match kind {
+            Kind::Bomb => true,
+            Kind::Flag => ranked != Kind::Engineer,
+            _ => rank(kind).unwrap() <= rank(ranked).unwrap(),
+        },
     }
 }
 
@@ -304,7 +340,10 @@ pub fn game_over_without_moves(pos: &Position) -> bool {
     // 2. Once colours are assigned, a colour with no movable piece left
     //    (face-up or face-down) ends the game.
     if pos.colour_of(pos.turn()).is_some() {
-        let movable_left = |c: Colour| RANK_ORDER.iter().chain(&[Kind::Bomb]).any(|&k| pos.count(c, k) > 0);
+        // (混棋, §5.3 clause 7: a flag that moves counts.)
+        let movable_left = |c: Colour| {
+            RANK_ORDER.iter().chain(&[Kind::Bomb]).any(|&k| pos.count(c, k) > 0) || hunqi_flag_moves(pos, c)
+        };
         if !movable_left(Colour::Red) || !movable_left(Colour::Black) {
             return true;
         }
@@ -338,7 +377,9 @@ pub fn reference_moves(pos: &Position) -> Vec<Move> {
             continue;
         }
         let piece = pos.piece_at(s).expect("reference needs a true position, not a view");
-        if piece.colour != colour || !is_movable(piece.kind) {
+        // 混棋 (§5.3 clause 5): the flag moves once the enemy mines are gone.
+        let moving_flag = piece.kind == Kind::Flag && hunqi_flag_moves(pos, colour);
+        if piece.colour != colour || !(is_movable(piece.kind) || moving_flag) {
             continue;
         }
         // §3 Headquarters: with `hq_locked` a piece in a headquarters never moves.
@@ -439,6 +480,14 @@ pub mod sampling {
         }
         let capturer = ["any", "lowest"].choose(rng).unwrap();
         rules.apply_override(&format!("flag_capturer={capturer}")).unwrap();
+        if mode == Mode::Fanqi && rng.random_bool(0.25) {
+            // 混棋 (§5.3) with the values it needs of the options it decides.
+            for setting in ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any"] {
+                rules.apply_override(setting).unwrap();
+            }
+            rules.apply_override("bomb_captures_flag=true").unwrap();
+            rules.apply_override("hunqi=true").unwrap();
+        }
         let quiet = if rng.random_bool(0.15) { rng.random_range(1..=12) } else { rng.random_range(60..=400) };
         let max = if rng.random_bool(0.15) { rng.random_range(1..=60) } else { rng.random_range(200..=700) };
         rules.apply_override(&format!("no_progress_plies={quiet}")).unwrap();
@@ -467,6 +516,7 @@ pub mod sampling {
         }
         if pos.mode() == Mode::Fanqi && Colour::ALL.iter().any(|&c| pos.loose_flag(c).is_some()) {
             // A flag sharing a node with a piece exists only under flag_carry.
+            rules.apply_override("hunqi=false").unwrap();
             rules.apply_override("flag_carry=true").unwrap();
         }
         if pos.mountain(0).is_some() || pos.mountain(1).is_some() {

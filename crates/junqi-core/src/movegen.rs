@@ -89,6 +89,9 @@ impl Position {
         let Some(colour) = self.colour_of(self.turn) else {
             return; // Colours unassigned: flips only.
         };
+        if self.rules.hunqi {
+            return self.hunqi_actions(colour, out);
+        }
         let targets = self.target_masks(colour);
         let mut movers = self.by_colour[colour.index()] & !self.hidden & !self.mines & !self.flags;
         if self.rules.hq_locked {
@@ -114,6 +117,37 @@ impl Position {
         };
         if self.rules.mountains != Mountains::Closed {
             self.mountain_actions(colour, movers & !carrier, out);
+        }
+    }
+
+    /// 混棋 (`hunqi`, docs/rules.md §5.3 混棋): the moves of `colour`'s
+    /// face-up pieces, its flag among them once it moves, onto empty nodes
+    /// and the face-up enemies [`Position::hunqi_may_attack`] allows (the
+    /// flips are already in `out`). Cold: off the default rules' path.
+    #[cold]
+    #[inline(never)]
+    fn hunqi_actions(&self, colour: Colour, out: &mut MoveList) {
+        let enemy = self.by_colour[colour.other().index()] & !self.hidden & !CAMPS;
+        let open = (ALL & !self.occupied) | enemy;
+        let mut movers = self.by_colour[colour.index()] & !self.hidden & !self.mines;
+        if !self.hunqi_flag_moves(colour) {
+            movers &= !self.flags;
+        }
+        for from in squares(movers) {
+            let Some(piece) = self.board[from.index()] else { continue };
+            for to in squares(self.reach(from, piece.kind) & open) {
+                match self.board[to.index()] {
+                    Some(defender) if self.occupied & to.bit() != 0 => {
+                        if self.hunqi_may_attack(piece.kind, defender) {
+                            out.push(Move::new(from, to));
+                        }
+                    }
+                    _ => out.push(Move::new(from, to)),
+                }
+            }
+        }
+        if self.rules.mountains != Mountains::Closed {
+            self.mountain_actions(colour, movers, out);
         }
     }
 

@@ -363,6 +363,37 @@ impl Position {
         self.counts[flag_colour.index()][Kind::Mine.index()] == 0
     }
 
+    /// 混棋 (`hunqi`): `colour`'s flag moves once `colour` has removed all
+    /// three enemy mines (docs/rules.md §5.3 混棋). Reads only counts every
+    /// view has exactly (removed pieces are public in 翻棋).
+    #[inline]
+    pub fn hunqi_flag_moves(&self, colour: Colour) -> bool {
+        self.rules.hunqi && self.counts[colour.other().index()][Kind::Mine.index()] == 0
+    }
+
+    /// 混棋: may a face-up `attacker` kind attack the face-up enemy
+    /// `defender` (docs/rules.md §5.3 混棋)? Never upward in rank; mines only
+    /// by engineers and bombs; a standing flag once its side's mines are
+    /// gone, by anything but an engineer or a moving flag; a moving flag only
+    /// by an engineer, a bomb or the other moving flag; bombs by anyone.
+    pub fn hunqi_may_attack(&self, attacker: Kind, defender: Piece) -> bool {
+        match defender.kind {
+            Kind::Mine => matches!(attacker, Kind::Engineer | Kind::Bomb),
+            Kind::Flag if self.hunqi_flag_moves(defender.colour) => {
+                matches!(attacker, Kind::Engineer | Kind::Bomb | Kind::Flag)
+            }
+            Kind::Flag => self.flag_unguarded(defender.colour) && !matches!(attacker, Kind::Engineer | Kind::Flag),
+            Kind::Bomb => true,
+            // A ranked defender: a bomb takes it, a moving flag any but an
+            // engineer, a ranked piece one of its own rank or lower.
+            ranked => match attacker {
+                Kind::Bomb => true,
+                Kind::Flag => ranked != Kind::Engineer,
+                _ => attacker <= ranked,
+            },
+        }
+    }
+
     // ---- playing ----
 
     /// Play `mv` if it is legal.
@@ -613,7 +644,8 @@ impl Position {
             }
             CombatOutcome::FlagCaptured => {
                 self.remove(to);
-                if attacker.kind == Kind::Bomb {
+                // A bomb, or (混棋) a moving flag, goes with the flag it takes.
+                if matches!(attacker.kind, Kind::Bomb | Kind::Flag) {
                     self.remove(from);
                 } else {
                     self.relocate(from, to);
@@ -637,7 +669,12 @@ impl Position {
         // 1. A flag was captured: flags only ever leave the board that way.
         for colour in Colour::ALL {
             if self.counts[colour.index()][Kind::Flag.index()] == 0 {
-                let winner = if colour == seat1 { Seat::Second } else { Seat::First };
+                let mut winner = if colour == seat1 { Seat::Second } else { Seat::First };
+                if self.counts[colour.other().index()][Kind::Flag.index()] == 0 {
+                    // 混棋: two moving flags removed each other; the side that
+                    // just moved attacked, and took the enemy flag.
+                    winner = self.turn.other();
+                }
                 return Some(Outcome { winner: Some(winner), termination: Termination::FlagCaptured });
             }
         }
@@ -648,7 +685,8 @@ impl Position {
             }
         }
         // 2. Movable pieces (officers, engineers, bombs; face-up or face-down).
-        let alive = |c: Colour| self.count_in(c, MOVABLE) > 0;
+        // (混棋: a flag that moves is a movable piece too.)
+        let alive = |c: Colour| self.count_in(c, MOVABLE) > 0 || self.hunqi_flag_moves(c);
         match (alive(seat1), alive(seat1.other())) {
             (true, true) => None,
             (false, false) => Some(Outcome { winner: None, termination: Termination::NoMovablePieces }),
@@ -772,6 +810,16 @@ pub fn home_headquarters(colour: Colour) -> Bitboard {
 pub fn combat(rules: &Rules, attacker: Kind, defender: Kind, attacker_may_take_flag: bool) -> CombatOutcome {
     if rules.mode == Mode::Anqi && rules.engineer_scout && attacker == Kind::Engineer {
         return CombatOutcome::Scouted;
+    }
+    if attacker == Kind::Flag {
+        // 混棋's moving flag: it takes a flag (and goes with it), trades
+        // with a bomb and beats every officer (move generation offers no
+        // other attack).
+        return match defender {
+            Kind::Flag => CombatOutcome::FlagCaptured,
+            Kind::Bomb => CombatOutcome::BothRemoved,
+            _ => CombatOutcome::AttackerWon,
+        };
     }
     if defender == Kind::Flag {
         // In 暗棋/明棋 a flag attack the rules forbid costs the attacker (the

@@ -174,6 +174,10 @@ pub struct Rules {
     /// 山界: who may enter the mountains (docs/rules.md §3 Mountains).
     #[serde(default = "default_mountains")]
     pub mountains: Mountains,
+    /// 混棋 (翻棋): attacks only on equal or lower ranks, and a side's flag
+    /// moves once it has removed the enemy's mines (docs/rules.md §5.3 混棋).
+    #[serde(default)]
+    pub hunqi: bool,
 }
 
 fn default_first_player() -> FirstPlayer {
@@ -199,7 +203,7 @@ const ALL_MODES: &[Mode] = &[Mode::Anqi, Mode::Mingqi, Mode::Fanqi];
 /// Every option of §6 in table order: the one list that [`OPTION_NAMES`],
 /// [`option_applies`] and the checks against `docs/rules.md`, the presets
 /// and `scripts/check_parquet.py` (tests below) all come from.
-pub const RULE_OPTIONS: [RuleOption; 15] = [
+pub const RULE_OPTIONS: [RuleOption; 16] = [
     RuleOption { name: "rail_turns", modes: ALL_MODES },
     RuleOption { name: "bomb_flies", modes: ALL_MODES },
     RuleOption { name: "mine_rule", modes: ALL_MODES },
@@ -215,6 +219,7 @@ pub const RULE_OPTIONS: [RuleOption; 15] = [
     RuleOption { name: "flag_capturer", modes: ALL_MODES },
     RuleOption { name: "flag_carry", modes: &[Mode::Fanqi] },
     RuleOption { name: "mountains", modes: &[Mode::Mingqi, Mode::Fanqi] },
+    RuleOption { name: "hunqi", modes: &[Mode::Fanqi] },
 ];
 
 /// Every option name of §6, in table order.
@@ -258,6 +263,8 @@ pub enum RulesError {
     Toml(String),
     #[error("rules file has no `mode` (anqi, mingqi or fanqi)")]
     MissingMode,
+    #[error("rule option `{name}`: {message}")]
+    Conflict { name: String, message: String },
 }
 
 impl Rules {
@@ -357,8 +364,34 @@ impl Rules {
             message: e.message().to_string(),
         })?;
         updated.check_numbers().map_err(|message| RulesError::BadValue { name: name.to_string(), message })?;
+        if let Some(message) = updated.hunqi_conflict() {
+            return Err(RulesError::Conflict { name: name.to_string(), message });
+        }
         *self = updated;
         Ok(())
+    }
+
+    /// 混棋 (`hunqi`) gives its own answers to what these options decide
+    /// (docs/rules.md §5.3 混棋), so with it on they must keep the values
+    /// that agree with it: which one does not, if any.
+    fn hunqi_conflict(&self) -> Option<String> {
+        if !self.hunqi {
+            return None;
+        }
+        let clash = if self.attack_hidden {
+            "attack_hidden=true (混棋 forbids attacks on face-down pieces)"
+        } else if self.flag_carry {
+            "flag_carry=true (混棋's flag is taken, not carried)"
+        } else if self.hq_locked {
+            "hq_locked=true (in 混棋 pieces move freely in and out of a headquarters)"
+        } else if self.flag_capturer != FlagCapturer::Any {
+            "flag_capturer=lowest (混棋 says which pieces take a flag)"
+        } else if !self.bomb_captures_flag {
+            "bomb_captures_flag=false (in 混棋 a bomb may always take a flag)"
+        } else {
+            return None;
+        };
+        Some(format!("hunqi=true cannot go with {clash}"))
     }
 
     fn check_numbers(&self) -> Result<(), String> {

@@ -467,6 +467,11 @@ mod tests {
             let tokens: Vec<&str> = text.split_whitespace().collect();
             assert_eq!(decode_rules(&tokens).unwrap(), rules, "{text}");
         }
+        // 混棋 comes last in §6's order, after the options it needs set its way.
+        let hunqi = Rules::preset_with("fanqi", ["hunqi=true"]).unwrap();
+        let text = encode_rules(&hunqi);
+        assert!(text.ends_with(" hunqi=true"), "{text}");
+        assert_eq!(decode_rules(&text.split_whitespace().collect::<Vec<_>>()).unwrap(), hunqi);
         assert!(decode_rules(&["chess"]).is_err());
         assert!(decode_rules(&["fanqi", "bogus=1"]).is_err());
     }

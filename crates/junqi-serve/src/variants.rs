@@ -1,6 +1,6 @@
 //! The rules a new game of the Play tab is played by: a mode's preset, or
 //! one of the variant presets of `configs/variants/` that the newer rules
-//! need (扛军旗, 山界; compiled in, so the page offers them anywhere), with
+//! need (扛军旗, 混棋, 山界; compiled in, so the page offers them anywhere), with
 //! `option=value` settings over it.
 
 use crate::ApiError;
@@ -8,8 +8,9 @@ use junqi_core::{Mode, Rules};
 use serde::Serialize;
 
 /// The variant presets offered: name (the file's, without `.toml`) and text.
-const PRESETS: [(&str, &str); 5] = [
+const PRESETS: [(&str, &str); 6] = [
     ("fanqi-flag_carry-true", include_str!("../../../configs/variants/fanqi-flag_carry-true.toml")),
+    ("fanqi-hunqi-true", include_str!("../../../configs/variants/fanqi-hunqi-true.toml")),
     ("fanqi-mountains-open", include_str!("../../../configs/variants/fanqi-mountains-open.toml")),
     ("fanqi-mountains-engineer", include_str!("../../../configs/variants/fanqi-mountains-engineer.toml")),
     ("mingqi-mountains-open", include_str!("../../../configs/variants/mingqi-mountains-open.toml")),
@@ -80,6 +81,8 @@ mod tests {
         let both = rules_for("fanqi", Some("fanqi-flag_carry-true"), &["mountains=open".into()]).unwrap();
         assert!(both.flag_carry && both.mountains == junqi_core::rules::Mountains::Open);
         assert!(listed.iter().any(|v| v.name == "mingqi-mountains-open" && v.options == "mountains=open"));
+        assert!(rules_for("fanqi", Some("fanqi-hunqi-true"), &[]).unwrap().hunqi);
+        assert!(rules_for("fanqi", Some("fanqi-hunqi-true"), &["attack_hidden=true".into()]).is_err());
         let err = rules_for("anqi", Some("fanqi-flag_carry-true"), &[]).unwrap_err();
         assert!(err.message.contains("is a fanqi variant, not anqi"), "{}", err.message);
         assert!(rules_for("fanqi", Some("nope"), &[]).unwrap_err().message.contains("no variant `nope`"));

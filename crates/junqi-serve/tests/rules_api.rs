@@ -44,6 +44,25 @@ fn last_log(st: &Value) -> String {
     st["log"].as_array().unwrap().iter().rev().find(|l| l.as_str().unwrap().starts_with("you")).unwrap().to_string()
 }
 
+/// 混棋: Red's flag on c6 moves (no black mine left); a red 营长 on a6
+/// faces a black 师长 on a7 and a red 工兵 on e6 a black 排长 on e7;
+/// Black's flag stands on b12 behind Red's mine on a1.
+const HUNQI: &str = "1f3/5/5/5/5/d3l/J1F1E/5/5/5/5/M4 fanqi 1 r 0 0";
+
+#[test]
+fn hunqi_offers_the_flag_that_moves_and_never_an_upward_attack() {
+    let addr = start_server(None);
+    let body = json!({"mode": "fanqi", "variant": "fanqi-hunqi-true", "seat": 1, "bot": "random",
+        "seed": 1, "position": HUNQI});
+    let st = new_game(addr, body);
+    assert_eq!(st["variant"], "fanqi hunqi=true", "{st}");
+    let legal: Vec<&str> = st["legal"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert!(legal.contains(&"c6c5") && legal.contains(&"c6c7"), "the flag moves: {legal:?}");
+    assert!(!legal.contains(&"a6a7") && !legal.contains(&"e6e7"), "no attack on a higher rank: {legal:?}");
+    let st = play(addr, &st, "c6c5");
+    assert_eq!(at(&st, "c5"), "rF", "{st}");
+}
+
 #[test]
 fn a_flag_is_picked_up_put_down_and_carried_home() {
     let addr = start_server(None);
