@@ -1,9 +1,13 @@
 //! The four-player net player: `net:FILE` (or `net:path=FILE`) in
 //! `arena --siguo` and `sprt --siguo`, registered with `junqi-siguo`'s agent
 //! registry by [`crate::register_net_bots`]. It plays the most probable
-//! legal move of a four-player net's policy ([`SiguoCpuNet`]), computed from
-//! its seat's [`SiguoInfoSet`] alone: that is all [`SiguoAgent::choose`]
-//! and [`SiguoBot::choose`] are given, so it cannot read a hidden kind.
+//! legal move of a four-player net's policy ([`SiguoCpuNet`]) at `temp=0`
+//! (the default), else one drawn ∝ p^(1/temp) (`net:path=FILE,temp=T`, as
+//! the two-player net bot): a net without history planes cannot see that
+//! it is shuffling a piece back and forth, and a little temperature breaks
+//! those loops. Its move is computed from its seat's [`SiguoInfoSet`]
+//! alone: that is all [`SiguoAgent::choose`] and [`SiguoBot::choose`] are
+//! given, so it cannot read a hidden kind.
 //!
 //! The same net guides the four-player search as its leaf evaluator,
 //! `mcts:sims=N,eval=net:FILE` ([`SiguoNetEvaluator`], registered with
@@ -33,8 +37,9 @@
 use crate::cpu::siguo::{SiguoCpuNet, SiguoEvaluation, SiguoInput};
 use crate::service::{CpuBackend, InferenceService, ServiceOptions, StatsSnapshot};
 use crate::{inference_settings, resolve_net_path, ModelConfig, NetError, NetFile, NetGame};
+use junqi_bots::mcts::sample_at_temperature;
 use junqi_bots::{BotSpec, DeploymentModel};
-use junqi_core::{Deployment, KindBelief};
+use junqi_core::{Deployment, GameRng, KindBelief};
 use junqi_siguo::{
     belief_by_node, Army, LeafEstimate, Move, Rules, SiguoAgent, SiguoBot, SiguoEvaluator, SiguoInfoSet,
 };
@@ -104,17 +109,29 @@ impl SiguoNet {
     }
 }
 
-/// A four-player net playing its policy's most probable legal move.
+/// A four-player net playing its policy's most probable legal move, or
+/// one drawn at a temperature.
 #[derive(Clone, Debug)]
 pub struct SiguoNetPlayer {
     net: SiguoNet,
     name: String,
+    /// 0: the most probable move; else drawn ∝ p^(1/temp).
+    temp: f32,
+    /// As an agent (which is given no stream at each move), the stream its
+    /// draws come from, seeded by [`SiguoAgent::start`].
+    rng: Option<GameRng>,
 }
 
 impl SiguoNetPlayer {
-    /// The player of `net`, called `name` (its spec).
+    /// The player of `net` at temperature 0, called `name` (its spec).
     pub fn new(net: SiguoNet, name: impl Into<String>) -> SiguoNetPlayer {
-        SiguoNetPlayer { net, name: name.into() }
+        SiguoNetPlayer { net, name: name.into(), temp: 0.0, rng: None }
+    }
+
+    /// The same player drawing its moves at temperature `temp` (0: the most probable).
+    pub fn with_temperature(mut self, temp: f32) -> SiguoNetPlayer {
+        self.temp = temp;
+        self
     }
 
     /// The most probable legal move of `info`'s seat (the first of equals,
@@ -128,6 +145,17 @@ impl SiguoNetPlayer {
         })?;
         Some(answer.moves[best])
     }
+
+    /// The player's move for `info`'s seat: the most probable at
+    /// temperature 0 (drawing nothing from `rng`), else one drawn from `rng`.
+    fn play<R: rand::Rng + ?Sized>(&mut self, info: &SiguoInfoSet, rng: &mut R) -> Option<Move> {
+        if self.temp == 0.0 {
+            return self.best_move(info);
+        }
+        let answer = self.net.evaluate(info, false);
+        let policy: Vec<(Move, f32)> = answer.moves.into_iter().zip(answer.evaluation.priors).collect();
+        (!policy.is_empty()).then(|| sample_at_temperature(&policy, self.temp, rng))
+    }
 }
 
 impl SiguoBot for SiguoNetPlayer {
@@ -135,8 +163,8 @@ impl SiguoBot for SiguoNetPlayer {
         self.name.clone()
     }
 
-    fn choose(&mut self, info: &SiguoInfoSet, _rng: &mut dyn RngCore) -> Option<Move> {
-        self.best_move(info)
+    fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
+        self.play(info, rng)
     }
 
     fn deploy(&mut self, _army: Army, _rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {
@@ -145,14 +173,18 @@ impl SiguoBot for SiguoNetPlayer {
 }
 
 impl SiguoAgent for SiguoNetPlayer {
-    fn start(&mut self, _info: &SiguoInfoSet, _rng: &mut dyn RngCore) -> Result<(), String> {
+    fn start(&mut self, _info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Result<(), String> {
+        self.rng = Some(junqi_core::rng_from_seed(rng.next_u64()));
         Ok(())
     }
 
     fn observe(&mut self, _announcement: &junqi_siguo::Announcement) {}
 
     fn choose(&mut self, info: &SiguoInfoSet) -> Result<Move, String> {
-        self.best_move(info).ok_or_else(|| format!("{}: no legal move for {}", self.name, info.seat()))
+        let mut rng = self.rng.take().unwrap_or_else(|| junqi_core::rng_from_seed(0));
+        let chosen = self.play(info, &mut rng);
+        self.rng = Some(rng);
+        chosen.ok_or_else(|| format!("{}: no legal move for {}", self.name, info.seat()))
     }
 }
 
@@ -169,20 +201,27 @@ pub fn shared_siguo_net(path: &Path) -> Result<SiguoNet, NetError> {
     })
 }
 
-/// The four-player net of a `net:FILE` spec (`None` for a spec of another bot).
-fn siguo_net_of(spec: &str) -> Option<Result<SiguoNet, String>> {
+/// The four-player net of a `net:FILE` spec whose keys are among `keys`
+/// (`None` for a spec of another bot), with the parsed spec.
+fn siguo_net_of(spec: &str, keys: &[&str]) -> Option<Result<(SiguoNet, BotSpec), String>> {
     let parsed = BotSpec::parse(spec).ok().filter(|s| s.name == "net")?;
     Some((|| {
-        parsed.check_keys(&["path"]).map_err(|e| e.to_string())?;
+        parsed.check_keys(keys).map_err(|e| e.to_string())?;
         let file =
             parsed.get("path").ok_or("net: give the net's file, or `net:siguo` (the shipped four-player net)")?;
-        shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())
+        let net = shared_siguo_net(&resolve_net_path(file)).map_err(|e| e.to_string())?;
+        Ok((net, parsed))
     })())
 }
 
-/// The player of a `net:FILE` spec (`None` for a spec of another bot).
+/// The player of a `net:FILE` or `net:path=FILE,temp=T` spec (`None` for
+/// a spec of another bot).
 pub fn siguo_net_player(spec: &str) -> Option<Result<SiguoNetPlayer, String>> {
-    siguo_net_of(spec).map(|net| net.map(|net| SiguoNetPlayer::new(net, spec.trim())))
+    siguo_net_of(spec, &["path", "temp"]).map(|net| {
+        let (net, parsed) = net?;
+        let temp = parsed.non_negative("temp", 0.0).map_err(|e| e.to_string())?;
+        Ok(SiguoNetPlayer::new(net, spec.trim()).with_temperature(temp))
+    })
 }
 
 /// A four-player net as the search's leaf evaluator (`eval=net:FILE`).
@@ -250,8 +289,8 @@ fn leaf_estimate(answer: SiguoEvaluation) -> LeafEstimate {
 
 /// The evaluator factory registered with `junqi_siguo::register_siguo_evaluator`.
 pub(crate) fn build_siguo_evaluator(spec: &str) -> Option<Result<Box<dyn SiguoEvaluator>, String>> {
-    siguo_net_of(spec)
-        .map(|net| net.map(|net| Box::new(SiguoNetEvaluator::new(net, spec.trim())) as Box<dyn SiguoEvaluator>))
+    siguo_net_of(spec, &["path"])
+        .map(|net| net.map(|(net, _)| Box::new(SiguoNetEvaluator::new(net, spec.trim())) as Box<dyn SiguoEvaluator>))
 }
 
 /// The bot factory registered with `junqi_siguo::register_siguo_bot`

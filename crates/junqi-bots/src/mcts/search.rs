@@ -538,8 +538,9 @@ fn mix_dirichlet(priors: &mut [f32], frac: f32, alpha: f32, rng: &mut GameRng) {
 }
 
 /// An action drawn with probability ∝ share^(1/temp) from a distribution
-/// (search visits, a net's policy); `temp` > 0.
-pub fn sample_at_temperature(policy: &[(Move, f32)], temp: f32, rng: &mut GameRng) -> Move {
+/// (search visits, a net's policy); `temp` > 0. Generic over the action
+/// (the four-player net player samples its moves with it too).
+pub fn sample_at_temperature<M: Copy, R: Rng + ?Sized>(policy: &[(M, f32)], temp: f32, rng: &mut R) -> M {
     // Relative to the largest share, so a small temperature cannot underflow
     // every weight to 0 (the largest keeps weight 1).
     let top = policy.iter().map(|p| p.1 as f64).fold(0.0, f64::max).max(f64::MIN_POSITIVE);

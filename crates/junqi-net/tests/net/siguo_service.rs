@@ -204,6 +204,37 @@ fn players_of_one_file_share_one_service() {
     assert_eq!(a.stats().requests, before + 2);
 }
 
+/// `temp=T`: at 0 the most probable move, drawing nothing from the stream;
+/// above it, moves drawn from the bot's stream (the same for the same
+/// stream, not always the most probable one). A bad temperature is refused.
+#[test]
+fn the_players_temperature_samples_from_the_stream() {
+    let _lock = crate::shared_services();
+    let path = net_file("temp");
+    junqi_net::register_net_bots();
+    let infos = positions(8, 9);
+    let mut argmax = siguo_net_player(&format!("net:{}", path.display())).unwrap().unwrap();
+    let cold = format!("net:path={},temp=0", path.display());
+    let hot = format!("net:path={},temp=2", path.display());
+    let choose = |spec: &str, seed: u64| -> Vec<_> {
+        let mut bot = junqi_siguo::bot_from_spec(spec).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        infos.iter().map(|info| bot.choose(info, &mut rng).unwrap()).collect()
+    };
+    let best: Vec<_> = infos.iter().map(|info| argmax.best_move(info).unwrap()).collect();
+    assert_eq!(choose(&cold, 1), best);
+    assert_eq!(choose(&cold, 2), best, "temp=0 draws nothing");
+    assert_eq!(choose(&hot, 3), choose(&hot, 3));
+    let drawn: Vec<Vec<_>> = (0..6).map(|seed| choose(&hot, seed)).collect();
+    assert!(drawn.iter().any(|moves| moves != &best), "temp=2 never left the most probable moves");
+    for bad in ["temp=-1", "temp=x", "temp=inf"] {
+        let err = siguo_net_player(&format!("net:path={},{bad}", path.display())).unwrap().unwrap_err();
+        assert!(err.contains("temp"), "{bad}: {err}");
+    }
+    let err = siguo_net_player(&format!("net:path={},sims=3", path.display())).unwrap().unwrap_err();
+    assert!(err.contains("sims"), "{err}");
+}
+
 /// The search asks the net's belief at the root, then the root's evaluation:
 /// one forward pass answers both, and the evaluation is the one a fresh
 /// question gives; any other position is asked of the net as before.
