@@ -172,13 +172,42 @@ impl SiguoGame {
     /// overrides (§10.11 options), each army deployed at random from `seed`
     /// (the same start as `junqi random-game --siguo` with that seed), or the
     /// position `position` (§10.4 notation).
+    ///
+    /// `deploy`: one `SiguoBot` (or `None`) per army, four in all. A bot
+    /// that deploys by itself (a net with a learned deployment model)
+    /// replaces its army's part of the deal, drawn from that army's own
+    /// stream of `seed`, exactly as `arena --siguo` and self-play deploy it;
+    /// the others keep the deal's. Not with `position`.
     #[new]
-    #[pyo3(signature = (mode = "anqi", rules = None, seed = 0, position = None))]
-    fn new(mode: &str, rules: Option<&Bound<'_, PyDict>>, seed: u64, position: Option<&str>) -> PyResult<SiguoGame> {
+    #[pyo3(signature = (mode = "anqi", rules = None, seed = 0, position = None, deploy = None))]
+    fn new(
+        mode: &str,
+        rules: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+        position: Option<&str>,
+        deploy: Option<Vec<Option<Bound<'_, SiguoBot>>>>,
+    ) -> PyResult<SiguoGame> {
         let rules = siguo_rules_from(mode, rules)?;
-        let start = match position {
-            Some(text) => notation::parse(text, rules).map_err(value_error)?,
-            None => Position::new_game(rules, seed),
+        let start = match (position, deploy) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err("give a position or deploying bots (`deploy`), not both"));
+            }
+            (Some(text), None) => notation::parse(text, rules).map_err(value_error)?,
+            (None, None) => Position::new_game(rules, seed),
+            (None, Some(bots)) => {
+                if bots.len() != 4 {
+                    return Err(PyValueError::new_err(format!(
+                        "deploy: one bot (or None) per army, four in all, not {}",
+                        bots.len()
+                    )));
+                }
+                let dealt = Position::new_game(rules, seed);
+                junqi_siguo::deploy_armies(&dealt, seed, |army, rules, rng| {
+                    let mut bot = bots[army.index()].as_ref()?.borrow_mut();
+                    bot.bot.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()).deploy(army, rules, rng)
+                })
+                .map_err(value_error)?
+            }
         };
         Ok(SiguoGame { referee: Referee::new(start) })
     }

@@ -330,6 +330,32 @@ def test_bots_play_legal_games(spec):
         bot.act(g)
 
 
+def test_learned_deployments_replace_the_deal(repo_root):
+    # The shipped net:siguo carries a deployment model: its armies deploy by
+    # it, the same for the same seed, the other armies keep the deal's.
+    net = junqi.SiguoBot(f"net:path={repo_root / 'data/nets/siguo/net.safetensors'}")
+    dealt = junqi.SiguoGame("quanming", seed=11)
+    ours = junqi.SiguoGame("quanming", seed=11, deploy=[net, None, net, None])
+    again = junqi.SiguoGame("quanming", seed=11, deploy=[net, None, net, None])
+    assert ours.to_notation() == again.to_notation() != dealt.to_notation()
+    # The board field: the armies' zones s/e/n/w (0–3), then the centre.
+    board = lambda g: g.to_notation().split(" ")[0].split("/")
+    for army in (1, 3):
+        assert board(ours)[army] == board(dealt)[army], f"army {army} keeps the deal's"
+    for army in (0, 2):
+        assert board(ours)[army] != board(dealt)[army], f"army {army} deploys by the model"
+    # A bot without a model changes nothing; bad lists are refused.
+    plain = junqi.SiguoGame("quanming", seed=11, deploy=[junqi.SiguoBot("heuristic")] * 4)
+    assert plain.to_notation() == dealt.to_notation()
+    with pytest.raises(ValueError, match="four in all"):
+        junqi.SiguoGame(seed=1, deploy=[net])
+    with pytest.raises(ValueError, match="not both"):
+        junqi.SiguoGame(seed=1, position=dealt.to_notation(), deploy=[None] * 4)
+    g = ours
+    while not g.is_terminal() and g.ply < 40:
+        g.apply(net.act(g))
+
+
 def test_bot_seeding_and_search():
     def moves(seed):
         bot, g = junqi.SiguoBot("greedy", seed=seed), junqi.SiguoGame(seed=2)
