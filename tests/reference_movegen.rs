@@ -231,7 +231,9 @@ fn fanqi_hunqi_agrees_with_reference() {
     let (mut checked, mut flag_moves, mut flag_attacks, mut on_moving_flags, mut flags_taken) = (0, 0, 0, 0, 0);
     for game in 0..600 {
         let mut rules = random_rules(Mode::Fanqi, &mut rng);
-        for setting in ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any"] {
+        for setting in
+            ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any", "mountains=closed"]
+        {
             rules.apply_override(setting).unwrap();
         }
         rules.apply_override("bomb_captures_flag=true").unwrap();
@@ -286,6 +288,7 @@ fn mountains_agree_with_reference() {
     for game in 0..400 {
         let mode = if game % 2 == 0 { Mode::Fanqi } else { Mode::Mingqi };
         let mut rules = random_rules(mode, &mut rng);
+        rules.apply_override("hunqi=false").unwrap();
         rules.apply_override(if game % 4 < 2 { "mountains=open" } else { "mountains=engineer" }).unwrap();
         rules.apply_override("no_progress_plies=200").unwrap();
         rules.apply_override("max_plies=400").unwrap();

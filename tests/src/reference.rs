@@ -482,7 +482,9 @@ pub mod sampling {
         rules.apply_override(&format!("flag_capturer={capturer}")).unwrap();
         if mode == Mode::Fanqi && rng.random_bool(0.25) {
             // 混棋 (§5.3) with the values it needs of the options it decides.
-            for setting in ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any"] {
+            for setting in
+                ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any", "mountains=closed"]
+            {
                 rules.apply_override(setting).unwrap();
             }
             rules.apply_override("bomb_captures_flag=true").unwrap();
@@ -521,6 +523,7 @@ pub mod sampling {
         }
         if pos.mountain(0).is_some() || pos.mountain(1).is_some() {
             // Keep a rule that lets the pieces in the mountains be there.
+            rules.apply_override("hunqi=false").unwrap();
             rules.apply_override(&format!("mountains={}", pos.rules().mountains.name())).unwrap();
         }
         rules

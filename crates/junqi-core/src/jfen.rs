@@ -278,8 +278,11 @@ fn check_counts(pos: &Position) -> Result<(), JfenError> {
         }
     }
     let flags = pos.count(Colour::Red, Kind::Flag) + pos.count(Colour::Black, Kind::Flag);
-    if flags == 0 {
-        return Err(JfenError::Board("both flags are gone; a game ends when the first is captured".into()));
+    // Both flags leave together only under 混棋, when two moving flags meet.
+    if flags == 0 && !pos.rules.hunqi {
+        return Err(JfenError::Board(
+            "both flags are gone; a game ends when the first is captured (both go together only under hunqi)".into(),
+        ));
     }
     if pos.seat1.is_none() && flags < 2 {
         return Err(JfenError::Board(

@@ -388,10 +388,31 @@ impl Rules {
             "flag_capturer=lowest (混棋 says which pieces take a flag)"
         } else if !self.bomb_captures_flag {
             "bomb_captures_flag=false (in 混棋 a bomb may always take a flag)"
+        } else if self.mountains != Mountains::Closed {
+            "mountains other than closed (no source plays 混棋 with the mountains open)"
         } else {
             return None;
         };
-        Some(format!("hunqi=true cannot go with {clash}"))
+        Some(format!("hunqi=true cannot go with {clash}; set that option back before turning hunqi on"))
+    }
+
+    /// Check a rule set that did not come through [`Rules::set_value`]
+    /// (rules read back as JSON from a dataset or a game record): its
+    /// numbers, no option set away from the preset where §6 says it does
+    /// not apply, and no option against `hunqi`.
+    pub fn validate(&self) -> Result<(), RulesError> {
+        let table = toml::Table::try_from(*self).expect("rules serialize");
+        let preset = toml::Table::try_from(Rules::preset(self.mode)).expect("rules serialize");
+        for name in OPTION_NAMES {
+            if !option_applies(name, self.mode) && table.get(name) != preset.get(name) {
+                return Err(RulesError::NotApplicable { name: name.to_string(), mode: self.mode });
+            }
+        }
+        self.check_numbers().map_err(|message| RulesError::BadValue { name: "rules".into(), message })?;
+        match self.hunqi_conflict() {
+            Some(message) => Err(RulesError::Conflict { name: "hunqi".into(), message }),
+            None => Ok(()),
+        }
     }
 
     fn check_numbers(&self) -> Result<(), String> {
@@ -513,6 +534,28 @@ mod tests {
         assert!(matches!(a.apply_override("color_rule=two_in_a_row"), Err(RulesError::NotApplicable { .. })));
         a.apply_override("engineer_scout=true").unwrap();
         assert!(a.engineer_scout);
+    }
+
+    /// Rules read back as JSON (datasets, game records) bypass `set_value`:
+    /// `validate` refuses what it would have refused.
+    #[test]
+    fn validate_refuses_what_set_value_would() {
+        for mode in Mode::ALL {
+            Rules::preset(mode).validate().unwrap();
+        }
+        // (serde straight into the struct, as the JSON readers do)
+        let read = |text: String| toml::from_str::<Rules>(&text).unwrap();
+        let json = |r: &Rules| r.to_toml_string();
+        let mut anqi = Rules::preset(Mode::Anqi);
+        anqi.hunqi = true;
+        assert!(matches!(read(json(&anqi)).validate(), Err(RulesError::NotApplicable { .. })));
+        let mut clash = Rules::preset_with("fanqi", ["hunqi=true"]).unwrap();
+        clash.validate().unwrap();
+        clash.attack_hidden = true;
+        assert!(matches!(read(json(&clash)).validate(), Err(RulesError::Conflict { .. })));
+        let mut zero = Rules::preset(Mode::Fanqi);
+        zero.max_plies = 0;
+        assert!(matches!(zero.validate(), Err(RulesError::BadValue { .. })));
     }
 
     #[test]

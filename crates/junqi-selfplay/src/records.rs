@@ -57,6 +57,7 @@ fn check_game(g: &StoredGame) -> Result<(Rules, Seat), String> {
         }
     }
     let rules: Rules = serde_json::from_str(&g.rules).map_err(|e| format!("the rules are not valid: {e}"))?;
+    rules.validate().map_err(|e| format!("the rules are not valid: {e}"))?;
     let start = Position::from_jfen(&g.start_jfen, rules).map_err(|e| format!("start position: {e}"))?;
     if !RESULTS.contains(&g.result.as_str()) {
         return Err(format!("result `{}` is none of 1-0, 0-1, 1/2-1/2", g.result));
@@ -388,6 +389,7 @@ fn game_from_tags(t: &Tags) -> Result<(StoredGame, Seat), RecordError> {
         (None, Some((json, line))) => {
             let rules: Rules =
                 serde_json::from_str(json).map_err(|e| at(line)(format!("tag RulesJSON is not rules: {e}")))?;
+            rules.validate().map_err(|e| at(line)(format!("tag RulesJSON: {e}")))?;
             if rules.mode != mode {
                 return err(line, format!("tag RulesJSON gives {} rules, tag Mode says {mode}", rules.mode));
             }

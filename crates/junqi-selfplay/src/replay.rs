@@ -357,6 +357,7 @@ fn read_samples_v1(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
 /// number of plies).
 pub fn replay_game(g: &StoredGame) -> Result<(), String> {
     let rules: Rules = serde_json::from_str(&g.rules).map_err(|e| format!("rules are not valid: {e}"))?;
+    rules.validate().map_err(|e| format!("rules are not valid: {e}"))?;
     let mut pos = Position::from_jfen(&g.start_jfen, rules).map_err(|e| format!("start position: {e}"))?;
     let mut list = MoveList::new();
     for (i, text) in g.moves.iter().enumerate() {

@@ -187,8 +187,14 @@ pub fn replay(game: &StoredGame, view: View, variant: String) -> Replay {
         samples_error: None,
         error: None,
     };
-    let rules: Rules = match serde_json::from_str(&game.rules) {
-        Ok(r) => r,
+    let rules: Rules = match serde_json::from_str::<Rules>(&game.rules) {
+        Ok(rules) => match rules.validate() {
+            Ok(()) => rules,
+            Err(e) => {
+                r.error = Some(format!("the game's rules cannot be played: {e}"));
+                return r;
+            }
+        },
         Err(e) => {
             r.error = Some(format!("the game's rules cannot be read: {e}"));
             return r;

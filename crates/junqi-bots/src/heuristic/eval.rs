@@ -17,7 +17,7 @@ use super::belief::Belief;
 use junqi_core::board::{
     flight_targets, rail_run_targets, squares, Bitboard, Square, ADJACENT, CAMPS, HEADQUARTERS, NODES, RAILWAY, RAYS,
 };
-use junqi_core::piece::{Kind, KINDS};
+use junqi_core::piece::{Kind, Piece, KINDS};
 use junqi_core::position::combat;
 use junqi_core::rules::RailTurns;
 use junqi_core::{Colour, CombatOutcome, InfoSet, Mode, Move, Position, Rules};
@@ -138,6 +138,36 @@ pub(crate) struct Scorer<'a> {
 
 const NONE: u8 = u8::MAX;
 
+/// 混棋: our `a` attacking an enemy `k` as (gain, removed, wins), and the
+/// enemy's `a` attacking our `k` as our loss: zero where 混棋 forbids the
+/// attack (docs/rules.md §5.3 混棋), where every legal flag attack takes it.
+fn hunqi_exchange(view: &Position, me: Colour, a: Kind, k: Kind, value: &[f32; KINDS]) -> ((f32, f32, f32), f32) {
+    let (ai, ki) = (a.index(), k.index());
+    let ours = if view.hunqi_may_attack(a, Piece::new(me.other(), k)) {
+        match combat(view.rules(), a, k, true) {
+            CombatOutcome::AttackerWon => (value[ki], 1.0, 1.0),
+            CombatOutcome::BothRemoved if a == Kind::Flag => (-WIN, 1.0, 0.0),
+            CombatOutcome::BothRemoved => (value[ki] - (1.0 + TRADE) * value[ai], 1.0, 0.0),
+            CombatOutcome::FlagCaptured => (WIN, 1.0, 0.0),
+            _ => (-value[ai], 0.0, 0.0),
+        }
+    } else {
+        (0.0, 0.0, 0.0)
+    };
+    let theirs = if view.hunqi_may_attack(a, Piece::new(me, k)) {
+        match combat(view.rules(), a, k, true) {
+            CombatOutcome::AttackerWon => value[ki],
+            CombatOutcome::BothRemoved if a == Kind::Flag => 0.0,
+            CombatOutcome::BothRemoved => (1.0 + TRADE) * value[ki] - value[ai],
+            CombatOutcome::FlagCaptured => WIN,
+            _ => 0.0,
+        }
+    } else {
+        0.0
+    };
+    (ours, theirs.max(0.0))
+}
+
 impl<'a> Scorer<'a> {
     pub fn new(info: &'a InfoSet, me: Colour) -> Scorer<'a> {
         let view = info.view();
@@ -155,11 +185,20 @@ impl<'a> Scorer<'a> {
         let mut removed = [[0f32; KINDS]; KINDS];
         let mut wins = [[0f32; KINDS]; KINDS];
         let mut loss = [[0f32; KINDS]; KINDS];
-        for a in Kind::ALL.into_iter().filter(|k| k.is_movable()) {
+        // 混棋 (`hunqi`): a flag may come to move and attack, and which
+        // attacks are legal depends on both kinds (and on whose flag moves).
+        let attackers = Kind::ALL.into_iter().filter(|k| k.is_movable() || (rules.hunqi && *k == Kind::Flag));
+        for a in attackers {
             let may = view.may_capture_flag(me, a) && !(mode == Mode::Fanqi && enemy_mines_left);
             let enemy_may = view.may_capture_flag(enemy, a) && !(mode == Mode::Fanqi && own_mines_left);
             for k in Kind::ALL {
                 let (ai, ki) = (a.index(), k.index());
+                if rules.hunqi {
+                    let (ours, theirs) = hunqi_exchange(view, me, a, k, &value);
+                    (gain[ai][ki], removed[ai][ki], wins[ai][ki]) = ours;
+                    loss[ai][ki] = theirs;
+                    continue;
+                }
                 let (g, r, w) = match combat(rules, a, k, may) {
                     CombatOutcome::AttackerWon => (value[ki], 1.0, 1.0),
                     CombatOutcome::DefenderWon => (-value[ai], 0.0, 0.0),
@@ -195,7 +234,10 @@ impl<'a> Scorer<'a> {
         for sq in squares(view.colour_bb(enemy)) {
             let p = *belief.at(sq);
             flag_p[sq.index()] = p[Kind::Flag.index()];
-            let p_mobile: f32 = Kind::ALL.iter().filter(|k| k.is_movable()).map(|k| p[k.index()]).sum();
+            let mut p_mobile: f32 = Kind::ALL.iter().filter(|k| k.is_movable()).map(|k| p[k.index()]).sum();
+            if view.hunqi_flag_moves(enemy) {
+                p_mobile += p[Kind::Flag.index()];
+            }
             let mobile = !(hq_locked && HEADQUARTERS & sq.bit() != 0) && p_mobile > 0.0;
             let (run, fly) = reaches(sq, occ);
             enemy_at[sq.index()] = enemies.len() as u8;

@@ -150,6 +150,22 @@ fn takes_a_sure_flag_capture() {
     assert_eq!(d.action, mv("d11d12"));
 }
 
+/// 混棋 (`hunqi`): Black's flag on c7 moves (no red mine left) though a
+/// black mine stands on a12; the red 工兵 takes it and wins. And Red's own
+/// moving flag takes the black 师长 rather than trade itself for a bomb.
+#[test]
+fn hunqi_takes_a_moving_flag_and_uses_its_own() {
+    let r = rules(Mode::Fanqi, &["hunqi=true"]);
+    let pieces = [("c7", "f"), ("a12", "m"), ("e12", "l"), ("c6", "E"), ("b1", "F"), ("e1", "C")];
+    let d = decide(&game(&pieces, Mode::Fanqi, r), 0.1, 6);
+    assert_eq!(d.action, mv("c6c7"), "{:?}", d.policy);
+    // Red's flag on c6 moves (no black mine); a black 师长 on c7, a black bomb on b6.
+    let pieces = [("c6", "F"), ("c7", "d"), ("b6", "b"), ("a1", "M"), ("b12", "f"), ("e12", "l"), ("e1", "C")];
+    let d = decide(&game(&pieces, Mode::Fanqi, r), 0.1, 7);
+    assert_eq!(d.action, mv("c6c7"), "{:?}", d.policy);
+    assert!(prob(&d, mv("c6b6")) < 1e-3, "the flag trades itself for a bomb: {:?}", d.policy);
+}
+
 #[test]
 fn does_not_attack_a_piece_known_to_be_stronger() {
     // 明棋: the red 团长 on a6 could attack the black 军长 on a7 (or a bomb on c7).
