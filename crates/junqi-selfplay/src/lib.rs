@@ -52,6 +52,7 @@ mod run_lock;
 mod siguo;
 pub mod siguo_jgn;
 mod siguo_samples;
+mod stored_rules;
 mod writer;
 
 pub use checksum::{checksum_path, read_checksum, verify_shard, ShardChecksum, Verified, CHECKSUM_EXT};

@@ -56,8 +56,7 @@ fn check_game(g: &StoredGame) -> Result<(Rules, Seat), String> {
             return Err(format!("the {what} holds the control character {c:?}, which a tag value cannot"));
         }
     }
-    let rules: Rules = serde_json::from_str(&g.rules).map_err(|e| format!("the rules are not valid: {e}"))?;
-    rules.validate().map_err(|e| format!("the rules are not valid: {e}"))?;
+    let rules = crate::stored_rules::stored_rules(&g.rules).map_err(|e| format!("the rules are not valid: {e}"))?;
     let start = Position::from_jfen(&g.start_jfen, rules).map_err(|e| format!("start position: {e}"))?;
     if !RESULTS.contains(&g.result.as_str()) {
         return Err(format!("result `{}` is none of 1-0, 0-1, 1/2-1/2", g.result));

@@ -4,7 +4,7 @@ use crate::{Sample, SelfplayError, SAMPLES_SCHEMA_VERSION};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, RecordBatch};
-use junqi_core::{Move, MoveList, Outcome, Position, Rules, Seat, Termination};
+use junqi_core::{Move, MoveList, Outcome, Position, Seat, Termination};
 use junqi_env::ObsCode;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::fs::File;
@@ -356,8 +356,7 @@ fn read_samples_v1(batch: &RecordBatch, path: &Path, out: &mut Vec<StoredSample>
 /// illegal move, moves after the end, a different result, termination or
 /// number of plies).
 pub fn replay_game(g: &StoredGame) -> Result<(), String> {
-    let rules: Rules = serde_json::from_str(&g.rules).map_err(|e| format!("rules are not valid: {e}"))?;
-    rules.validate().map_err(|e| format!("rules are not valid: {e}"))?;
+    let rules = crate::stored_rules::stored_rules(&g.rules).map_err(|e| format!("rules are not valid: {e}"))?;
     let mut pos = Position::from_jfen(&g.start_jfen, rules).map_err(|e| format!("start position: {e}"))?;
     let mut list = MoveList::new();
     for (i, text) in g.moves.iter().enumerate() {
