@@ -8,7 +8,7 @@
 //! side has lost all its mines, so thinning is what exercises the flag rules.
 
 use junqi_core::{rng_from_seed, GameRng, Kind, Mode, Move, MoveList, Position, Square, Termination};
-use junqi_tests::reference::sampling::{random_rules, random_rules_for, thinned_jfen};
+use junqi_tests::reference::sampling::{random_rules, random_rules_for, thinned_jfen, turn_on_hunqi};
 use junqi_tests::reference::{board, reference_moves};
 use rand::Rng;
 use std::collections::BTreeSet;
@@ -231,13 +231,7 @@ fn fanqi_hunqi_agrees_with_reference() {
     let (mut checked, mut flag_moves, mut flag_attacks, mut on_moving_flags, mut flags_taken) = (0, 0, 0, 0, 0);
     for game in 0..600 {
         let mut rules = random_rules(Mode::Fanqi, &mut rng);
-        for setting in
-            ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any", "mountains=closed"]
-        {
-            rules.apply_override(setting).unwrap();
-        }
-        rules.apply_override("bomb_captures_flag=true").unwrap();
-        rules.apply_override("hunqi=true").unwrap();
+        turn_on_hunqi(&mut rules);
         rules.apply_override("no_progress_plies=200").unwrap();
         rules.apply_override("max_plies=600").unwrap();
         let mut pos = Position::new_game_with(rules, &mut rng);

@@ -2237,8 +2237,13 @@ fn s8_results_from_seat_1_side() {
 /// A 翻棋 position under `flag_carry=true`, seat 1 playing Red, from
 /// (node, token) pairs; `turn` is 1 or 2.
 fn carry_pos(pieces: &[(&str, &str)], turn: u8, extra: &[&str]) -> Position {
-    let mut overrides = vec!["flag_carry=true"];
-    overrides.extend_from_slice(extra);
+    fanqi_pos_under("flag_carry=true", pieces, turn, extra)
+}
+
+/// A 翻棋 position under `option` and `extra`, seat 1 playing Red, from
+/// (node, token) pairs; `turn` is 1 or 2.
+fn fanqi_pos_under(option: &str, pieces: &[(&str, &str)], turn: u8, extra: &[&str]) -> Position {
+    let overrides: Vec<&str> = std::iter::once(option).chain(extra.iter().copied()).collect();
     pos(&format!("{} fanqi {turn} r 0 10", board_of(pieces)), &overrides)
 }
 
@@ -2446,20 +2451,14 @@ fn seeded_fanqi_game(overrides: &[&str]) -> Vec<String> {
 /// A 翻棋 position under `hunqi=true`, seat 1 playing Red, from (node,
 /// token) pairs; `turn` is 1 or 2.
 fn hunqi_pos(pieces: &[(&str, &str)], turn: u8, extra: &[&str]) -> Position {
-    let mut overrides = vec!["hunqi=true"];
-    overrides.extend_from_slice(extra);
-    pos(&format!("{} fanqi {turn} r 0 10", board_of(pieces)), &overrides)
+    fanqi_pos_under("hunqi=true", pieces, turn, extra)
 }
 
 /// Both flags and a mine of each side, so neither flag moves.
 const STANDING_FLAGS: [(&str, &str); 4] = [("b1", "F"), ("a1", "M"), ("b12", "f"), ("a12", "m")];
 
-fn with_standing_flags(pieces: &[(&str, &str)]) -> Vec<(&'static str, &'static str)> {
-    let mut all: Vec<(&str, &str)> = STANDING_FLAGS.to_vec();
-    for &(n, t) in pieces {
-        all.push((n.to_string().leak(), t.to_string().leak()));
-    }
-    all
+fn with_standing_flags(pieces: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    [&STANDING_FLAGS[..], pieces].concat()
 }
 
 #[test]

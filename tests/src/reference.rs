@@ -481,20 +481,29 @@ pub mod sampling {
         let capturer = ["any", "lowest"].choose(rng).unwrap();
         rules.apply_override(&format!("flag_capturer={capturer}")).unwrap();
         if mode == Mode::Fanqi && rng.random_bool(0.25) {
-            // 混棋 (§5.3) with the values it needs of the options it decides.
-            for setting in
-                ["attack_hidden=false", "flag_carry=false", "hq_locked=false", "flag_capturer=any", "mountains=closed"]
-            {
-                rules.apply_override(setting).unwrap();
-            }
-            rules.apply_override("bomb_captures_flag=true").unwrap();
-            rules.apply_override("hunqi=true").unwrap();
+            turn_on_hunqi(&mut rules);
         }
         let quiet = if rng.random_bool(0.15) { rng.random_range(1..=12) } else { rng.random_range(60..=400) };
         let max = if rng.random_bool(0.15) { rng.random_range(1..=60) } else { rng.random_range(200..=700) };
         rules.apply_override(&format!("no_progress_plies={quiet}")).unwrap();
         rules.apply_override(&format!("max_plies={max}")).unwrap();
         rules
+    }
+
+    /// Turn 混棋 (`hunqi`, §5.3) on in 翻棋 `rules`, first setting the
+    /// options it decides to the values it needs.
+    pub fn turn_on_hunqi(rules: &mut Rules) {
+        for setting in [
+            "attack_hidden=false",
+            "flag_carry=false",
+            "hq_locked=false",
+            "flag_capturer=any",
+            "mountains=closed",
+            "bomb_captures_flag=true",
+            "hunqi=true",
+        ] {
+            rules.apply_override(setting).unwrap();
+        }
     }
 
     /// `rules` redrawn at random but fit to govern `pos`: same mode and, in

@@ -3,9 +3,10 @@
 //! registry by [`crate::register_net_bots`]. It plays the most probable
 //! legal move of a four-player net's policy ([`SiguoCpuNet`]) at `temp=0`
 //! (the default), else one drawn ∝ p^(1/temp) (`net:path=FILE,temp=T`, as
-//! the two-player net bot): a net without history planes cannot see that
-//! it is shuffling a piece back and forth, and a little temperature breaks
-//! those loops. Its move is computed from its seat's [`SiguoInfoSet`]
+//! the two-player net bot), for varied games. (It does not remove
+//! `net:siguo`'s draws against `random`: those are endgames the policy
+//! does not convert, not a loop of the argmax; BENCHMARKS.md.) Its move is
+//! computed from its seat's [`SiguoInfoSet`]
 //! alone: that is all [`SiguoAgent::choose`] and [`SiguoBot::choose`] are
 //! given, so it cannot read a hidden kind.
 //!
