@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Decode the `position` column of a samples/ dataset (obs-code-v2, or the
-first version obs-code-v1 without the history; docs/data.md)
+"""Decode the `position` column of a samples/ dataset (obs-code-v3, or the
+older obs-code-v2 without the rule-state planes and obs-code-v1 also
+without the history; docs/data.md)
 into the observation planes a net reads, with numpy.
 
     import pyarrow.dataset as ds
     from decode_position import decode_positions
     table = ds.dataset("DIR/samples", format="parquet").to_table(columns=["position", "legal_actions"])
-    x = decode_positions(table.column("position").to_pylist())   # float32 [N, 110, 12, 5]
+    x = decode_positions(table.column("position").to_pylist())   # float32 [N, 132, 12, 5]
 
 Run as a script, it checks itself against planes the Rust encoder wrote
 (the project's tests do this):
@@ -24,17 +25,23 @@ ARMY = np.array([1, 1, 2, 2, 2, 2, 3, 3, 3, 2, 3, 1], dtype=np.float32)
 # The static board planes as node bitmasks (a1 = bit 0 ... e12 = bit 59).
 STATIC_MASKS = (0x1445000A22800, 0x50000000000000A, 0x7E318FFF18C7E0)  # camps, headquarters, railway
 STATIC = np.array([[(m >> n) & 1 for n in range(60)] for m in STATIC_MASKS], dtype=np.float32)
+# The side nodes of the two mountains (a6 b6 a7 b7, d6 e6 d7 e7), as the seat sees them.
+MOUNTAIN_SIDES = ([25, 26, 30, 31], [28, 29, 33, 34])
 
 
-CHANNELS = 110
-CODE_BYTES = 189
+CHANNELS = 132
+CODE_BYTES = 195
+V2_CODE_BYTES = 189
 V1_CODE_BYTES = 180
 
 
 def decode_position(data: bytes) -> np.ndarray:
-    """One 189-byte position (or a 180-byte obs-code-v1 one) -> float32 [110, 12, 5]."""
-    if len(data) not in (CODE_BYTES, V1_CODE_BYTES):
-        raise ValueError(f"a position has {CODE_BYTES} bytes ({V1_CODE_BYTES} in obs-code-v1), not {len(data)}")
+    """One 195-byte position (or a 189-byte obs-code-v2 or 180-byte obs-code-v1 one) -> float32 [132, 12, 5]."""
+    if len(data) not in (CODE_BYTES, V2_CODE_BYTES, V1_CODE_BYTES):
+        raise ValueError(
+            f"a position has {CODE_BYTES} bytes ({V2_CODE_BYTES} in obs-code-v2, {V1_CODE_BYTES} in obs-code-v1), "
+            f"not {len(data)}"
+        )
     planes = np.zeros((CHANNELS, 60), dtype=np.float32)
     nodes = np.frombuffer(data, "<u2", 60, 0)
     cls, kinds = nodes >> 12, nodes & 0xFFF
@@ -48,18 +55,29 @@ def decode_position(data: bytes) -> np.ndarray:
     planes[78:80] = np.frombuffer(data, "<f4", 2, 168).reshape(2, 1)  # quiet, ply fractions
     (flags,) = np.frombuffer(data, "<u4", 1, 176)
     planes[80:100] = ((int(flags) >> np.arange(20)) & 1).reshape(20, 1)
-    if len(data) == CODE_BYTES:
+    if len(data) >= V2_CODE_BYTES:
         # The last 4 actions (from, to) newest first, 0xFF for none; then the repetitions.
         for i, node in enumerate(data[180:188]):
             if node != 0xFF:
                 planes[100 + i, node] = 1
         planes[108] = data[188] >= 1
         planes[109] = data[188] >= 2
+    if len(data) == CODE_BYTES:
+        # The rule options that add state; flags sharing a node with a piece; the mountains.
+        planes[110:114] = ((data[194] >> np.arange(4)) & 1).reshape(4, 1)
+        for i in range(2):
+            if data[189 + i] != 0xFF:
+                carried = (data[191] >> i) & 1
+                planes[114 + 2 * i + (1 - carried), data[189 + i]] = 1
+            held = data[192 + i]
+            if held & 0x80:
+                planes[119 if held & 0x10 else 118, MOUNTAIN_SIDES[i]] = 1
+                planes[120 + (held & 0x0F), MOUNTAIN_SIDES[i]] = 1
     return planes.reshape(CHANNELS, 12, 5)
 
 
 def decode_positions(column) -> np.ndarray:
-    """A list of positions (bytes) -> float32 [N, 110, 12, 5]."""
+    """A list of positions (bytes) -> float32 [N, 132, 12, 5]."""
     if not len(column):
         return np.zeros((0, CHANNELS, 12, 5), np.float32)
     return np.stack([decode_position(p) for p in column])

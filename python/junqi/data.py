@@ -83,12 +83,22 @@ __all__ = [
 ]
 
 ACTIONS = 3600
-CODE_BYTES = 189
+CODE_BYTES = 195
+#: An ``obs-code-v2`` record (samples written before the rule-state planes):
+#: read as today's code with those rules off.
+V2_CODE_BYTES = 189
 #: An ``obs-code-v1`` record (samples written before the history planes):
-#: read as today's code with no history.
+#: read as today's code with no history either.
 V1_CODE_BYTES = 180
-#: What a v1 record lacks: no last actions (0xFF pairs), seen 0 times before.
-_V1_TAIL = np.array([0xFF] * 8 + [0], np.uint8)
+#: What a v2 record lacks: no flag shares a node with a piece (0xFF pairs),
+#: nothing carried, empty mountains, the options off.
+_V2_TAIL = np.array([0xFF, 0xFF, 0, 0, 0, 0], np.uint8)
+#: What a v1 record lacks besides: no last actions (0xFF pairs), seen 0 times before.
+_V1_TAIL = np.concatenate([np.array([0xFF] * 8 + [0], np.uint8), _V2_TAIL])
+#: Planes of a two-player observation (docs/observation.md).
+OBS_CHANNELS = 132
+#: The side nodes of the two mountains (a6 b6 a7 b7, d6 e6 d7 e7), as the seat sees them.
+_MOUNTAIN_SIDES = ([25, 26, 30, 31], [28, 29, 33, 34])
 NODES = 60
 #: Samples schema versions this reader understands (docs/data.md).
 SCHEMA_VERSIONS = ("2", "3")
@@ -322,22 +332,24 @@ def _column(table, name: str) -> pa.Array:
 
 
 def upgrade_codes(codes: np.ndarray) -> np.ndarray:
-    """``uint8 [B, 180]`` obs-code-v1 records → ``[B, 189]`` obs-code-v2 ones
-    with no history; v2 records come back as they are."""
+    """Older records → ``[B, 195]`` obs-code-v3 ones: ``uint8 [B, 189]``
+    obs-code-v2 records with the rule-state planes off, ``[B, 180]``
+    obs-code-v1 ones with no history either; v3 records come back as they are."""
     codes = np.ascontiguousarray(codes, dtype=np.uint8)
-    if codes.ndim == 2 and codes.shape[1] == V1_CODE_BYTES:
-        return np.concatenate([codes, np.broadcast_to(_V1_TAIL, (codes.shape[0], len(_V1_TAIL)))], axis=1)
+    if codes.ndim == 2 and codes.shape[1] in (V1_CODE_BYTES, V2_CODE_BYTES):
+        tail = _V1_TAIL if codes.shape[1] == V1_CODE_BYTES else _V2_TAIL
+        return np.concatenate([codes, np.broadcast_to(tail, (codes.shape[0], len(tail)))], axis=1)
     return codes
 
 
 def positions(table) -> np.ndarray:
-    """The ``position`` column as ``uint8 [B, 189]`` obs-code-v2 records
-    (obs-code-v1 ones, 180 bytes, upgraded with no history)."""
+    """The ``position`` column as ``uint8 [B, 195]`` obs-code-v3 records
+    (older ones upgraded: :func:`upgrade_codes`)."""
     return upgrade_codes(_positions(table))
 
 
 def _positions(table) -> np.ndarray:
-    return _fixed_rows(table, "position", (CODE_BYTES, V1_CODE_BYTES))
+    return _fixed_rows(table, "position", (CODE_BYTES, V2_CODE_BYTES, V1_CODE_BYTES))
 
 
 def siguo_codes(table) -> np.ndarray:
@@ -460,7 +472,7 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
 
     * ``obs``: ``float32 [B, C, 12, 5]`` the observation planes (``position``
       decoded by :func:`junqi.decode_codes`, identical to ``Game.observation``
-      of the mover at that ply); ``codes`` ``uint8 [B, 189]`` the raw records.
+      of the mover at that ply); ``codes`` ``uint8 [B, 195]`` the raw records.
       ``decode_planes=False`` leaves ``obs`` out (decode batches later).
     * ``mask``: ``uint8 [B, 3600]`` legal actions; ``policy``: ``float32 [B, 3600]``
       the bot's distribution (sums to 1 per row).
@@ -517,8 +529,8 @@ def sample_arrays(table, decode_planes: bool = True) -> dict[str, np.ndarray]:
 
 
 def decode_codes(codes: np.ndarray) -> np.ndarray:
-    """obs-code-v2 records ``uint8 [B, 189]`` (or obs-code-v1 ones, ``[B, 180]``)
-    → planes ``float32 [B, C, 12, 5]`` (the Rust decoder)."""
+    """obs-code-v3 records ``uint8 [B, 195]`` (or older ones, ``[B, 189]`` and ``[B, 180]``)
+    → planes ``float32 [B, 132, 12, 5]`` (the Rust decoder)."""
     codes = upgrade_codes(codes)
     if codes.ndim != 2 or codes.shape[1] != CODE_BYTES:
         raise ValueError(f"codes: expected [B, {CODE_BYTES}] bytes, got shape {codes.shape}")
@@ -533,12 +545,12 @@ _STATIC = np.array([[(m >> n) & 1 for n in range(60)] for m in _STATIC_MASKS], d
 
 
 def decode_codes_numpy(codes: np.ndarray) -> np.ndarray:
-    """The same as :func:`decode_codes` in numpy alone (docs/data.md, obs-code-v2; 110 planes)."""
+    """The same as :func:`decode_codes` in numpy alone (docs/data.md, obs-code-v3; 132 planes)."""
     codes = upgrade_codes(codes)
     if codes.ndim != 2 or codes.shape[1] != CODE_BYTES:
         raise ValueError(f"codes: expected [B, {CODE_BYTES}] bytes, got shape {codes.shape}")
     b = codes.shape[0]
-    planes = np.zeros((b, 110, 60), np.float32)
+    planes = np.zeros((b, OBS_CHANNELS, 60), np.float32)
     nodes = codes[:, :120].copy().view("<u2")  # [B, 60]
     cls, kinds = nodes >> 12, nodes & 0xFFF
     bits = ((kinds[:, :, None] >> np.arange(12)) & 1).astype(np.float32)  # [B, node, kind]
@@ -559,7 +571,18 @@ def decode_codes_numpy(codes: np.ndarray) -> np.ndarray:
         planes[rows[some], 100 + i, node[some]] = 1
     planes[:, 108] = (codes[:, 188] >= 1)[:, None]
     planes[:, 109] = (codes[:, 188] >= 2)[:, None]
-    return planes.reshape(b, 110, 12, 5)
+    # The rule options that add state, flags sharing a node with a piece, the mountains.
+    planes[:, 110:114] = ((codes[:, 194:195].astype(np.int64) >> np.arange(4)) & 1).reshape(b, 4, 1)
+    for i in range(2):
+        node = codes[:, 189 + i].astype(np.int64)
+        some = node != 0xFF
+        under = 1 - ((codes[:, 191].astype(np.int64) >> i) & 1)
+        planes[rows[some], 114 + 2 * i + under[some], node[some]] = 1
+        held = codes[:, 192 + i].astype(np.int64)
+        for r in np.flatnonzero(held & 0x80):
+            planes[r, 119 if held[r] & 0x10 else 118, _MOUNTAIN_SIDES[i]] = 1
+            planes[r, 120 + (held[r] & 0x0F), _MOUNTAIN_SIDES[i]] = 1
+    return planes.reshape(b, OBS_CHANNELS, 12, 5)
 
 
 # The four-player decoder (crates/junqi-siguo/src/code.rs, `SiguoCode::planes`),

@@ -94,7 +94,7 @@ DATA_CHECKSUM_KEY = "data_fnv1a64"
 #: ``ModelConfig::default()`` of ``crates/junqi-net/src/model.rs``, in its
 #: field order (the order the Rust side writes the ``architecture`` JSON in).
 DEFAULT_CONFIG: Dict[str, object] = {
-    "in_channels": 110,
+    "in_channels": 132,
     "blocks": 6,
     "channels": 64,
     "value_planes": 4,
@@ -235,7 +235,7 @@ class Net(nn.Module):
         b = planes.shape[0]
         cin = int(self.config["in_channels"])
         rows, cols = self.ROWS, self.COLS
-        # A net made before the history planes reads the first 100 of today's 110.
+        # An older net reads the first 100 or 110 of today's 132 planes.
         x = planes.reshape(b, -1, rows, cols)[:, :cin].reshape(b, cin, rows, cols)
         x = F.relu(self.stem(x))
         for block in self.blocks:

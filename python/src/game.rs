@@ -215,7 +215,7 @@ impl Game {
         Ok(out)
     }
 
-    /// `seat`'s information set as an `obs-code-v2` record (189 bytes, the
+    /// `seat`'s information set as an `obs-code-v3` record (195 bytes, the
     /// samples' `position` column; `decode_codes` turns it into planes).
     fn obs_code<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyBytes>> {
         let code = ObsCode::from_infoset(self.game.infoset(seat_from(seat)?));

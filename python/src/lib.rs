@@ -17,7 +17,7 @@ mod vecenv;
 
 use junqi_core::rules::OPTION_NAMES;
 use junqi_core::{Mode, Rules, Seat};
-use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE, V1_CODE_BYTES};
+use junqi_env::{ObsCode, CODE_BYTES, OBS_CHANNELS, OBS_SIZE, V1_CODE_BYTES, V2_CODE_BYTES};
 use numpy::{PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -94,19 +94,22 @@ fn rules_dict<'py>(py: Python<'py>, mode: &str, rules: Option<&Bound<'py, PyDict
     Ok(out)
 }
 
-/// Observation planes `[B, C, 12, 5]` from `obs-code-v2` records `[B, 189]`
-/// (the samples' `position` column; `obs-code-v1` ones, `[B, 180]`, read with
-/// no history), exactly as the encoders write them.
+/// Observation planes `[B, 132, 12, 5]` from `obs-code-v3` records `[B, 195]`
+/// (the samples' `position` column; older ones, `obs-code-v2` `[B, 189]` and
+/// `obs-code-v1` `[B, 180]`, read without what came later), exactly as the
+/// encoders write them.
 #[pyfunction]
 fn decode_codes<'py>(py: Python<'py>, codes: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray4<f32>>> {
     let codes = py.import("numpy")?.call_method1("ascontiguousarray", (codes, "uint8"))?;
     let codes =
-        codes.cast::<PyArray2<u8>>().map_err(|_| PyValueError::new_err("codes: expected a 2-d array [B, 189]"))?;
+        codes.cast::<PyArray2<u8>>().map_err(|_| PyValueError::new_err("codes: expected a 2-d array [B, 195]"))?;
     let codes = codes.try_readonly()?;
     let shape = codes.shape();
     let width = shape[1];
-    if width != CODE_BYTES && width != V1_CODE_BYTES {
-        return Err(PyValueError::new_err(format!("codes: expected {CODE_BYTES} bytes per row, got {width}")));
+    if ![CODE_BYTES, V2_CODE_BYTES, V1_CODE_BYTES].contains(&width) {
+        return Err(PyValueError::new_err(format!(
+            "codes: expected {CODE_BYTES} bytes per row ({V2_CODE_BYTES} or {V1_CODE_BYTES} for older records), got {width}"
+        )));
     }
     let rows = shape[0];
     let bytes = codes.as_slice().map_err(value_error)?;

@@ -28,7 +28,7 @@ impl Net {
         Ok(Net { net, path: resolved.display().to_string() })
     }
 
-    /// Evaluate one position: `code` is an `obs-code-v2` record (189 bytes,
+    /// Evaluate one position: `code` is an `obs-code-v3` record (195 bytes,
     /// `Game.obs_code`, or a uint8 row), `legal` the mover's legal action ids. Returns
     /// `(priors, wdl, belief)`: the probabilities of `legal` in that order,
     /// win/draw/loss probabilities, and with a belief head the kind

@@ -279,9 +279,10 @@ def test_net_evaluates_like_the_bots_see_it():
     assert priors.shape == (len(game.legal_actions()),)
     assert abs(priors.sum() - 1) < 1e-5 and abs(wdl.sum() - 1) < 1e-5
     assert belief is None  # the 翻棋 net has no belief head
-    # The shipped net reads the history planes; the net it replaced
-    # (net:fanqi-policy) was made before them and reads the first 100.
-    assert net.config["in_channels"] == 110 == junqi.OBS_SHAPE[0]
+    # The shipped net reads the history planes but was made before the
+    # rule-state planes (it reads the first 110 of today's 132); the net it
+    # replaced (net:fanqi-policy) was made before the history and reads 100.
+    assert (net.config["in_channels"], junqi.OBS_SHAPE[0]) == (110, 132)
     older = Path(__file__).resolve().parents[2] / "data/nets/fanqi-policy/net.safetensors"
     assert junqi.Net(str(older)).config["in_channels"] == 100
     with pytest.raises(ValueError):

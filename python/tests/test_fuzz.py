@@ -136,11 +136,11 @@ def test_decode_codes_refuses_wrong_shapes_and_dtypes():
     for k in range(cases(200)):
         choice = k % 7
         if choice == 0:
-            codes = np.zeros((r.randrange(3), r.choice([0, 1, 179, 181, 188, 190, 360])), dtype=np.uint8)
+            codes = np.zeros((r.randrange(3), r.choice([0, 1, 179, 181, 188, 190, 194, 196, 360])), dtype=np.uint8)
         elif choice == 1:
             codes = good.astype(r.choice([np.float32, np.int64, np.int8, np.bool_]))
         elif choice == 2:
-            width = r.choice([180, 189])  # obs-code-v1 and v2
+            width = r.choice([180, 189, 195])  # obs-code-v1, v2 and v3
             codes = np.frombuffer(bytes(r.randrange(256) for _ in range(width)), dtype=np.uint8).reshape(1, width)
         elif choice == 3:
             codes = r.choice([None, "x", 3, [[1, 2]], np.zeros((2, 3, 180), dtype=np.uint8)])

@@ -46,7 +46,7 @@ NETS = {
 
 
 def _positions(run_dir):
-    """(codes uint8 [N, 189], legal action lists) of a run's samples, at most MAX_POSITIONS."""
+    """(codes uint8 [N, 195], legal action lists) of a run's samples, at most MAX_POSITIONS."""
     table = pa_ds.dataset(str(run_dir / "samples"), format="parquet").to_table(columns=["position", "legal_actions"])
     positions = table.column("position").to_pylist()
     legal = table.column("legal_actions").to_pylist()

@@ -1,4 +1,4 @@
-//! The compact observation `obs-code-v2`: a fixed 189-byte record of one
+//! The compact observation `obs-code-v3`: a fixed 195-byte record of one
 //! seat's information set from which every plane of the observation
 //! ([`crate::encode_observation`]) is rebuilt exactly, bit for bit.
 //!
@@ -20,27 +20,37 @@
 //! | 176–179 | `u32`: bit `b` is the value of plane `80 + b` (the 20 flag planes 80–99) |
 //! | 180–187 | the last 4 actions, newest first: (from, to) node pairs in the seat's frame, `0xFF 0xFF` for none (planes 100–107) |
 //! | 188 | how often the seat saw this board before, capped at 2 (planes 108–109) |
+//! | 189–190 | `flag_carry`: the node (seat's frame) of the piece my flag shares, then the enemy flag's; `0xFF` for none (planes 114–117) |
+//! | 191 | bit 0: that piece carries my flag (else the flag lies under it); bit 1: the same for the enemy's |
+//! | 192–193 | `mountains`, per mountain in the seat's frame (left, right): `0` empty, else `0x80` ∣ `0x10` for an enemy piece ∣ the kind (planes 118–131) |
+//! | 194 | bit `b` is the value of plane `110 + b` (the option planes 110–113) |
 //!
-//! `obs-code-v1` (samples written before the history planes) is the first
-//! 180 bytes: [`ObsCode::from_bytes`] reads it as a code with no history.
+//! `obs-code-v2` (samples written before the rule-state planes) is the
+//! first 189 bytes and `obs-code-v1` (before the history planes) the first
+//! 180: [`ObsCode::from_bytes`] reads them as codes without what came later.
 //!
 //! Counts become planes as `count / army count`, computed as the encoder
 //! does, so the floats are identical.
 
 use crate::frame::square_to_frame;
 use crate::observation::{
-    counts, flag_bits, fractions, history_nodes, seen_count, CAMP, COLOURS_ASSIGNED, ENEMY_KIND, ENEMY_OCCUPANCY,
-    FACE_DOWN, FLAG_PLANES, HISTORY, MATERIAL_ENEMY, MATERIAL_OWN, OBS_SIZE, OWN_KIND, OWN_OCCUPANCY, PLANE, PLY,
-    POOL_ENEMY, POOL_OWN, QUIET, SEEN_BEFORE, SEEN_TWICE, STATIC_PLANES,
+    counts, flag_bits, fractions, history_nodes, seen_count, RuleState, CAMP, COLOURS_ASSIGNED, ENEMY_KIND,
+    ENEMY_OCCUPANCY, FACE_DOWN, FLAG_PLANES, FLAG_WITH_PIECE, HISTORY, MATERIAL_ENEMY, MATERIAL_OWN, MOUNTAIN_ENEMY,
+    MOUNTAIN_KIND, MOUNTAIN_OWN, OBS_SIZE, OPT_FLAG_CARRY, OWN_KIND, OWN_OCCUPANCY, PLANE, PLY, POOL_ENEMY, POOL_OWN,
+    QUIET, SEEN_BEFORE, SEEN_TWICE, STATIC_PLANES, V3_OPTION_PLANES,
 };
-use junqi_core::board::squares;
+use junqi_core::board::{squares, MOUNTAIN_SIDES};
 use junqi_core::piece::KINDS;
 use junqi_core::{Colour, InfoSet, Kind, Mode, HISTORY_PLIES};
 
 /// Bytes of one code.
-pub const CODE_BYTES: usize = 189;
+pub const CODE_BYTES: usize = 195;
 /// The layout's name, written to dataset metadata.
-pub const CODE_FORMAT: &str = "obs-code-v2";
+pub const CODE_FORMAT: &str = "obs-code-v3";
+/// Bytes of an `obs-code-v2` code (no rule-state planes), still read.
+pub const V2_CODE_BYTES: usize = 189;
+/// The second layout's name (samples written before the rule-state planes).
+pub const V2_CODE_FORMAT: &str = "obs-code-v2";
 /// Bytes of an `obs-code-v1` code (no history), still read.
 pub const V1_CODE_BYTES: usize = 180;
 /// The first layout's name (samples written before the history planes).
@@ -60,12 +70,19 @@ const PLY_AT: usize = 172;
 const FLAGS_AT: usize = 176;
 const HISTORY_AT: usize = 180;
 const SEEN_AT: usize = HISTORY_AT + 2 * HISTORY_PLIES;
+const FLAGS_WITH_PIECE_AT: usize = SEEN_AT + 1;
+const CARRIED_AT: usize = FLAGS_WITH_PIECE_AT + 2;
+const MOUNTAINS_AT: usize = CARRIED_AT + 1;
+const OPTIONS_AT: usize = MOUNTAINS_AT + 2;
+/// A mountain byte: occupied, an enemy piece, and the kind in the low bits.
+const MOUNTAIN_HELD: u8 = 0x80;
+const MOUNTAIN_ENEMY_PIECE: u8 = 0x10;
 /// A history byte for "no action".
 const NO_NODE: u8 = 0xFF;
 /// The count groups in byte order: pool own, pool enemy, material own, material enemy.
 const COUNT_PLANES: [usize; 4] = [POOL_OWN, POOL_ENEMY, MATERIAL_OWN, MATERIAL_ENEMY];
 
-/// One seat's observation in 189 bytes (see the module docs).
+/// One seat's observation in 195 bytes (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ObsCode(pub [u8; CODE_BYTES]);
 
@@ -118,22 +135,40 @@ impl ObsCode {
             b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
         }
         b[SEEN_AT] = seen_count(info);
+        let state = RuleState::of(info);
+        for (i, flag) in state.flags.iter().enumerate() {
+            b[FLAGS_WITH_PIECE_AT + i] = flag.map_or(NO_NODE, |(node, _)| node as u8);
+            b[CARRIED_AT] |= (flag.is_some_and(|(_, carried)| carried) as u8) << i;
+        }
+        for (i, piece) in state.mountains.iter().enumerate() {
+            b[MOUNTAINS_AT + i] = piece.map_or(0, |(enemy, kind)| {
+                MOUNTAIN_HELD | if enemy { MOUNTAIN_ENEMY_PIECE } else { 0 } | kind.index() as u8
+            });
+        }
+        b[OPTIONS_AT] = state.options;
         ObsCode(b)
     }
 
     /// The code stored as `bytes` (checked: [`ObsCode::check`]); an
-    /// `obs-code-v1` code ([`V1_CODE_BYTES`]) reads as one with no history.
+    /// `obs-code-v2` code ([`V2_CODE_BYTES`]) reads as one without the rule
+    /// options and state that came later (none of them on), an `obs-code-v1`
+    /// one ([`V1_CODE_BYTES`]) also with no history.
     pub fn from_bytes(bytes: &[u8]) -> Result<ObsCode, CodeError> {
         let mut array = [0u8; CODE_BYTES];
         match bytes.len() {
             CODE_BYTES => array.copy_from_slice(bytes),
-            V1_CODE_BYTES => {
-                array[..V1_CODE_BYTES].copy_from_slice(bytes);
-                array[HISTORY_AT..SEEN_AT].fill(NO_NODE);
+            n @ (V2_CODE_BYTES | V1_CODE_BYTES) => {
+                array[..n].copy_from_slice(bytes);
+                array[n..].fill(0);
+                if n == V1_CODE_BYTES {
+                    array[HISTORY_AT..SEEN_AT].fill(NO_NODE);
+                }
+                array[FLAGS_WITH_PIECE_AT..CARRIED_AT].fill(NO_NODE);
             }
             n => {
                 return Err(CodeError(format!(
-                    "{n} bytes, a code has {CODE_BYTES} ({V1_CODE_BYTES} in {V1_CODE_FORMAT})"
+                    "{n} bytes, a code has {CODE_BYTES} ({V2_CODE_BYTES} in {V2_CODE_FORMAT}, \
+                     {V1_CODE_BYTES} in {V1_CODE_FORMAT})"
                 )))
             }
         }
@@ -232,6 +267,26 @@ impl ObsCode {
         if self.0[SEEN_AT] > 2 {
             return bad(format!("seen {} times before; the code counts to 2", self.0[SEEN_AT]));
         }
+        for i in 0..2 {
+            let node = self.0[FLAGS_WITH_PIECE_AT + i];
+            if node != NO_NODE && node as usize >= PLANE {
+                return bad(format!("flag {i} shares node {node}"));
+            }
+            if node == NO_NODE && self.0[CARRIED_AT] >> i & 1 == 1 {
+                return bad(format!("flag {i} carried by no piece"));
+            }
+            let m = self.0[MOUNTAINS_AT + i];
+            if m != 0
+                && (m & !(MOUNTAIN_HELD | MOUNTAIN_ENEMY_PIECE | 0x0F) != 0
+                    || m & 0x0F >= KINDS as u8
+                    || m & MOUNTAIN_HELD == 0)
+            {
+                return bad(format!("mountain {i}: byte {m:#04x}"));
+            }
+        }
+        if self.0[CARRIED_AT] >> 2 != 0 || self.0[OPTIONS_AT] >> V3_OPTION_PLANES != 0 {
+            return bad(format!("unused bits in bytes {CARRIED_AT} or {OPTIONS_AT}"));
+        }
         Ok(())
     }
 
@@ -241,6 +296,7 @@ impl ObsCode {
         assert_eq!(out.len(), OBS_SIZE, "observation buffer must hold OBS_SIZE floats");
         out[..POOL_OWN * PLANE].fill(0.0);
         out[HISTORY * PLANE..SEEN_BEFORE * PLANE].fill(0.0);
+        out[FLAG_WITH_PIECE * PLANE..].fill(0.0);
         self.for_each_spatial(|c, f| out[c * PLANE + f] = 1.0);
         for (c, value) in self.constant_planes() {
             out[c * PLANE..(c + 1) * PLANE].fill(value);
@@ -256,8 +312,8 @@ impl ObsCode {
     }
 
     /// Call `f(plane, node)` for every 1 of the per-node planes 0–26 (kinds,
-    /// occupancy, face-down) and 100–107 (the last actions); they are 0
-    /// elsewhere.
+    /// occupancy, face-down), 100–107 (the last actions) and 114–131 (loose
+    /// flags, mountains); they are 0 elsewhere.
     #[inline]
     pub fn for_each_spatial(&self, mut f: impl FnMut(usize, usize)) {
         for node in 0..PLANE {
@@ -281,6 +337,21 @@ impl ObsCode {
                 f(HISTORY + 2 * i + 1, to);
             }
         }
+        self.rule_state().for_each_node(f);
+    }
+
+    /// The state behind planes 110–131.
+    pub(crate) fn rule_state(&self) -> RuleState {
+        let b = &self.0;
+        let flag = |i: usize| {
+            let node = b[FLAGS_WITH_PIECE_AT + i];
+            (node != NO_NODE).then(|| (node as usize, b[CARRIED_AT] >> i & 1 == 1))
+        };
+        let mountain = |i: usize| {
+            let m = b[MOUNTAINS_AT + i];
+            (m & MOUNTAIN_HELD != 0).then(|| (m & MOUNTAIN_ENEMY_PIECE != 0, Kind::ALL[(m & 0x0F) as usize]))
+        };
+        RuleState { options: b[OPTIONS_AT], flags: [flag(0), flag(1)], mountains: [mountain(0), mountain(1)] }
     }
 
     /// The value of every plane that is constant over the board (counts,
@@ -294,7 +365,9 @@ impl ObsCode {
         let flag_planes = (0..FLAG_PLANES).map(move |b| (COLOURS_ASSIGNED + b, (flags >> b & 1) as f32));
         let seen = self.0[SEEN_AT];
         let seen_planes = [(SEEN_BEFORE, (seen >= 1) as u8 as f32), (SEEN_TWICE, (seen >= 2) as u8 as f32)];
-        counts.chain(fractions).chain(flag_planes).chain(seen_planes)
+        let options = self.0[OPTIONS_AT];
+        let option_planes = (0..V3_OPTION_PLANES).map(move |b| (OPT_FLAG_CARRY + b, (options >> b & 1) as f32));
+        counts.chain(fractions).chain(flag_planes).chain(seen_planes).chain(option_planes)
     }
 
     /// The code of an observation's planes: the inverse of
@@ -337,6 +410,23 @@ impl ObsCode {
             b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
         }
         b[SEEN_AT] = (at(SEEN_BEFORE, 0) == 1.0) as u8 + (at(SEEN_TWICE, 0) == 1.0) as u8;
+        for i in 0..2 {
+            let carried = first_one(FLAG_WITH_PIECE + 2 * i);
+            let node = carried.or(first_one(FLAG_WITH_PIECE + 2 * i + 1));
+            b[FLAGS_WITH_PIECE_AT + i] = node.map_or(NO_NODE, |f| f as u8);
+            b[CARRIED_AT] |= (carried.is_some() as u8) << i;
+        }
+        for (i, side) in MOUNTAIN_SIDES.iter().enumerate() {
+            // Any side node of the mountain tells its piece.
+            let f = side.trailing_zeros() as usize;
+            let kind = (0..KINDS).find(|&k| at(MOUNTAIN_KIND + k, f) != 0.0);
+            let enemy = at(MOUNTAIN_ENEMY, f) != 0.0;
+            if let Some(k) = kind.filter(|_| enemy || at(MOUNTAIN_OWN, f) != 0.0) {
+                b[MOUNTAINS_AT + i] = MOUNTAIN_HELD | if enemy { MOUNTAIN_ENEMY_PIECE } else { 0 } | k as u8;
+            }
+        }
+        b[OPTIONS_AT] =
+            (0..V3_OPTION_PLANES).filter(|&i| at(OPT_FLAG_CARRY + i, 0) == 1.0).fold(0u8, |s, i| s | 1 << i);
         let code = ObsCode(b);
         code.check()?;
         let back = code.planes();
@@ -355,11 +445,13 @@ impl ObsCode {
     /// fast, and good enough to spread keys; equal codes hash equal.
     pub fn hash64(&self) -> u64 {
         let mut h = 0u64;
-        for w in self.0.chunks_exact(4) {
+        let words = self.0.chunks_exact(4);
+        let tail = words.remainder().iter().fold(0u64, |t, &b| t << 8 | b as u64);
+        for w in words {
             let x = u32::from_le_bytes(w.try_into().expect("4 bytes")) as u64;
             h = (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
-        h
+        (h.rotate_left(5) ^ tail).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
     }
 }
 
@@ -377,9 +469,11 @@ pub fn code_mode(code: &ObsCode) -> Option<Mode> {
 const _: () = assert!(
     MATERIAL_ENEMY + KINDS == CAMP
         && FLAGS_AT + 4 == V1_CODE_BYTES
-        && SEEN_AT + 1 == CODE_BYTES
+        && SEEN_AT + 1 == V2_CODE_BYTES
+        && OPTIONS_AT + 1 == CODE_BYTES
         && FLAG_PLANES == 20
-        && SEEN_TWICE + 1 == crate::OBS_CHANNELS
+        && SEEN_TWICE + 1 == crate::V2_CHANNELS
+        && MOUNTAIN_KIND + KINDS == crate::OBS_CHANNELS
 );
 
 #[cfg(test)]

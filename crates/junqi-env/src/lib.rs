@@ -11,10 +11,12 @@ pub mod frame;
 pub mod observation;
 pub mod vecenv;
 
-pub use code::{CodeError, ObsCode, CODE_BYTES, CODE_FORMAT, V1_CODE_BYTES, V1_CODE_FORMAT};
+pub use code::{
+    CodeError, ObsCode, CODE_BYTES, CODE_FORMAT, V1_CODE_BYTES, V1_CODE_FORMAT, V2_CODE_BYTES, V2_CODE_FORMAT,
+};
 pub use frame::{action_from_frame, action_to_frame, square_to_frame};
 pub use observation::{
     encode_mask, encode_observation, mask_from_moves, pack_bits, pack_bits_into, packed_mask_from_moves, plane_name,
-    unpack_bits, OBS_CHANNELS, OBS_SIZE, V1_CHANNELS,
+    unpack_bits, varies_per_node, NET_WIDTHS, OBS_CHANNELS, OBS_SIZE, V1_CHANNELS, V2_CHANNELS,
 };
 pub use vecenv::{episode_seed, EnvError, StepBuffers, StepOut, VecEnv};

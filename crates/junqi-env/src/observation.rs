@@ -12,9 +12,9 @@
 //! (plane [`COLOURS_ASSIGNED`] is 0 then, so the two cases are told apart).
 
 use crate::frame::square_to_frame;
-use junqi_core::board::{squares, Bitboard, CAMPS, HEADQUARTERS, NODES, RAILWAY};
+use junqi_core::board::{squares, Bitboard, CAMPS, HEADQUARTERS, MOUNTAIN_SIDES, NODES, RAILWAY};
 use junqi_core::piece::KINDS;
-use junqi_core::rules::{ColorRule, FlagCapturer, MineRule, RailTurns};
+use junqi_core::rules::{ColorRule, FlagCapturer, MineRule, Mountains, RailTurns};
 use junqi_core::{Colour, InfoSet, Kind, Mode, MoveList, Seat, HISTORY_PLIES};
 
 /// Nodes per plane (12 rows × 5 columns).
@@ -96,11 +96,38 @@ pub const SEEN_BEFORE: usize = HISTORY + 2 * HISTORY_PLIES;
 /// Constant: 1 when it has seen it at least twice before.
 pub const SEEN_TWICE: usize = SEEN_BEFORE + 1;
 
+/// Planes of the second observation (`obs-code-v2`, before the rule-state
+/// planes): 0–109. A net made for it reads the first 110 planes.
+pub const V2_CHANNELS: usize = SEEN_TWICE + 1;
+/// Rule option `flag_carry` (翻棋).
+pub const OPT_FLAG_CARRY: usize = V2_CHANNELS;
+/// Rule option `hunqi` (翻棋).
+pub const OPT_HUNQI: usize = OPT_FLAG_CARRY + 1;
+/// 2 planes, `mountains`: `open`, `engineer` (both 0 for `closed`).
+pub const OPT_MOUNTAINS: usize = OPT_HUNQI + 1;
+/// 4 per-node planes (`flag_carry`): where my flag is carried, where it lies
+/// under a piece, then the same for the enemy's flag.
+pub const FLAG_WITH_PIECE: usize = OPT_MOUNTAINS + 2;
+/// Per node (`mountains`): 1 on the four side nodes of a mountain that holds
+/// one of my pieces.
+pub const MOUNTAIN_OWN: usize = FLAG_WITH_PIECE + 4;
+/// Per node: the same for a mountain that holds an enemy piece.
+pub const MOUNTAIN_ENEMY: usize = MOUNTAIN_OWN + 1;
+/// 12 per-node planes, one per kind: 1 on the four side nodes of a mountain
+/// that holds a piece of that kind.
+pub const MOUNTAIN_KIND: usize = MOUNTAIN_ENEMY + 1;
+
 /// Number of planes of an observation.
-pub const OBS_CHANNELS: usize = SEEN_TWICE + 1;
+pub const OBS_CHANNELS: usize = MOUNTAIN_KIND + KINDS;
 /// Planes of the first observation (`obs-code-v1`, before the history
 /// planes): 0–99. A net made for it reads the first 100 planes.
 pub const V1_CHANNELS: usize = HISTORY;
+/// The observation widths a two-player net may read, oldest first: a net
+/// reads the first `in_channels` planes of today's observation.
+pub const NET_WIDTHS: [usize; 3] = [V1_CHANNELS, V2_CHANNELS, OBS_CHANNELS];
+/// The rule-option planes that came with `obs-code-v3`, as bits of
+/// [`RuleState::options`]: bit `b` is plane `OPT_FLAG_CARRY + b`.
+pub(crate) const V3_OPTION_PLANES: usize = FLAG_WITH_PIECE - OPT_FLAG_CARRY;
 /// The 0/1 flag planes `COLOURS_ASSIGNED ..= OPT_REVEAL_FLAG`.
 pub(crate) const FLAG_PLANES: usize = V1_CHANNELS - COLOURS_ASSIGNED;
 /// Floats per observation: `OBS_CHANNELS × 12 × 5`.
@@ -163,6 +190,17 @@ pub fn plane_name(c: usize) -> Option<String> {
         }
         SEEN_BEFORE => "seen_before".into(),
         SEEN_TWICE => "seen_twice".into(),
+        OPT_FLAG_CARRY => "opt_flag_carry".into(),
+        OPT_HUNQI => "opt_hunqi".into(),
+        _ if c == OPT_MOUNTAINS => "opt_mountains_open".into(),
+        _ if c == OPT_MOUNTAINS + 1 => "opt_mountains_engineer".into(),
+        _ if c == FLAG_WITH_PIECE => "own_flag_carried".into(),
+        _ if c == FLAG_WITH_PIECE + 1 => "own_flag_under_piece".into(),
+        _ if c == FLAG_WITH_PIECE + 2 => "enemy_flag_carried".into(),
+        _ if c == FLAG_WITH_PIECE + 3 => "enemy_flag_under_piece".into(),
+        MOUNTAIN_OWN => "mountain_own".into(),
+        MOUNTAIN_ENEMY => "mountain_enemy".into(),
+        _ if c < OBS_CHANNELS => format!("mountain_{}", kind(MOUNTAIN_KIND)),
         _ => return None,
     })
 }
@@ -293,8 +331,86 @@ pub fn encode_observation(info: &InfoSet, out: &mut [f32]) {
     flag(out, SEEN_BEFORE, seen >= 1);
     flag(out, SEEN_TWICE, seen >= 2);
 
+    // ---- the state of the rules that add some: options, loose flags, mountains ----
+    let state = RuleState::of(info);
+    for b in 0..V3_OPTION_PLANES {
+        flag(out, OPT_FLAG_CARRY + b, state.options >> b & 1 == 1);
+    }
+    out[FLAG_WITH_PIECE * PLANE..].fill(0.0);
+    state.for_each_node(|c, f| out[c * PLANE + f] = 1.0);
+
     // ---- static board ----
     out[CAMP * PLANE..(RAIL + 1) * PLANE].copy_from_slice(&STATIC_PLANES);
+}
+
+/// Whether plane `c` varies from node to node (pieces, the static board,
+/// the last actions, loose flags, mountains); the others are constant.
+pub fn varies_per_node(c: usize) -> bool {
+    c < POOL_OWN || (CAMP..=RAIL).contains(&c) || (HISTORY..SEEN_BEFORE).contains(&c) || c >= FLAG_WITH_PIECE
+}
+
+/// The state behind the planes that came with `obs-code-v3`, in the seat's
+/// frame: the rule options that add state, where a flag shares a node with
+/// a piece (`flag_carry`), and who is in each mountain (`mountains`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RuleState {
+    /// Bit `b`: plane `OPT_FLAG_CARRY + b`.
+    pub options: u8,
+    /// My flag, then the enemy's: the frame node of the piece it shares and
+    /// whether that piece carries it.
+    pub flags: [Option<(usize, bool)>; 2],
+    /// Per mountain in the seat's frame (`MOUNTAIN_SIDES` order as the seat
+    /// sees the board): its piece, as (an enemy piece?, kind).
+    pub mountains: [Option<(bool, Kind)>; 2],
+}
+
+impl RuleState {
+    pub fn of(info: &InfoSet) -> RuleState {
+        let view = info.view();
+        let seat = info.seat();
+        let rules = view.rules();
+        let mine = view.colour_of(seat).unwrap_or(Colour::Red);
+        // As for the older option planes, an option that does not apply to
+        // the mode (docs/rules.md §6) reads as off.
+        let (fanqi, anqi) = (rules.mode == Mode::Fanqi, rules.mode == Mode::Anqi);
+        let options = [
+            fanqi && rules.flag_carry,
+            fanqi && rules.hunqi,
+            !anqi && rules.mountains == Mountains::Open,
+            !anqi && rules.mountains == Mountains::Engineer,
+        ];
+        let mut state = RuleState {
+            options: options.iter().enumerate().fold(0, |bits, (b, &on)| bits | (on as u8) << b),
+            ..RuleState::default()
+        };
+        for (i, colour) in [mine, mine.other()].into_iter().enumerate() {
+            state.flags[i] = view.loose_flag(colour).map(|l| (square_to_frame(l.at, seat).index(), l.carried));
+        }
+        for (i, side) in MOUNTAIN_SIDES.iter().enumerate() {
+            // Seat 2's rotation swaps the two mountains.
+            let frame = if bb_to_frame(*side, seat) == MOUNTAIN_SIDES[i] { i } else { 1 - i };
+            state.mountains[frame] = view.mountain(i).map(|p| (p.colour != mine, p.kind));
+        }
+        state
+    }
+
+    /// Call `f(plane, node)` for every 1 of the per-node planes from
+    /// [`FLAG_WITH_PIECE`] on; they are 0 elsewhere.
+    pub fn for_each_node(&self, mut f: impl FnMut(usize, usize)) {
+        for (i, flag) in self.flags.iter().enumerate() {
+            if let Some((node, carried)) = *flag {
+                f(FLAG_WITH_PIECE + 2 * i + !carried as usize, node);
+            }
+        }
+        for (side, piece) in MOUNTAIN_SIDES.iter().zip(self.mountains) {
+            if let Some((enemy, kind)) = piece {
+                for sq in squares(*side) {
+                    f(if enemy { MOUNTAIN_ENEMY } else { MOUNTAIN_OWN }, sq.index());
+                    f(MOUNTAIN_KIND + kind.index(), sq.index());
+                }
+            }
+        }
+    }
 }
 
 /// The piece counts behind the count planes, per kind (`Kind` order), as
@@ -437,7 +553,7 @@ mod tests {
 
     #[test]
     fn plane_indices_are_contiguous_and_named() {
-        assert_eq!((V1_CHANNELS, OBS_CHANNELS), (100, 110));
+        assert_eq!((V1_CHANNELS, V2_CHANNELS, OBS_CHANNELS), (100, 110, 132));
         assert_eq!(plane_name(HISTORY).unwrap(), "last1_from");
         assert_eq!(plane_name(SEEN_BEFORE - 1).unwrap(), "last4_to");
         let mut names = std::collections::HashSet::new();

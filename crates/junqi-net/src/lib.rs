@@ -36,7 +36,7 @@ pub use file::{
     fnv1a, write_safetensors, NetFile, CHECKPOINT_FORMAT, FNV_START, MAX_NET_BYTES, NET_FORMAT,
     SIGUO_CHECKPOINT_FORMAT, SIGUO_NET_FORMAT,
 };
-pub use model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
+pub use model::{width_refusal, ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 pub use service::{
     Backend, BackendFactory, CpuBackend, CpuEngine, InferenceService, Query, ServiceOptions, StatsSnapshot, Ticket,
 };

@@ -288,6 +288,18 @@ impl ModelConfig {
     }
 }
 
+/// Why a two-player net of `planes` input planes cannot read this build's
+/// observation (it reads one of [`junqi_env::NET_WIDTHS`]).
+pub fn width_refusal(planes: usize) -> String {
+    format!(
+        "the net takes {planes} observation planes, this build encodes {} ({} for nets made before the \
+         rule-state planes, {} before the history planes)",
+        junqi_env::OBS_CHANNELS,
+        junqi_env::V2_CHANNELS,
+        junqi_env::V1_CHANNELS
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `format` | `junqi-train-checkpoint/1` or `junqi-net/1`; a four-player net's `junqi-siguo-train-checkpoint/1` or `junqi-siguo-net/1` |
 //! | `architecture` | the [`ModelConfig`] as JSON |
-//! | `input`, `actions`, `value` | `[C,12,5]` planes-v2 (planes-v1: C = 100, no history planes), `3600 from*60+to`, `win,draw,loss` |
+//! | `input`, `actions`, `value` | `[C,12,5]` planes-v3 (planes-v2: C = 110, no rule-state planes; planes-v1: C = 100, no history planes either), `3600 from*60+to`, `win,draw,loss` |
 //! | `step` | training steps done |
 //! | `code_version` | the junqi version and git commit |
 //! | `checksum_fnv1a64` | FNV-1a (64-bit, hex) over the other metadata entries and the tensors' names, shapes and data: a damaged or edited file is refused |
@@ -96,7 +96,11 @@ pub(crate) fn base_metadata(model: &ModelConfig, format: &str) -> HashMap<String
     let mut m = HashMap::new();
     m.insert("format".into(), format.into());
     m.insert("architecture".into(), serde_json::to_string(model).expect("model serialises"));
-    let planes = if model.in_channels == junqi_env::V1_CHANNELS { "planes-v1" } else { "planes-v2" };
+    let planes = match model.in_channels {
+        junqi_env::V1_CHANNELS => "planes-v1",
+        junqi_env::V2_CHANNELS => "planes-v2",
+        _ => "planes-v3",
+    };
     m.insert("input".into(), format!("[{},12,5] {planes}", model.in_channels));
     m.insert("actions".into(), "3600 from*60+to (mover's frame)".into());
     m.insert("value".into(), "win,draw,loss".into());

@@ -8,7 +8,7 @@
 
 use crate::net::ACTIONS;
 use crate::{Result, TrainError};
-use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, V1_CODE_FORMAT};
+use junqi_env::{ObsCode, CODE_FORMAT, OBS_CHANNELS, V1_CODE_FORMAT, V2_CODE_FORMAT};
 use junqi_net::NetGame;
 use junqi_selfplay::{
     read_samples_file, read_siguo_samples_file, shard_files, SiguoSample, StoredSample, FORMAT_KEY, OBS_ENCODING,
@@ -124,13 +124,14 @@ fn footer(path: &Path) -> Result<Footer> {
         let channels = junqi_siguo::observation::PLANES;
         return Ok(Footer { first, games, channels, rows, kind: SampleKind::Siguo });
     }
-    if encoding != OBS_ENCODING && encoding != CODE_FORMAT && encoding != V1_CODE_FORMAT {
+    if ![OBS_ENCODING, CODE_FORMAT, V2_CODE_FORMAT, V1_CODE_FORMAT].contains(&encoding.as_str()) {
         return Err(corrupt(format!(
-            "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{V1_CODE_FORMAT}`, or `{OBS_ENCODING}`, samples schema 1)"
+            "observation encoding `{encoding}`, expected `{CODE_FORMAT}` (or `{V2_CODE_FORMAT}`, `{V1_CODE_FORMAT}`, \
+             or `{OBS_ENCODING}`, samples schema 1)"
         )));
     }
-    // A first-version code (and a schema-1 row of 100 planes) reads as
-    // today's with no history (ObsCode::from_bytes, the schema-1 reader).
+    // An older code (and a schema-1 row of 100 planes) reads as today's
+    // without what came later (ObsCode::from_bytes, the schema-1 reader).
     let channels = if encoding == CODE_FORMAT { num("junqi.obs_channels")? as usize } else { OBS_CHANNELS };
     Ok(Footer { first, games, channels, rows, kind: SampleKind::TwoPlayer })
 }
@@ -226,7 +227,7 @@ impl DataWindow {
 /// A position as a sample stores it: a seat's observation, compact.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PositionCode {
-    /// The two-player code (`obs-code-v2`).
+    /// The two-player code (`obs-code-v3`).
     TwoPlayer(ObsCode),
     /// The four-player code (`siguo-code/1`).
     Siguo(Box<SiguoCode>),

@@ -133,13 +133,15 @@ pub fn train_window(
     let ckpt_dir = out_dir.join(CHECKPOINT_DIR);
     check_for_samples(config, window.kind)?;
     let (mut trainer, resumed_from) = resume_point(config, window.kind, &ckpt_dir, observer)?;
-    // A model made before the history planes (100) reads the first 100 of
-    // today's data, so the configs of the earlier nets still make them.
+    // A model made before the history (100) or the rule-state planes (110)
+    // reads a prefix of today's data, so the configs of earlier nets still make them.
     if !crate::net::reads_planes(config.model.in_channels, window.channels) {
         return Err(TrainError::Config(format!(
-            "the data has {} observation planes, the model takes {} ({} for a net without the history planes)",
+            "the data has {} observation planes, the model takes {} ({} or {} for a net without the \
+             rule-state or history planes)",
             window.channels,
             config.model.in_channels,
+            junqi_env::V2_CHANNELS,
             junqi_env::V1_CHANNELS
         )));
     }

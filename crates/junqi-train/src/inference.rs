@@ -14,7 +14,7 @@ use crate::autocast::Autocast;
 use crate::checkpoint::load_net;
 use crate::config::DeviceChoice;
 use crate::Net;
-use junqi_env::{OBS_CHANNELS, OBS_SIZE, V1_CHANNELS};
+use junqi_env::{NET_WIDTHS, OBS_SIZE};
 use junqi_net::{Backend, BackendFactory, BackendMaker, Evaluation, NetError, NetInput, NetPrecision};
 use std::path::Path;
 use std::sync::Arc;
@@ -42,12 +42,9 @@ impl TorchBackend {
     pub fn load_in(path: &Path, device: Device, precision: NetPrecision) -> Result<TorchBackend, NetError> {
         let bad = |message: String| NetError::File { path: path.to_path_buf(), message };
         let (vs, net, info) = load_net(path, device).map_err(|e| bad(e.to_string()))?;
-        // A net made before the history planes reads the first 100 (Net::trunk).
-        if info.model.in_channels != OBS_CHANNELS && info.model.in_channels != V1_CHANNELS {
-            return Err(bad(format!(
-                "the net takes {} observation planes, this build encodes {OBS_CHANNELS} ({V1_CHANNELS} for nets made before the history planes)",
-                info.model.in_channels
-            )));
+        // An older net reads the first 100 or 110 planes (Net::trunk).
+        if !NET_WIDTHS.contains(&info.model.in_channels) {
+            return Err(bad(junqi_net::width_refusal(info.model.in_channels)));
         }
         if device == Device::Cpu {
             // Each executor is one thread; its forward passes use one core.

@@ -149,10 +149,8 @@ struct StemSplit {
 impl StemSplit {
     /// For a net that reads the first `planes` planes of the observation.
     fn new(planes: usize, device: tch::Device) -> StemSplit {
-        use junqi_env::observation::{CAMP, HISTORY, POOL_OWN, RAIL, SEEN_BEFORE};
-        let history = if planes > HISTORY { HISTORY as i64..SEEN_BEFORE as i64 } else { 0..0 };
-        let spatial: Vec<i64> = (0..POOL_OWN as i64).chain(CAMP as i64..=RAIL as i64).chain(history).collect();
-        let constant: Vec<i64> = (0..planes as i64).filter(|c| !spatial.contains(c)).collect();
+        let (spatial, constant): (Vec<i64>, Vec<i64>) =
+            (0..planes as i64).partition(|&c| junqi_env::varies_per_node(c as usize));
         let n = constant.len() as i64;
         StemSplit {
             spatial: Tensor::from_slice(&spatial).to_device(device),
@@ -163,10 +161,11 @@ impl StemSplit {
 }
 
 /// Whether a net of `in_channels` input planes reads observations of
-/// `planes`: its own width, or today's 110 for a net made before the
-/// history planes, which reads the first 100 ([`Net::trunk`]).
+/// `planes`: its own width, or today's 132 for a net made before the
+/// history planes (it reads the first 100) or before the rule-state planes
+/// (the first 110; [`Net::trunk`]).
 pub(crate) fn reads_planes(in_channels: usize, planes: usize) -> bool {
-    planes == in_channels || (in_channels == junqi_env::V1_CHANNELS && planes == junqi_env::OBS_CHANNELS)
+    planes == in_channels || (junqi_env::NET_WIDTHS.contains(&in_channels) && planes == junqi_env::OBS_CHANNELS)
 }
 
 /// The residual policy/value net. Its variables live in the
@@ -220,8 +219,7 @@ impl Net {
                 Some(nn::conv2d(p / "policy_to", ch, ch, 1, Default::default())),
             ),
         };
-        let observation = game == NetGame::TwoPlayer
-            && [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS].contains(&config.in_channels);
+        let observation = game == NetGame::TwoPlayer && junqi_env::NET_WIDTHS.contains(&config.in_channels);
         let split = observation.then(|| StemSplit::new(config.in_channels, p.device()));
         let value_conv = ConvBn::new(p / "value", ch, vp, 1);
         let value_fc = nn::linear(p / "value_fc", vp * nodes, config.value_hidden as i64, Default::default());
@@ -276,7 +274,7 @@ impl Net {
 
     /// The trunk's features `[B, channels, 12, 5]` (`[B, channels, 17,
     /// 17]`) of `obs`. A net made before the history planes reads the first
-    /// 100 of today's 110.
+    /// 100 of today's 132, one made before the rule-state planes the first 110.
     pub fn trunk(&self, obs: &Tensor, train: bool) -> Tensor {
         let b = obs.size()[0];
         let cin = self.config.in_channels as i64;
@@ -303,8 +301,8 @@ impl Net {
                 let w = &self.stem.conv.ws; // [ch, in, 3, 3]
                 let ch = self.config.channels as i64;
                 let spatial = xs.index_select(1, &split.spatial);
-                let values = xs.index_select(1, &split.constant).select(3, 0).select(2, 0); // [B, 70]
-                let w_constant = w.index_select(1, &split.constant); // [ch, 70, 3, 3]
+                let values = xs.index_select(1, &split.constant).select(3, 0).select(2, 0); // [B, constant planes]
+                let w_constant = w.index_select(1, &split.constant); // [ch, constant planes, 3, 3]
                 let k = w_constant.size()[1];
                 // Each constant plane's map: its weights convolved with ones (groups = one per plane).
                 let maps = split
@@ -417,9 +415,9 @@ mod tests {
     #[test]
     fn the_split_stem_and_the_gathered_logits_equal_the_plain_ones() {
         tch::manual_seed(3);
-        // Today's planes, and a net made before the history planes (it reads the first 100).
-        let widths = [junqi_env::OBS_CHANNELS, junqi_env::V1_CHANNELS];
-        for (policy_head, in_channels) in [PolicyHead::Conv, PolicyHead::Bilinear].into_iter().zip(widths) {
+        // Today's planes, and nets made before the history or the rule-state planes.
+        let heads = [PolicyHead::Conv, PolicyHead::Bilinear, PolicyHead::Conv];
+        for (policy_head, in_channels) in heads.into_iter().zip(junqi_env::NET_WIDTHS) {
             let cfg = ModelConfig { blocks: 1, channels: 16, policy_head, in_channels, ..Default::default() };
             let vs = nn::VarStore::new(tch::Device::Cpu);
             let net = Net::new(&vs.root(), &cfg);

@@ -122,10 +122,11 @@ impl Trainer {
     /// A fresh trainer whose net starts from `config.init`'s weights when
     /// given (its model must be the config's), else from `config.seed`.
     ///
-    /// A net made before the history planes (100 input planes) initialises
-    /// the same model reading all 110: its weights, and zero weights from the
-    /// new planes, so the net starts out answering exactly as it did and
-    /// learns from there what the history is worth.
+    /// A net made before the history or the rule-state planes (100 or 110
+    /// input planes) initialises the same model reading more of them (110 or
+    /// 132): its weights, and zero weights from the new planes, so the net
+    /// starts out answering exactly as it did and learns from there what the
+    /// new planes are worth.
     pub fn initial(config: &TrainConfig) -> Result<Trainer> {
         Trainer::initial_for(config, NetGame::TwoPlayer)
     }
@@ -136,10 +137,12 @@ impl Trainer {
         let t = Trainer::for_game(config, game)?;
         let Some(path) = &config.init else { return Ok(t) };
         let (info, bytes) = checkpoint::read_game(path, game)?;
+        let (from, to) = (info.model.in_channels, config.model.in_channels);
         let widen = game == NetGame::TwoPlayer
-            && info.model.in_channels == junqi_env::V1_CHANNELS
-            && config.model.in_channels == junqi_env::OBS_CHANNELS
-            && ModelConfig { in_channels: junqi_env::OBS_CHANNELS, ..info.model.clone() } == config.model;
+            && from < to
+            && junqi_env::NET_WIDTHS.contains(&from)
+            && junqi_env::NET_WIDTHS.contains(&to)
+            && ModelConfig { in_channels: to, ..info.model.clone() } == config.model;
         if !widen {
             same_model(&format!("train.init {}: its", path.display()), &info.model, config)?;
         }
@@ -147,15 +150,12 @@ impl Trainer {
         let mut vars = t.vs.variables();
         if widen {
             let stem = vars.remove(STEM_WEIGHT).expect("every net has a stem");
-            let old = Tensor::zeros(
-                [config.model.channels as i64, junqi_env::V1_CHANNELS as i64, 3, 3],
-                (tch::Kind::Float, t.device),
-            );
+            let old = Tensor::zeros([config.model.channels as i64, from as i64, 3, 3], (tch::Kind::Float, t.device));
             let one = std::collections::HashMap::from([(STEM_WEIGHT.to_string(), old.shallow_clone())]);
             checkpoint::load_vars(path, &bytes, prefix, &one)?;
             tch::no_grad(|| {
                 let _ = stem.shallow_clone().zero_();
-                stem.narrow(1, 0, junqi_env::V1_CHANNELS as i64).copy_(&old);
+                stem.narrow(1, 0, from as i64).copy_(&old);
             });
         }
         checkpoint::load_vars(path, &bytes, prefix, &vars)?;

@@ -4,7 +4,8 @@
 //! the planes give back the code.
 
 use junqi_core::{rng_from_seed, Game, Mode, MoveList, Position, Rules, Seat};
-use junqi_env::{encode_observation, ObsCode, OBS_SIZE};
+use junqi_env::observation::{FLAG_WITH_PIECE, MOUNTAIN_OWN};
+use junqi_env::{encode_observation, ObsCode, OBS_CHANNELS, OBS_SIZE};
 use rand::Rng;
 
 fn variants() -> Vec<Rules> {
@@ -23,6 +24,18 @@ fn variants() -> Vec<Rules> {
     let mut black = Rules::preset(Mode::Anqi);
     black.apply_override("first_player=black").unwrap();
     out.push(black);
+    // The rules with state of their own (planes 110–131).
+    for (mode, set) in [
+        (Mode::Fanqi, "flag_carry=true"),
+        (Mode::Fanqi, "hunqi=true"),
+        (Mode::Fanqi, "mountains=open"),
+        (Mode::Mingqi, "mountains=engineer"),
+        (Mode::Mingqi, "mountains=open"),
+    ] {
+        let mut r = Rules::preset(mode);
+        r.apply_override(set).unwrap();
+        out.push(r);
+    }
     out
 }
 
@@ -32,6 +45,9 @@ fn codes_rebuild_the_encoders_planes_exactly_along_random_games() {
     let mut moves = MoveList::new();
     let mut want = vec![0.0f32; OBS_SIZE];
     let mut checked = 0;
+    // Positions with a flag sharing a node with a piece, and with a held mountain.
+    let (mut loose_flags, mut held_mountains) = (0, 0);
+    let any_on = |planes: &[f32], c: std::ops::Range<usize>| planes[c.start * 60..c.end * 60].iter().any(|&v| v != 0.0);
     for (g, rules) in variants().into_iter().enumerate() {
         for game_no in 0..3 {
             let start = Position::new_game(rules, 1000 + 10 * g as u64 + game_no);
@@ -55,6 +71,8 @@ fn codes_rebuild_the_encoders_planes_exactly_along_random_games() {
                     assert_eq!(ObsCode::from_planes(&want).unwrap(), code);
                     assert_eq!(ObsCode::from_bytes(code.as_bytes()).unwrap(), code);
                     checked += 1;
+                    loose_flags += any_on(&got, FLAG_WITH_PIECE..MOUNTAIN_OWN) as usize;
+                    held_mountains += any_on(&got, MOUNTAIN_OWN..OBS_CHANNELS) as usize;
                 }
                 game.truth().legal_moves(&mut moves);
                 if game.truth().outcome_given(moves.len()).is_some() {
@@ -66,6 +84,7 @@ fn codes_rebuild_the_encoders_planes_exactly_along_random_games() {
         }
     }
     assert!(checked > 10_000, "{checked} positions");
+    assert!(loose_flags > 0 && held_mountains > 100, "{loose_flags} loose flags, {held_mountains} held mountains");
 }
 
 #[test]

@@ -430,7 +430,7 @@ fn check_invariants(obs: &[f32], info: &InfoSet) {
             assert_eq!(ones, want, "plane {c}");
         }
     }
-    for c in SEEN_BEFORE..OBS_CHANNELS {
+    for c in SEEN_BEFORE..FLAG_WITH_PIECE {
         constant(obs, c);
     }
 }
@@ -476,4 +476,108 @@ fn masks_equal_the_rules_legal_moves_on_random_positions() {
         }
     }
     assert!(checked > 20_000, "only {checked} masks checked");
+}
+
+/// A position of `board` (JFEN's board field, with its `^` cells) to move
+/// for seat 1 under the preset of `mode` and `overrides`.
+fn position_under(mode: &str, board: &str, overrides: &[&str]) -> Position {
+    let mut rules = Rules::preset(mode.parse().unwrap());
+    for o in overrides {
+        rules.apply_override(o).unwrap();
+    }
+    Position::from_jfen(&format!("{board} {mode} 1 r 0 10"), rules).unwrap()
+}
+
+/// The frame nodes of the named nodes for `seat`, sorted.
+fn frame_nodes(names: &[&str], seat: Seat) -> Vec<usize> {
+    let mut v: Vec<usize> = names.iter().map(|n| at(n, seat)).collect();
+    v.sort();
+    v
+}
+
+/// The encoder and the code agree on a position, both ways.
+fn code_agrees(info: &InfoSet, obs: &[f32]) {
+    let code = junqi_env::ObsCode::from_infoset(info);
+    assert!(code.planes().iter().zip(obs).all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert_eq!(junqi_env::ObsCode::from_planes(obs).unwrap(), code);
+    assert_eq!(junqi_env::ObsCode::from_bytes(code.as_bytes()).unwrap(), code);
+}
+
+/// Planes 110–117 under `flag_carry` (翻棋): the option, then where each
+/// flag shares a node with a piece, carried or lying under it, by colour
+/// and in each seat's frame.
+#[test]
+fn flag_carry_planes_for_both_seats() {
+    // A Red engineer on b2 carries Black's flag; a Black 排长 stands on
+    // Red's flag, left on d1 by a captured carrier.
+    let board = junqi_tests::board_field(&[("b2", "E+f"), ("d1", "l-F"), ("e12", "l")]);
+    let p = position_under("fanqi", &board, &["flag_carry=true"]);
+    for seat in Seat::BOTH {
+        let info = InfoSet::new(&p, seat);
+        let obs = encode(&info);
+        check_invariants(&obs, &info);
+        code_agrees(&info, &obs);
+        assert_eq!(constant(&obs, OPT_FLAG_CARRY), 1.0);
+        for c in [OPT_HUNQI, OPT_MOUNTAINS, OPT_MOUNTAINS + 1] {
+            assert_eq!(constant(&obs, c), 0.0, "{:?}", plane_name(c));
+        }
+        // Mine / enemy are colours: Red's flag is seat 1's own.
+        let (own, enemy) = if seat == Seat::First { ("d1", "b2") } else { ("b2", "d1") };
+        let (own_carried, enemy_carried) = (own == "b2", enemy == "b2");
+        let want = |carried: bool, node: &str, which: bool| {
+            if carried == which {
+                vec![at(node, seat)]
+            } else {
+                vec![]
+            }
+        };
+        assert_eq!(nodes(&obs, FLAG_WITH_PIECE), want(own_carried, own, true), "{seat}");
+        assert_eq!(nodes(&obs, FLAG_WITH_PIECE + 1), want(own_carried, own, false), "{seat}");
+        assert_eq!(nodes(&obs, FLAG_WITH_PIECE + 2), want(enemy_carried, enemy, true), "{seat}");
+        assert_eq!(nodes(&obs, FLAG_WITH_PIECE + 3), want(enemy_carried, enemy, false), "{seat}");
+        for c in MOUNTAIN_OWN..OBS_CHANNELS {
+            assert!(nodes(&obs, c).is_empty());
+        }
+    }
+    // Without the option the same pieces give none of these planes.
+    let plain = junqi_tests::board_field(&[("b2", "E"), ("d1", "F"), ("c8", "f"), ("e12", "l")]);
+    let plain = position_under("fanqi", &plain, &[]);
+    let obs = encode(&InfoSet::new(&plain, Seat::First));
+    assert!(obs[OPT_FLAG_CARRY * 60..].iter().all(|&v| v == 0.0));
+}
+
+/// Planes 118–131 under `mountains` (明棋): who holds each mountain and its
+/// kind, on the mountain's four side nodes; seat 2's rotation puts the left
+/// mountain on its right.
+#[test]
+fn mountain_planes_for_both_seats() {
+    // Red's 师长 in the left mountain (b6–b7), a Black engineer in the right.
+    let board = junqi_tests::board_field(&[("b12", "f"), ("e12", "l"), ("b1", "F")]);
+    let p = position_under("mingqi", &format!("{board}^De"), &["mountains=open"]);
+    let left = ["a6", "b6", "a7", "b7"];
+    let right = ["d6", "e6", "d7", "e7"];
+    for seat in Seat::BOTH {
+        let info = InfoSet::new(&p, seat);
+        let obs = encode(&info);
+        check_invariants(&obs, &info);
+        code_agrees(&info, &obs);
+        assert_eq!((constant(&obs, OPT_MOUNTAINS), constant(&obs, OPT_MOUNTAINS + 1)), (1.0, 0.0));
+        let (own, enemy) = if seat == Seat::First { (left, right) } else { (right, left) };
+        assert_eq!(nodes(&obs, MOUNTAIN_OWN), frame_nodes(&own, seat), "{seat}");
+        assert_eq!(nodes(&obs, MOUNTAIN_ENEMY), frame_nodes(&enemy, seat), "{seat}");
+        assert_eq!(nodes(&obs, MOUNTAIN_KIND + Kind::Division.index()), frame_nodes(&left, seat));
+        assert_eq!(nodes(&obs, MOUNTAIN_KIND + Kind::Engineer.index()), frame_nodes(&right, seat));
+        let kinds: usize = (0..12).map(|k| nodes(&obs, MOUNTAIN_KIND + k).len()).sum();
+        assert_eq!(kinds, 8, "one kind per held mountain");
+        // The pieces still count as on the board, not on a node.
+        assert!(nodes(&obs, OWN_OCCUPANCY).iter().all(|n| !frame_nodes(&own, seat).contains(n)));
+    }
+    // `engineer`, and an option that does not apply to the mode reads as off.
+    let p = position_under("mingqi", &format!("{board}^-E"), &["mountains=engineer"]);
+    let obs = encode(&InfoSet::new(&p, Seat::First));
+    assert_eq!((constant(&obs, OPT_MOUNTAINS), constant(&obs, OPT_MOUNTAINS + 1)), (0.0, 1.0));
+    let p = junqi_tests::board_field(&[("b2", "E"), ("d1", "F"), ("c8", "f"), ("e12", "l")]);
+    let p = position_under("fanqi", &p, &["hunqi=true"]);
+    let obs = encode(&InfoSet::new(&p, Seat::First));
+    assert_eq!((constant(&obs, OPT_HUNQI), constant(&obs, OPT_FLAG_CARRY)), (1.0, 0.0));
 }

@@ -6,12 +6,13 @@
 //! to the order of floating-point sums:
 //!
 //! * **Batch norm folded** into the preceding convolution (inference only).
-//! * **The stem reads the code, not 110 planes.** The 35 per-node planes
-//!   (27 of pieces, 8 of the last actions) are 0/1, so the 3×3 stem adds one
-//!   weight vector per set node and tap (a few hundred vector adds instead of
-//!   35 × 9 × 60 multiply-adds per output channel). A net made before the
-//!   history planes reads the first 100 and ignores the rest. The 72 planes
-//!   that are constant over the board contribute
+//! * **The stem reads the code, not 132 planes.** The 53 per-node planes
+//!   (27 of pieces, 8 of the last actions, 18 of loose flags and mountains)
+//!   are 0/1, so the 3×3 stem adds one weight vector per set node and tap (a
+//!   few hundred vector adds instead of 53 × 9 × 60 multiply-adds per output
+//!   channel). A net made before the history planes reads the first 100 and
+//!   ignores the rest, one made before the rule-state planes the first 110.
+//!   The 76 planes that are constant over the board contribute
 //!   `value × (the 3×3 convolution of an all-ones plane)`, a map computed
 //!   once at load time; the three static board planes are a fixed map.
 //! * **Only the legal actions' logits**: the policy head's embeddings are
@@ -35,7 +36,7 @@ use crate::model::{ModelConfig, NetGame, PolicyHead, BELIEF_KINDS};
 use crate::{Evaluation, NetError};
 use bf16::Conv3Bf16;
 use int8::Conv3Int8;
-use junqi_env::observation::{CAMP, HISTORY, OBS_CHANNELS, PLANE, POOL_OWN, SEEN_BEFORE, V1_CHANNELS};
+use junqi_env::observation::{varies_per_node, CAMP, NET_WIDTHS, OBS_CHANNELS, PLANE, RAIL};
 use junqi_env::ObsCode;
 use kernels::{axpy, dot, padded, Conv3, Dense, Grid, BOARD, NODES, PAD_NODES};
 pub use precision::{CpuFeatures, Precision};
@@ -44,9 +45,9 @@ use std::path::Path;
 
 /// Batch norm's epsilon in `junqi-train` (libtorch's default).
 const BN_EPS: f32 = 1e-5;
-/// Planes 0–26 and 100–107 (the last actions) vary per node and are 0/1.
+/// The planes that vary per node and are 0/1 (all but the static board).
 fn is_spatial(plane: usize) -> bool {
-    plane < POOL_OWN || (HISTORY..SEEN_BEFORE).contains(&plane)
+    varies_per_node(plane) && !(CAMP..=RAIL).contains(&plane)
 }
 
 /// A net ready to evaluate positions on the CPU. Immutable: share it
@@ -55,8 +56,8 @@ fn is_spatial(plane: usize) -> bool {
 pub struct CpuNet {
     model: ModelConfig,
     simd: bool,
-    /// The planes the net reads: all of them, or the first 100 for a net
-    /// made before the history planes (it ignores the rest).
+    /// The planes the net reads: all of them, or the first 100 or 110 for a
+    /// net made before the history or the rule-state planes (it ignores the rest).
     planes: usize,
     /// `[plane][tap][channel]` for the per-node planes (zero for the others).
     stem_taps: Vec<f32>,
@@ -212,14 +213,8 @@ impl CpuNet {
         file.expect_game(NetGame::TwoPlayer)?;
         let m = file.model.clone();
         let planes = m.in_channels;
-        if planes != OBS_CHANNELS && planes != V1_CHANNELS {
-            return Err(NetError::File {
-                path: file.path.clone(),
-                message: format!(
-                    "the net takes {planes} observation planes, this build encodes {OBS_CHANNELS} \
-                     ({V1_CHANNELS} for nets made before the history planes)"
-                ),
-            });
+        if !NET_WIDTHS.contains(&planes) {
+            return Err(NetError::File { path: file.path.clone(), message: crate::model::width_refusal(planes) });
         }
         let ch = m.channels;
         // The stem, split by what its input planes are.

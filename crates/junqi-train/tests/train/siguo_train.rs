@@ -131,7 +131,7 @@ fn four_player_runs_refuse_what_they_cannot_use() {
     assert_eq!(run(&shipped, "shipped"), Ok(2));
     let two_player = small_config();
     let err = run(&two_player, "planes").unwrap_err();
-    assert!(err.contains("in_channels = 74") && err.contains("110"), "{err}");
+    assert!(err.contains("in_channels = 74") && err.contains("132"), "{err}");
     let mut search = ok.clone();
     search.data.value_target_search = 0.5;
     let err = run(&search, "search").unwrap_err();

@@ -15,7 +15,7 @@ fn loader(seed: u64) -> Loader {
 #[test]
 fn the_window_holds_the_newest_games() {
     let all = DataWindow::open(dataset(), 0).unwrap();
-    assert_eq!((all.first_game, all.last_game, all.shards.len(), all.channels), (0, 19, 3, 110));
+    assert_eq!((all.first_game, all.last_game, all.shards.len(), all.channels), (0, 19, 3, 132));
     let newest = DataWindow::open(dataset(), 5).unwrap();
     assert_eq!((newest.first_game, newest.last_game), (15, 19));
     assert_eq!(newest.shards, ["shard-000001.parquet", "shard-000002.parquet"]);
@@ -365,7 +365,7 @@ print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in tags})
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["arch"], serde_json::to_value(model).unwrap());
-    assert_eq!(got["shapes"]["stem.conv.weight"], serde_json::json!([16, 110, 3, 3]));
+    assert_eq!(got["shapes"]["stem.conv.weight"], serde_json::json!([16, junqi_env::OBS_CHANNELS, 3, 3]));
     assert_eq!(got["shapes"]["policy.weight"], serde_json::json!([60, 16, 1, 1]));
 }
 
@@ -459,35 +459,40 @@ fn the_search_value_share_changes_the_value_target_alone() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A net made before the history planes starts a 110-plane net that
-/// answers exactly as it did (zero weights from the new planes), and a
-/// model that differs otherwise is still refused.
+/// A net made before the history planes (100) or the rule-state planes
+/// (110) starts a 132-plane net that answers exactly as it did (zero weights
+/// from the new planes), and a model that differs otherwise is still refused.
 #[test]
-fn a_net_without_history_planes_starts_one_that_reads_them() {
+fn an_older_net_starts_one_that_reads_the_newer_planes() {
     let dir = temp_dir("widen");
-    let mut old_config = small_config();
-    old_config.model.in_channels = junqi_env::V1_CHANNELS;
-    let old = Trainer::new(&old_config).unwrap();
-    let old_file = dir.join("old.safetensors");
-    old.export(&old_file).unwrap();
+    for from in [junqi_env::V1_CHANNELS, junqi_env::V2_CHANNELS] {
+        let mut old_config = small_config();
+        old_config.model.in_channels = from;
+        let old = Trainer::new(&old_config).unwrap();
+        let old_file = dir.join(format!("old-{from}.safetensors"));
+        old.export(&old_file).unwrap();
 
-    let mut config = small_config();
-    config.seed = 99; // different initial weights: all must come from the file
-    config.init = Some(old_file.clone());
-    assert_eq!(config.model.in_channels, junqi_env::OBS_CHANNELS);
-    let new = Trainer::initial(&config).unwrap();
-    let obs = Tensor::rand([4, junqi_env::OBS_CHANNELS as i64, 12, 5], (Kind::Float, Device::Cpu)).round();
-    let (p_old, v_old) = old.net().forward_t(&obs, false);
-    let (p_new, v_new) = new.net().forward_t(&obs, false);
-    let diff = (&p_old - &p_new).abs().max().double_value(&[]) + (&v_old - &v_new).abs().max().double_value(&[]);
-    assert!(diff < 1e-5, "the widened net answers as the old one: {diff}");
-    // The new planes matter to it only once it learns to use them.
-    let stem = new.var_store().variables()["stem.conv.weight"].shallow_clone();
-    assert_eq!(stem.size(), [16, junqi_env::OBS_CHANNELS as i64, 3, 3]);
-    assert_eq!(stem.narrow(1, junqi_env::V1_CHANNELS as i64, 10).abs().sum(Kind::Float).double_value(&[]), 0.0);
+        let mut config = small_config();
+        config.seed = 99; // different initial weights: all must come from the file
+        config.init = Some(old_file.clone());
+        assert_eq!(config.model.in_channels, junqi_env::OBS_CHANNELS);
+        let new = Trainer::initial(&config).unwrap();
+        let obs = Tensor::rand([4, junqi_env::OBS_CHANNELS as i64, 12, 5], (Kind::Float, Device::Cpu)).round();
+        let (p_old, v_old) = old.net().forward_t(&obs, false);
+        let (p_new, v_new) = new.net().forward_t(&obs, false);
+        let diff = (&p_old - &p_new).abs().max().double_value(&[]) + (&v_old - &v_new).abs().max().double_value(&[]);
+        assert!(diff < 1e-5, "the widened net answers as the old one ({from} planes): {diff}");
+        // The new planes matter to it only once it learns to use them.
+        let stem = new.var_store().variables()["stem.conv.weight"].shallow_clone();
+        assert_eq!(stem.size(), [16, junqi_env::OBS_CHANNELS as i64, 3, 3]);
+        let added = stem.narrow(1, from as i64, (junqi_env::OBS_CHANNELS - from) as i64);
+        assert_eq!(added.abs().sum(Kind::Float).double_value(&[]), 0.0);
+        assert!(stem.narrow(1, 0, from as i64).abs().sum(Kind::Float).double_value(&[]) > 0.0);
 
-    config.model.channels = 8;
-    assert!(Trainer::initial(&config).is_err(), "another shape is refused");
+        config.model.channels = 8;
+        assert!(Trainer::initial(&config).is_err(), "another shape is refused");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A net trained from `init` keeps the init's learned deployment model
@@ -519,18 +524,21 @@ fn a_net_trained_from_init_keeps_its_deployment_model() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The configs of the nets made before the history planes still make them
-/// from today's data: a 100-plane model trains on 110-plane samples.
+/// The configs of the nets made before the history or the rule-state
+/// planes still make them from today's data: 100- and 110-plane models
+/// train on 132-plane samples.
 #[test]
 fn a_model_without_history_planes_trains_on_todays_data() {
     let mut config = small_config();
-    config.model.in_channels = junqi_env::V1_CHANNELS;
     config.optim.steps = 5;
     config.checkpoint_every = 0;
-    let dir = temp_dir("v1-model");
-    let summary = train(&config, dataset(), &dir, &mut NoMetrics).unwrap();
-    let net = summary.checkpoint.unwrap();
-    assert_eq!(read_metadata(&net).unwrap().model.in_channels, junqi_env::V1_CHANNELS);
+    for width in [junqi_env::V1_CHANNELS, junqi_env::V2_CHANNELS] {
+        config.model.in_channels = width;
+        let dir = temp_dir(&format!("v1-model-{width}"));
+        let summary = train(&config, dataset(), &dir, &mut NoMetrics).unwrap();
+        let net = summary.checkpoint.unwrap();
+        assert_eq!(read_metadata(&net).unwrap().model.in_channels, width);
+    }
     config.model.in_channels = 50;
     assert!(train(&config, dataset(), &temp_dir("v1-model-bad"), &mut NoMetrics).is_err());
 }
