@@ -5,7 +5,8 @@ repo=$(realpath "$(dirname "${BASH_SOURCE[0]}")/..")
 
 # recipe_start NAME DEFAULT_SEED [OUT_DIR]: sets out (OUT_DIR, relative to
 # where the script was started from; default runs/NAME), seed (SEED or the
-# default), planes (PLANES: 100 or 110) and J (JUNQI_BIN, or the release
+# default), planes (PLANES: 100, 110 or 132; the rule-state planes past
+# 110 are all 0 under the presets the recipes play) and J (JUNQI_BIN, or the release
 # build after scripts/setup.sh); moves to the repository root.
 recipe_start() {
     out=$(realpath -m "${3:-$repo/runs/$1}")
@@ -13,7 +14,7 @@ recipe_start() {
     cd "$repo"
     seed=${SEED:-$2}
     planes=${PLANES:-110}
-    case "$planes" in 100 | 110) ;; *) echo "PLANES must be 100 or 110, not $planes" >&2; exit 2 ;; esac
+    case "$planes" in 100 | 110 | 132) ;; *) echo "PLANES must be 100, 110 or 132, not $planes" >&2; exit 2 ;; esac
     if [ -z "$J" ]; then
         command -v cargo >/dev/null 2>&1 || export PATH="$HOME/.cargo/bin:$PATH"
         bash scripts/setup.sh

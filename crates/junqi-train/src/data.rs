@@ -130,10 +130,31 @@ fn footer(path: &Path) -> Result<Footer> {
              or `{OBS_ENCODING}`, samples schema 1)"
         )));
     }
+    if encoding == V2_CODE_FORMAT {
+        let config = kv.iter().find(|k| k.key == "junqi.config").and_then(|k| k.value.as_deref());
+        let rules = config.and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok()).map(|c| c["rules"].clone());
+        if let Some(option) = rules.as_ref().and_then(option_without_v2_planes) {
+            return Err(corrupt(format!(
+                "written in {V2_CODE_FORMAT}, before the observation had planes for `{option}`, which its rules \
+                 turn on: its positions lack what the net would read there; play these games again with this build"
+            )));
+        }
+    }
     // An older code (and a schema-1 row of 100 planes) reads as today's
     // without what came later (ObsCode::from_bytes, the schema-1 reader).
     let channels = if encoding == CODE_FORMAT { num("junqi.obs_channels")? as usize } else { OBS_CHANNELS };
     Ok(Footer { first, games, channels, rows, kind: SampleKind::TwoPlayer })
+}
+
+/// The first option of stored `rules` (JSON) that `obs-code-v2` has no
+/// planes for: its positions read with that option's planes off, which would
+/// teach a net the wrong thing. Older rules without the key have it off.
+fn option_without_v2_planes(rules: &serde_json::Value) -> Option<&'static str> {
+    let on = |key: &str| rules[key].as_bool() == Some(true);
+    let mountains = rules["mountains"].as_str().is_some_and(|m| m != "closed");
+    [("flag_carry", on("flag_carry")), ("hunqi", on("hunqi")), ("mountains", mountains)]
+        .into_iter()
+        .find_map(|(name, set)| set.then_some(name))
 }
 
 impl DataWindow {
@@ -816,6 +837,25 @@ impl Loader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// obs-code-v2 shards are read unless their rules turn on an option
+    /// whose state those codes lack; rules stored before an option existed have it off.
+    #[test]
+    fn v2_codes_are_refused_only_under_the_options_they_cannot_show() {
+        let rules = |set: &[&str]| {
+            let mut r = junqi_core::Rules::preset(junqi_core::Mode::Fanqi);
+            set.iter().for_each(|o| r.apply_override(o).unwrap());
+            serde_json::to_value(r).unwrap()
+        };
+        assert_eq!(option_without_v2_planes(&rules(&[])), None);
+        assert_eq!(option_without_v2_planes(&rules(&["bomb_flies=true"])), None);
+        assert_eq!(option_without_v2_planes(&rules(&["flag_carry=true"])), Some("flag_carry"));
+        assert_eq!(option_without_v2_planes(&rules(&["hunqi=true"])), Some("hunqi"));
+        assert_eq!(option_without_v2_planes(&rules(&["mountains=engineer"])), Some("mountains"));
+        let mut old = rules(&[]);
+        ["flag_carry", "hunqi", "mountains"].iter().for_each(|k| _ = old.as_object_mut().unwrap().remove(*k));
+        assert_eq!(option_without_v2_planes(&old), None);
+    }
 
     fn example(policy: &[(u16, f32)]) -> Example {
         Example {

@@ -22,12 +22,13 @@
 //! to a cross-entropy of 3.0). The `bilinear` head scores a move from what
 //! stands at both ends, which is what a capture depends on.
 //!
-//! **The stem, computed exactly but cheaper.** 72 of the observation's 110
+//! **The stem, computed exactly but cheaper.** 76 of the observation's 132
 //! planes are constant over the board (counts, fractions, flags,
-//! repetitions) and 3 are the same in every position (the board's camps,
-//! headquarters, railway). A 3×3 convolution of a constant plane of value v
-//! is v times the convolution of an all-ones plane, so the stem convolves
-//! only the 38 other planes and adds `values [B, 72] × maps [72, channels × 60]`, the
+//! repetitions, the rule-state options) and 3 are the same in every
+//! position (the board's camps, headquarters, railway). A 3×3 convolution
+//! of a constant plane of value v is v times the convolution of an all-ones
+//! plane, so the stem convolves only the 56 other planes and adds
+//! `values [B, 76] × maps [76, channels × 60]`, the
 //! maps being the stem's own weights convolved with ones (recomputed from
 //! the weights at every forward pass, so gradients flow to the same
 //! parameters). Same weights, same outputs up to float rounding, a third of
