@@ -6,8 +6,8 @@
 Checks, against RUN_DIR/run.json: the schemas of games/ and samples/
 (samples schema version 3), the row counts (every game id exactly once),
 the key-value metadata of every shard, the rules JSON, plies = number of
-moves, and per sample: the position (obs-code-v2, docs/data.md) decodes to
-110 planes of 60 floats, the legal actions are ascending ids that hold the
+moves, and per sample: the position (obs-code-v3, docs/data.md) decodes to
+132 planes of 60 floats, the legal actions are ascending ids that hold the
 action taken, the policy has one probability per legal action and sums to
 1, the value is absent or in [-1, 1], and the outcome agrees with the
 game's result.
@@ -72,9 +72,9 @@ TERMINATIONS = {"flag_captured", "no_movable_pieces", "no_legal_move", "quiet_pl
 
 
 def decode_position(data: bytes) -> list:
-    """obs-code-v2 (docs/data.md) -> the 110 observation planes, 60 floats each."""
-    assert len(data) == 189, f"a position of {len(data)} bytes"
-    planes = [[0.0] * 60 for _ in range(110)]
+    """obs-code-v3 (docs/data.md) -> the 132 observation planes, 60 floats each."""
+    assert len(data) == 195, f"a position of {len(data)} bytes"
+    planes = [[0.0] * 60 for _ in range(132)]
     for node in range(60):
         (code,) = struct.unpack_from("<H", data, 2 * node)
         cls, kinds = code >> 12, code & 0xFFF
@@ -108,6 +108,23 @@ def decode_position(data: bytes) -> list:
     seen = data[188]
     assert seen <= 2, f"seen {seen} times"
     planes[108], planes[109] = [float(seen >= 1)] * 60, [float(seen >= 2)] * 60
+    # The rule options with state, flags sharing a node with a piece, the mountains' pieces.
+    options = data[194]
+    assert options >> 4 == 0, "unused option bits"
+    for b in range(4):
+        planes[110 + b] = [float(options >> b & 1)] * 60
+    assert data[191] >> 2 == 0, "unused carried bits"
+    for i in range(2):
+        node, carried = data[189 + i], data[191] >> i & 1
+        assert node == 0xFF and not carried or node < 60, f"flag {i} shares node {node}"
+        if node != 0xFF:
+            planes[114 + 2 * i + (1 - carried)][node] = 1.0
+        held = data[192 + i]
+        if held:
+            assert held & 0x80 and held & 0x60 == 0 and held & 0x0F < 12, f"mountain byte {held:#x}"
+            for side in ((25, 26, 30, 31), (28, 29, 33, 34))[i]:
+                planes[119 if held & 0x10 else 118][side] = 1.0
+                planes[120 + (held & 0x0F)][side] = 1.0
     return planes
 
 
@@ -249,8 +266,8 @@ def main(run_dir: pathlib.Path) -> None:
         return main_siguo(run_dir, run)
     config = run["config"]
     channels = config["observation"]["channels"]
-    check(config["observation"]["encoding"] == "obs-code-v2", "unknown position encoding")
-    check(channels == 110, f"{channels} planes")
+    check(config["observation"]["encoding"] == "obs-code-v3", "unknown position encoding")
+    check(channels == 132, f"{channels} planes")
 
     for sub in ("games", "samples"):
         for f in sorted((run_dir / sub).glob("shard-*.parquet")):
@@ -258,7 +275,7 @@ def main(run_dir: pathlib.Path) -> None:
             check(json.loads(meta[b"junqi.config"]) == config, f"{f}: config differs from run.json")
             check(int(meta[b"junqi.seed"]) == run["seed"], f"{f}: seed differs")
             check(meta[b"junqi.samples_schema"] == b"3", f"{f}: samples schema version")
-            check(meta[b"junqi.obs_encoding"] == b"obs-code-v2", f"{f}: position encoding")
+            check(meta[b"junqi.obs_encoding"] == b"obs-code-v3", f"{f}: position encoding")
 
     games = ds.dataset(run_dir / "games", format="parquet").to_table()
     samples = ds.dataset(run_dir / "samples", format="parquet").to_table()
