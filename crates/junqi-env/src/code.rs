@@ -135,17 +135,7 @@ impl ObsCode {
             b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
         }
         b[SEEN_AT] = seen_count(info);
-        let state = RuleState::of(info);
-        for (i, flag) in state.flags.iter().enumerate() {
-            b[FLAGS_WITH_PIECE_AT + i] = flag.map_or(NO_NODE, |(node, _)| node as u8);
-            b[CARRIED_AT] |= (flag.is_some_and(|(_, carried)| carried) as u8) << i;
-        }
-        for (i, piece) in state.mountains.iter().enumerate() {
-            b[MOUNTAINS_AT + i] = piece.map_or(0, |(enemy, kind)| {
-                MOUNTAIN_HELD | if enemy { MOUNTAIN_ENEMY_PIECE } else { 0 } | kind.index() as u8
-            });
-        }
-        b[OPTIONS_AT] = state.options;
+        put_rule_state(&mut b, &RuleState::of(info));
         ObsCode(b)
     }
 
@@ -159,11 +149,10 @@ impl ObsCode {
             CODE_BYTES => array.copy_from_slice(bytes),
             n @ (V2_CODE_BYTES | V1_CODE_BYTES) => {
                 array[..n].copy_from_slice(bytes);
-                array[n..].fill(0);
                 if n == V1_CODE_BYTES {
                     array[HISTORY_AT..SEEN_AT].fill(NO_NODE);
                 }
-                array[FLAGS_WITH_PIECE_AT..CARRIED_AT].fill(NO_NODE);
+                put_rule_state(&mut array, &RuleState::default());
             }
             n => {
                 return Err(CodeError(format!(
@@ -410,23 +399,24 @@ impl ObsCode {
             b[HISTORY_AT + 2 * i + 1] = to.map_or(NO_NODE, |f| f as u8);
         }
         b[SEEN_AT] = (at(SEEN_BEFORE, 0) == 1.0) as u8 + (at(SEEN_TWICE, 0) == 1.0) as u8;
-        for i in 0..2 {
+        let flag = |i: usize| {
             let carried = first_one(FLAG_WITH_PIECE + 2 * i);
-            let node = carried.or(first_one(FLAG_WITH_PIECE + 2 * i + 1));
-            b[FLAGS_WITH_PIECE_AT + i] = node.map_or(NO_NODE, |f| f as u8);
-            b[CARRIED_AT] |= (carried.is_some() as u8) << i;
-        }
-        for (i, side) in MOUNTAIN_SIDES.iter().enumerate() {
+            carried.or(first_one(FLAG_WITH_PIECE + 2 * i + 1)).map(|node| (node, carried.is_some()))
+        };
+        let mountain = |side: u64| {
             // Any side node of the mountain tells its piece.
             let f = side.trailing_zeros() as usize;
-            let kind = (0..KINDS).find(|&k| at(MOUNTAIN_KIND + k, f) != 0.0);
             let enemy = at(MOUNTAIN_ENEMY, f) != 0.0;
-            if let Some(k) = kind.filter(|_| enemy || at(MOUNTAIN_OWN, f) != 0.0) {
-                b[MOUNTAINS_AT + i] = MOUNTAIN_HELD | if enemy { MOUNTAIN_ENEMY_PIECE } else { 0 } | k as u8;
-            }
-        }
-        b[OPTIONS_AT] =
-            (0..V3_OPTION_PLANES).filter(|&i| at(OPT_FLAG_CARRY + i, 0) == 1.0).fold(0u8, |s, i| s | 1 << i);
+            let kind = (0..KINDS).find(|&k| at(MOUNTAIN_KIND + k, f) != 0.0);
+            kind.filter(|_| enemy || at(MOUNTAIN_OWN, f) != 0.0).map(|k| (enemy, Kind::ALL[k]))
+        };
+        let options = (0..V3_OPTION_PLANES).filter(|&i| at(OPT_FLAG_CARRY + i, 0) == 1.0).fold(0u8, |s, i| s | 1 << i);
+        let state = RuleState {
+            options,
+            flags: [flag(0), flag(1)],
+            mountains: [mountain(MOUNTAIN_SIDES[0]), mountain(MOUNTAIN_SIDES[1])],
+        };
+        put_rule_state(&mut b, &state);
         let code = ObsCode(b);
         code.check()?;
         let back = code.planes();
@@ -453,6 +443,22 @@ impl ObsCode {
         }
         (h.rotate_left(5) ^ tail).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
     }
+}
+
+/// Write `state` into bytes 189–194 of a code (the inverse of
+/// [`ObsCode::rule_state`]).
+fn put_rule_state(b: &mut [u8; CODE_BYTES], state: &RuleState) {
+    b[CARRIED_AT] = 0;
+    for (i, flag) in state.flags.iter().enumerate() {
+        b[FLAGS_WITH_PIECE_AT + i] = flag.map_or(NO_NODE, |(node, _)| node as u8);
+        b[CARRIED_AT] |= (flag.is_some_and(|(_, carried)| carried) as u8) << i;
+    }
+    for (i, piece) in state.mountains.iter().enumerate() {
+        b[MOUNTAINS_AT + i] = piece.map_or(0, |(enemy, kind)| {
+            MOUNTAIN_HELD | if enemy { MOUNTAIN_ENEMY_PIECE } else { 0 } | kind.index() as u8
+        });
+    }
+    b[OPTIONS_AT] = state.options;
 }
 
 /// The mode a code was made in (from its one-hot mode flags).
