@@ -162,6 +162,19 @@ impl SiguoCode {
             .map(|(j, &v)| (Node::new(j).expect("a node"), (v >> 12) as usize - 1, v & KIND_BITS))
     }
 
+    /// How far the quiet-move counter has run towards its draw (§10.9):
+    /// `quiet / no_progress_plies`, at most 1 (plane `PLANE_QUIET`).
+    pub fn quiet_fraction(&self) -> f32 {
+        (self.quiet as f32 / self.no_progress_plies.max(1) as f32).min(1.0)
+    }
+
+    /// The relative army of the piece on relative node `node` (`None` when
+    /// it is empty or past the board). Relative armies 1 and 3 are the
+    /// seat's enemies, 2 its ally.
+    pub fn army_at(&self, node: usize) -> Option<usize> {
+        self.nodes.get(node).filter(|&&v| v != 0).map(|&v| (v >> 12) as usize - 1)
+    }
+
     /// The observation planes ([`crate::observation::encode`]'s, exactly) into
     /// `out` (length [`OBS_LEN`]; overwritten).
     pub fn planes_into(&self, out: &mut [f32]) -> Result<(), BufferLength> {
@@ -199,7 +212,7 @@ impl SiguoCode {
         for r in (0..4).filter(|r| self.ended & (1 << r) != 0) {
             fill(PLANE_ENDED + r, 1.0);
         }
-        fill(PLANE_QUIET, (self.quiet as f32 / self.no_progress_plies as f32).min(1.0));
+        fill(PLANE_QUIET, self.quiet_fraction());
         fill(PLANE_PLY, (self.ply as f32 / self.max_plies as f32).min(1.0));
         for i in (0..8).filter(|i| self.rule_flags & (1 << i) != 0) {
             fill(PLANE_RULES + i, 1.0);

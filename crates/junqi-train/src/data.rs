@@ -271,6 +271,25 @@ impl PositionCode {
         }
     }
 
+    /// How far the quiet-move counter has run towards its draw, in [0, 1].
+    fn quiet_fraction(&self) -> f32 {
+        match self {
+            PositionCode::TwoPlayer(code) => code.quiet_fraction().clamp(0.0, 1.0),
+            PositionCode::Siguo(code) => code.quiet_fraction(),
+        }
+    }
+
+    /// Whether action `a` makes progress: it resets the quiet-move counter
+    /// when played. Two players: a flip, or an attack on a known enemy
+    /// piece. Four players (§10.9): an attack on an enemy army's piece (a
+    /// fight removes a piece, save a 司令 stopped at a mine).
+    fn is_progress(&self, a: usize) -> bool {
+        match self {
+            PositionCode::TwoPlayer(code) => is_progress(code, a),
+            PositionCode::Siguo(code) => code.army_at(a % junqi_siguo::board::NODES).is_some_and(|r| r % 2 == 1),
+        }
+    }
+
     /// Write the observation planes into `out` (the game's planes × cells).
     fn write_planes(&self, out: &mut [f32]) {
         match self {
@@ -393,10 +412,9 @@ impl Example {
         })
     }
 
-    /// The two-player position's quiet-move counter as a fraction of its
-    /// draw (0 for a four-player position).
+    /// The position's quiet-move counter as a fraction of its draw.
     fn quiet_fraction(&self) -> f32 {
-        self.position.two_player().map_or(0.0, |code| code.quiet_fraction().clamp(0.0, 1.0))
+        self.position.quiet_fraction()
     }
 
     /// Make the value target (1 − `share`) · the outcome + `share` · the
@@ -434,20 +452,21 @@ impl Example {
         self.value_target = Some([(1.0 - q) * win, draw + moved, (1.0 - q) * loss]);
     }
 
-    /// Multiply the policy target of every progress action (a flip, or an
-    /// attack on a known enemy piece: both reset the quiet-move counter
-    /// when they happen) by 1 + `boost` · q, q being the position's
+    /// Multiply the policy target of every progress action (two players: a
+    /// flip, or an attack on a known enemy piece; four players: an attack
+    /// on an enemy piece; all reset the quiet-move counter when they
+    /// happen) by 1 + `boost` · q, q being the position's
     /// `quiet_fraction`, and renormalise (see
     /// [`crate::DataConfig::policy_target_progress`]). Actions the search
     /// gave nothing keep nothing.
     pub fn boost_progress(&mut self, boost: f64) {
         let factor = 1.0 + boost as f32 * self.quiet_fraction();
-        let Some(code) = self.position.two_player().filter(|_| factor > 1.0).copied() else {
+        if factor <= 1.0 {
             return;
-        };
+        }
         let mut sum = 0.0f32;
         for (p, &a) in self.policy.iter_mut().zip(&self.legal) {
-            if is_progress(&code, a as usize) {
+            if self.position.is_progress(a as usize) {
                 *p *= factor;
             }
             sum += *p;
@@ -1020,6 +1039,57 @@ mod tests {
         let mut fresh = Example { position: PositionCode::TwoPlayer(position_with_quiet(0)), ..off.clone() };
         fresh.boost_progress(2.0);
         assert_eq!(fresh.policy, kept);
+    }
+
+    /// Four players: what the code calls progress is, move by move, an
+    /// attack (every occupied node a legal move reaches holds an enemy
+    /// piece), along random 四国暗棋 games; the quiet fraction is the
+    /// position's counter over 70; the value and policy targets move with it.
+    #[test]
+    fn four_player_targets_read_the_four_player_counter() {
+        use junqi_siguo::{observation::action_index, MoveList, Position, Rules, SiguoInfoSet};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+        let (mut attacks, mut quiet_moves, mut tried) = (0, 0, 0);
+        let mut moves = MoveList::new();
+        for deal in 0..3 {
+            let mut pos = Position::new_game(Rules::preset(junqi_siguo::Mode::Anqi), deal);
+            while pos.outcome().is_none() {
+                let seat = pos.turn();
+                let code = SiguoCode::of(&SiguoInfoSet::new(&pos, seat));
+                let position = PositionCode::Siguo(Box::new(code));
+                assert_eq!(position.quiet_fraction(), (pos.quiet() as f32 / 70.0).min(1.0));
+                pos.legal_moves(&mut moves);
+                let mut legal: Vec<(u16, bool)> =
+                    moves.iter().map(|&m| (action_index(seat, m) as u16, pos.piece_at(m.to).is_some())).collect();
+                legal.sort();
+                for &(a, attack) in &legal {
+                    assert_eq!(position.is_progress(a as usize), attack, "action {a} of {pos}");
+                    (attacks, quiet_moves) = (attacks + attack as u32, quiet_moves + !attack as u32);
+                }
+                // Where both kinds stand and the counter has run: boost 1 at
+                // q doubles the attacks' shares against the others'.
+                let q = position.quiet_fraction();
+                if q > 0.0 && legal.iter().any(|l| l.1) && legal.iter().any(|l| !l.1) {
+                    let n = legal.len() as f32;
+                    let mut e = Example {
+                        position: position.clone(),
+                        outcome: 1,
+                        ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>())
+                    };
+                    e.boost_progress(1.0);
+                    let attack = legal.iter().position(|l| l.1).unwrap();
+                    let other = legal.iter().position(|l| !l.1).unwrap();
+                    assert!((e.policy[attack] / e.policy[other] - (1.0 + q)).abs() < 1e-4, "{q}");
+                    assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                    e.discount_quiet(1.0);
+                    assert_eq!(e.value_target, Some([1.0 - q, q, 0.0]));
+                    tried += 1;
+                }
+                let mv = moves.iter().copied().nth(rng.random_range(0..moves.len())).unwrap();
+                pos.play_unchecked(mv);
+            }
+        }
+        assert!(attacks > 100 && quiet_moves > 1000 && tried > 50, "{attacks} {quiet_moves} {tried}");
     }
 
     /// The move back along the seat's own last move loses its share of the

@@ -255,8 +255,10 @@ pub fn train_window(
 /// An error naming the setting unless `config` can train on samples of
 /// `kind`. Four-player samples need a `[model]` of the four-player
 /// observation's 74 planes, and store neither a search value nor the
-/// two-player codes' quiet-move counter and history, so the value and
-/// policy target settings built on those must stay 0. Their belief head
+/// seat's move history, so `value_target_search` and
+/// `policy_target_return` must stay 0 (the quiet-move targets,
+/// `value_target_quiet` and `policy_target_progress`, read the four-player
+/// code's own counter). Their belief head
 /// trains on the true kinds `junqi-siguo-samples/2` stores (`/1` shards
 /// hold none: the belief loss is 0 on them).
 pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
@@ -268,9 +270,7 @@ pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
     let d = &config.data;
     let two_player_only = [
         ("value_target_search", d.value_target_search, "store no search value"),
-        ("value_target_quiet", d.value_target_quiet, "have no two-player quiet-move counter"),
-        ("policy_target_progress", d.policy_target_progress, "have no two-player quiet-move counter"),
-        ("policy_target_return", d.policy_target_return, "have no two-player move history"),
+        ("policy_target_return", d.policy_target_return, "store no move history"),
     ];
     if let Some((key, value, why)) = two_player_only.iter().find(|t| t.1 != 0.0) {
         return Err(TrainError::Config(format!("data.{key} = {value}: {what} {why}; set it to 0")));

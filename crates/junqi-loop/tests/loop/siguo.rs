@@ -218,6 +218,7 @@ fn a_four_player_loop_refuses_what_it_would_ignore() {
     refused(&|c| c.selfplay.games = 5, "must be even");
     refused(&|c| c.selfplay.considered = 1001, "considered 1 to 1000");
     refused(&|c| c.train.data.value_target_search = 0.5, "data.value_target_search");
+    refused(&|c| c.train.data.policy_target_return = 1.0, "data.policy_target_return");
     // A run directory the four-player bot specs cannot name.
     for name in ["siguo,comma", "siguo|bar", "siguo\"quote"] {
         let out = temp_dir(name);

@@ -108,11 +108,12 @@ fn a_tiny_four_player_net_learns_to_beat_random() {
 }
 
 /// A four-player run refuses, by name: a model of other planes, the
-/// two-player-only targets (no search value is stored), a two-player
-/// `init`, two-player checkpoints to resume from, and a dataset mixing
-/// two- and four-player shards. A fresh four-player net as `init` is used,
-/// and a resumed run continues from its four-player checkpoint; the
-/// shipped `configs/train/siguo-small.toml` trains.
+/// two-player-only targets (no search value, no move history is stored), a
+/// two-player `init`, two-player checkpoints to resume from, and a dataset
+/// mixing two- and four-player shards. The quiet-move targets train; a
+/// fresh four-player net as `init` is used, and a resumed run continues
+/// from its four-player checkpoint; the shipped
+/// `configs/train/siguo-small.toml` trains.
 #[test]
 fn four_player_runs_refuse_what_they_cannot_use() {
     let dir = temp_dir("siguo-refusals");
@@ -136,6 +137,14 @@ fn four_player_runs_refuse_what_they_cannot_use() {
     search.data.value_target_search = 0.5;
     let err = run(&search, "search").unwrap_err();
     assert!(err.contains("data.value_target_search") && err.contains("no search value"), "{err}");
+    let mut back = ok.clone();
+    back.data.policy_target_return = 1.0;
+    let err = run(&back, "return").unwrap_err();
+    assert!(err.contains("data.policy_target_return") && err.contains("no move history"), "{err}");
+    // The quiet-move targets read the four-player counter: they train.
+    let mut quiet = ok.clone();
+    (quiet.data.value_target_quiet, quiet.data.policy_target_progress) = (1.0, 3.0);
+    assert_eq!(run(&quiet, "quiet"), Ok(3));
     // A two-player net as init; then a fresh four-player one.
     let two_net = dir.join("two.safetensors");
     junqi_train::Trainer::new(&two_player).unwrap().export(&two_net).unwrap();
