@@ -175,6 +175,23 @@ impl SiguoCode {
         self.nodes.get(node).filter(|&&v| v != 0).map(|&v| (v >> 12) as usize - 1)
     }
 
+    /// Whether playing action `action` (`from × 129 + to`, seat-relative)
+    /// surely resets the quiet-move counter (§10.9): an attack on an enemy
+    /// army's piece, since a fight removes a piece, save where the attacker
+    /// is a 司令 and the defender may be a mine while `commander_hits_mine`
+    /// is off (§10.7: the 司令 stops at the mine, nothing leaves). A quiet
+    /// move that happens to end an army also resets it; that is not
+    /// counted.
+    pub fn is_progress(&self, action: usize) -> bool {
+        let (from, to) = (action / NODES, action % NODES);
+        if !self.army_at(to).is_some_and(|r| r % 2 == 1) {
+            return false;
+        }
+        let bounces = self.rule_flags & (1 << 6) != 0; // !commander_hits_mine, plane 72
+        let kinds = |node: usize| self.nodes.get(node).map_or(0, |&v| v & KIND_BITS);
+        !(bounces && kinds(from) & Kind::Commander.bit() != 0 && kinds(to) & Kind::Mine.bit() != 0)
+    }
+
     /// The observation planes ([`crate::observation::encode`]'s, exactly) into
     /// `out` (length [`OBS_LEN`]; overwritten).
     pub fn planes_into(&self, out: &mut [f32]) -> Result<(), BufferLength> {

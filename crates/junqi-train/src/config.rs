@@ -210,8 +210,9 @@ pub struct DataConfig {
     /// is winning. 0 = off. Validation still scores the outcome.
     pub value_target_quiet: f64,
     /// Progress in the policy target: a factor b ≥ 0 multiplies the target
-    /// share of every flip and every attack on a known enemy piece by
-    /// 1 + b · q (q as for `value_target_quiet`), then renormalises. The
+    /// share of every flip and every attack on a known enemy piece (four
+    /// players: every attack on an enemy piece that cannot bounce off a
+    /// mine) by 1 + b · q (q as for `value_target_quiet`), then renormalises. The
     /// search's own weights decide which of them are any good (a share of
     /// 0 stays 0); the boost only tips near-ties towards progress as the
     /// quiet-move counter runs, where an argmax policy otherwise prefers

@@ -281,12 +281,12 @@ impl PositionCode {
 
     /// Whether action `a` makes progress: it resets the quiet-move counter
     /// when played. Two players: a flip, or an attack on a known enemy
-    /// piece. Four players (§10.9): an attack on an enemy army's piece (a
-    /// fight removes a piece, save a 司令 stopped at a mine).
+    /// piece. Four players: [`SiguoCode::is_progress`] (an attack on an
+    /// enemy army's piece that cannot bounce).
     fn is_progress(&self, a: usize) -> bool {
         match self {
             PositionCode::TwoPlayer(code) => is_progress(code, a),
-            PositionCode::Siguo(code) => code.army_at(a % junqi_siguo::board::NODES).is_some_and(|r| r % 2 == 1),
+            PositionCode::Siguo(code) => code.is_progress(a),
         }
     }
 
