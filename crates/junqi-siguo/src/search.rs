@@ -58,6 +58,13 @@
 //! for `sims` (at most [`GUMBEL_SCHEDULE`]: a search by time past it goes on
 //! giving the least visited survivor one more visit).
 //!
+//! Mixed leaves: `mix=λ` with an evaluator values each new leaf by
+//! `(1 − λ)·v + λ·r`, `v` the evaluator's value and `r` the rollout's (the
+//! leaf's world played on `rollout_plies` plies as above and valued by
+//! material), as AlphaGo mixed its value net with rollouts. The rollout
+//! plays the simulation's drawn world, whose kinds come from the seat's
+//! information set (and the belief), never the true position's.
+//!
 //! Worlds through a belief: with an evaluator that has one
 //! ([`SiguoEvaluator::belief`], a net with a belief head), each
 //! simulation's world is drawn by [`SiguoInfoSet::sample_world_believing`]
@@ -110,6 +117,11 @@ pub struct SearchConfig {
     /// ([`SiguoEvaluator::belief`]) when it has one; `false` (`belief=0`)
     /// draws them uniformly from the information set.
     pub belief: bool,
+    /// With an evaluator (`mix=λ`): each new leaf's value is
+    /// `(1 − λ)·evaluator + λ·rollout`, the rollout's [`team_a_value`] after
+    /// `rollout_plies` of the simulation's world (AlphaGo's mixing of a value
+    /// net and rollouts); 0, the default, values leaves by the evaluator alone.
+    pub mix: f64,
 }
 
 impl Default for SearchConfig {
@@ -122,6 +134,7 @@ impl Default for SearchConfig {
             movetime: None,
             gumbel: None,
             belief: true,
+            mix: 0.0,
         }
     }
 }
@@ -505,10 +518,12 @@ impl SearchBot {
                 }
             }
             // The evaluator's value, or a rollout, then the value of team A
-            // (an evaluator's search values ended games by their result).
-            let rollout_plies = if evaluator.is_some() { 0 } else { config.rollout_plies };
+            // (an evaluator's search values ended games by their result);
+            // with `mix`, an evaluated leaf's world is rolled out too.
+            let rolled = evaluator.is_none() || (leaf.is_some() && config.mix > 0.0);
+            let rollout_plies = if rolled { config.rollout_plies } else { 0 };
             let mut plies = 0;
-            while leaf.is_none() && world.outcome().is_none() && plies < rollout_plies {
+            while world.outcome().is_none() && plies < rollout_plies {
                 world.legal_moves(&mut list);
                 if list.is_empty() {
                     break;
@@ -517,7 +532,11 @@ impl SearchBot {
                 world.play_unchecked(mv);
                 plies += 1;
             }
-            let value = leaf.unwrap_or_else(|| team_a_value(&world));
+            let value = match leaf {
+                Some(v) if config.mix > 0.0 => (1.0 - config.mix) * v + config.mix * team_a_value(&world),
+                Some(v) => v,
+                None => team_a_value(&world),
+            };
             for &(n, e) in &path {
                 let edge = &mut nodes[n].edges[e];
                 edge.visits += 1;
@@ -620,6 +639,9 @@ impl SiguoBot for SearchBot {
                 if !self.config.belief {
                     spec.push_str(",belief=0");
                 }
+                if self.config.mix > 0.0 {
+                    spec.push_str(&format!(",mix={}", self.config.mix));
+                }
                 if let Some(e) = e {
                     spec.push_str(&format!(",eval={}", e.name()));
                 }
@@ -674,7 +696,8 @@ impl SiguoBot for SearchBot {
 /// [`TIMED_SIMS`] with `movetime` and no `sims`; `movetime` 1 to 3 600 000
 /// ms), `eval=SPEC` (a registered [`SiguoEvaluator`]: `net:FILE`, its
 /// file name without a comma) and with it `belief=0|1` (default 1: the
-/// worlds drawn through the evaluator's belief) and `search=puct|gumbel` (either
+/// worlds drawn through the evaluator's belief), `mix=λ` (0 to 1, default 0:
+/// each leaf valued `(1 − λ)·evaluator + λ·rollout`) and `search=puct|gumbel` (either
 /// refused without an evaluator; `gumbel`:
 /// `k` 1 to 1000, `gscale` 0 to 100); `None` for another spec, a one-line
 /// error for a bad one.
@@ -694,7 +717,7 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
         format!("bad four-player bot `{spec}`: {why} (expected mcts, mcts:N or mcts:sims=N,movetime=MS,search=gumbel,eval=net:FILE)")
     };
     let (mut sims, mut movetime, mut eval) = (None, None, None);
-    let (mut search, mut k, mut gscale, mut belief) = (None, None, None, None);
+    let (mut search, mut k, mut gscale, mut belief, mut mix) = (None, None, None, None, None);
     for (i, part) in keys.split(',').enumerate() {
         let part = part.trim();
         let (key, value) = match part.split_once('=') {
@@ -730,12 +753,16 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
                 "0" | "1" => belief = Some(value == "1"),
                 _ => return Err(bad(format!("belief `{value}`: expected 0 or 1"))),
             },
-            "sims" | "movetime" | "eval" | "search" | "k" | "gscale" | "belief" => {
+            "mix" if mix.is_none() => {
+                let m = value.parse::<f64>().ok().filter(|m| (0.0..=1.0).contains(m));
+                mix = Some(m.ok_or_else(|| bad(format!("mix `{value}`: expected 0 to 1")))?);
+            }
+            "sims" | "movetime" | "eval" | "search" | "k" | "gscale" | "belief" | "mix" => {
                 return Err(bad(format!("`{key}` given twice")))
             }
             other => {
                 return Err(bad(format!(
-                    "unknown key `{other}`; the keys are sims, movetime, eval, search, k, gscale and belief"
+                    "unknown key `{other}`; the keys are sims, movetime, eval, search, k, gscale, belief and mix"
                 )))
             }
         }
@@ -747,6 +774,9 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
     }
     if belief.is_some() && eval.is_none() {
         return Err(bad("belief=0|1 needs an evaluator (eval=net:FILE)".into()));
+    }
+    if mix.is_some() && eval.is_none() {
+        return Err(bad("mix needs an evaluator (eval=net:FILE): without one every leaf is a rollout's".into()));
     }
     if !gumbel && (k.is_some() || gscale.is_some()) {
         return Err(bad("k and gscale apply only with search=gumbel".into()));
@@ -760,7 +790,10 @@ fn parse_keys(spec: &str, keys: &str) -> Result<SearchBot, String> {
     let d = SearchConfig::default();
     let simulations = sims.unwrap_or(if movetime.is_some() { TIMED_SIMS } else { d.simulations });
     let belief = belief.unwrap_or(d.belief);
-    Ok(SearchBot { evaluator: eval, ..SearchBot::new(SearchConfig { simulations, movetime, gumbel, belief, ..d }) })
+    Ok(SearchBot {
+        evaluator: eval,
+        ..SearchBot::new(SearchConfig { simulations, movetime, gumbel, belief, mix: mix.unwrap_or(0.0), ..d })
+    })
 }
 
 #[cfg(test)]

@@ -234,6 +234,34 @@ fn guided_search_backs_the_team_value_up_through_four_seats() {
     assert!(chosen.iter().all(|m| m != "ec3-ec2"), "{chosen:?}");
 }
 
+/// `mix=λ` blends each leaf's rollout value into the evaluator's. In the
+/// four-seat position above, an evaluator that finds every position even
+/// tells the bomb from the 师长's capture by less than 0.05 (only the few
+/// ends of the game within reach differ) and does not bomb; mixed in whole (λ = 1, rollouts of 0 plies: the leaf's
+/// material, the `material` evaluator's value) the search bombs the 司令 as
+/// the material evaluator's does; half mixed, the values lie between.
+#[test]
+fn mixed_leaves_carry_the_rollout_value() {
+    let pieces: Vec<_> = LAST_FLAG.iter().copied().chain([("wb1", 3, 'F'), ("wc1", 3, 'L')]).collect();
+    let pos = table(&pieces, &[], 0);
+    let mixed = |mix: f64| {
+        let config = SearchConfig { simulations: 2000, rollout_plies: 0, mix, ..SearchConfig::default() };
+        SearchBot::with_evaluator(config, Box::new(Fake { value: even, flipped: false }))
+    };
+    let gaps = |values: &[(f64, f64)]| values.iter().map(|&(g, b)| g - b).collect::<Vec<f64>>();
+    let (chosen, values) = choices_of(mixed(0.0), &pos, "ec3-ec2", "sc6-sc5");
+    assert!(chosen.iter().all(|m| m != "ec3-ec2"), "{chosen:?}");
+    assert!(gaps(&values).iter().all(|g| g.abs() < 0.05), "{values:?}");
+    let (chosen, values) = choices_of(mixed(1.0), &pos, "ec3-ec2", "sc6-sc5");
+    assert!(chosen.iter().all(|m| m == "ec3-ec2"), "{chosen:?}");
+    assert!(values.iter().all(|&(g, b)| g > 0.55 && g - b > 0.2), "{values:?}");
+    let (chosen, half) = choices_of(mixed(0.5), &pos, "ec3-ec2", "sc6-sc5");
+    assert!(chosen.iter().all(|m| m == "ec3-ec2"), "{chosen:?}");
+    let (whole, half) = (gaps(&values), gaps(&half));
+    assert!(half.iter().zip(&whole).all(|(h, w)| *h > 0.05 && h < w), "{half:?} {whole:?}");
+    assert_eq!(mixed(0.5).name(), "mcts:sims=2000,mix=0.5,eval=fake");
+}
+
 /// A value that depends on everything the evaluator is handed: any
 /// difference in an information set changes it.
 fn hashed(info: &SiguoInfoSet) -> f64 {
@@ -312,6 +340,8 @@ fn eval_and_search_keys_parse() {
         ("mcts:sims=8,search=gumbel,eval=fake", "mcts:sims=8,search=gumbel,eval=fake"),
         ("mcts:eval=fake,search=gumbel,k=4,gscale=0,sims=9", "mcts:sims=9,search=gumbel,k=4,gscale=0,eval=fake"),
         ("mcts:sims=8,movetime=20,eval=fake", "mcts:sims=8,movetime=20,eval=fake"),
+        ("mcts:sims=8,eval=fake,mix=0.25", "mcts:sims=8,mix=0.25,eval=fake"),
+        ("mcts:sims=8,mix=0,eval=fake", "mcts:sims=8,eval=fake"),
     ] {
         let bot = bot_from_spec(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(bot.name(), name);
@@ -326,6 +356,9 @@ fn eval_and_search_keys_parse() {
         ("mcts:sims=8,search=gumbel,k=0,eval=fake", "k `0`"),
         ("mcts:sims=8,search=gumbel,gscale=-1,eval=fake", "gscale `-1`"),
         ("mcts:sims=8,eval=fake,eval=fake", "`eval` given twice"),
+        ("mcts:sims=8,mix=0.5", "mix needs an evaluator"),
+        ("mcts:sims=8,mix=1.5,eval=fake", "mix `1.5`"),
+        ("mcts:sims=8,mix=-0.1,eval=fake", "mix `-0.1`"),
     ] {
         let err = bot_from_spec(bad).err().unwrap_or_else(|| panic!("{bad} accepted"));
         assert!(err.contains(why) && err.contains(bad) && !err.contains('\n'), "{bad}: {err}");
