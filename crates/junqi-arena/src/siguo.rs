@@ -19,8 +19,8 @@ use junqi_selfplay::{
     game_seed, read_siguo_games_file, run_siguo, shard_files, team_members, SiguoConfig, SiguoGame, GAMES_DIR, RUN_FILE,
 };
 use junqi_siguo::{
-    build_agent, deploy_armies, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent, SiguoBot,
-    SiguoInfoSet, OPTION_NAMES,
+    build_agent, deploy_armies, setup::validate, Announcement, Army, Move, MoveList, Position, Rules, SiguoAgent,
+    SiguoBot, SiguoInfoSet, OPTION_NAMES,
 };
 use junqi_stats::{pair_estimates, Decision, Estimate, Penta, Sprt, SprtSummary};
 use serde::{Deserialize, Serialize};
@@ -208,26 +208,48 @@ pub fn play_agent_game(
             }
         });
     }
-    // A bot that deploys (a net's learned model) replaces its armies' part of the deal.
-    let start = deploy_armies(&Position::new_game(config.rules, seed), seed, |army, rules, rng| {
-        match &mut seats[army.index()] {
-            SeatPlayer::Bot(bot) => bot.deploy(army, rules, rng),
-            SeatPlayer::Agent(_) => None,
-        }
-    })
-    .map_err(|e| ArenaError::Config(format!("game {id}: {e}")))?;
-    let mut pos = start.clone();
-    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
-    let mut moves: Vec<Move> = Vec::new();
     let mut forfeit: Option<(Army, String)> = None;
     for army in Army::ALL {
         if let SeatPlayer::Agent(agent) = &mut seats[army.index()] {
             // Each agent draws its seed from the bots' random stream (as the
             // two-player engine client does): reproducible from the run's
             // seed, but no function of the deal's an engine could invert.
-            if let Err(why) = agent.start(&infos[army.index()], &mut rng) {
+            if let Err(why) = agent.start(&config.rules, army, &mut rng) {
                 forfeit = Some((army, why));
                 break;
+            }
+        }
+    }
+    // A bot or agent that deploys (a net's learned model, an engine that
+    // said `deploys siguo`) replaces its armies' part of the deal. An
+    // agent's failed or illegal deployment forfeits the game (its army keeps
+    // the deal's in the record); a built-in bot's is a bug, an error.
+    let start = deploy_armies(&Position::new_game(config.rules, seed), seed, |army, rules, rng| {
+        match &mut seats[army.index()] {
+            SeatPlayer::Bot(bot) => bot.deploy(army, rules, rng),
+            SeatPlayer::Agent(_) if forfeit.is_some() => None,
+            SeatPlayer::Agent(agent) => {
+                let checked = agent.deploy().and_then(|d| match d {
+                    Some(d) => {
+                        validate(army, &d, rules).map(|()| Some(d)).map_err(|e| format!("illegal deployment: {e}"))
+                    }
+                    None => Ok(None),
+                });
+                checked.unwrap_or_else(|why| {
+                    forfeit = Some((army, why));
+                    None
+                })
+            }
+        }
+    })
+    .map_err(|e| ArenaError::Config(format!("game {id}: {e}")))?;
+    let mut pos = start.clone();
+    let mut infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
+    let mut moves: Vec<Move> = Vec::new();
+    if forfeit.is_none() {
+        for (army, seat) in Army::ALL.iter().zip(seats.iter_mut()) {
+            if let SeatPlayer::Agent(agent) = seat {
+                agent.begin(&infos[army.index()]);
             }
         }
     }

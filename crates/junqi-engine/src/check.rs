@@ -203,6 +203,8 @@ pub(crate) struct Hello {
     plays: Vec<Plays>,
     /// Its `plays siguo …` lines, the words after `siguo`.
     pub(crate) siguo_plays: Vec<String>,
+    /// It said `deploys siguo`: it deploys its army in four-player games.
+    pub(crate) siguo_deploys: bool,
 }
 
 fn handshake(peer: &mut Peer) -> Result<Hello, String> {
@@ -222,7 +224,8 @@ fn handshake(peer: &mut Peer) -> Result<Hello, String> {
         .partition(|w| w.split_whitespace().next() == Some("siguo"));
     let plays = two.into_iter().map(Plays::parse).collect::<Result<_, _>>()?;
     let siguo_plays = siguo.iter().map(|w| w.trim()["siguo".len()..].trim().to_string()).collect();
-    Ok(Hello { protocol, plays, siguo_plays })
+    let siguo_deploys = hello.iter().any(|l| l.split_whitespace().eq(["deploys", "siguo"]));
+    Ok(Hello { protocol, plays, siguo_plays, siguo_deploys })
 }
 
 /// The `go` limits of the engine's `n`-th move: bare, then each kind the host sends.

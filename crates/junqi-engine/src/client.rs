@@ -103,6 +103,9 @@ pub(crate) struct EngineProcess {
     plays: Vec<Plays>,
     /// Its `plays siguo …` lines, the words after `siguo` (four-player rules).
     pub(crate) siguo_plays: Vec<String>,
+    /// Its handshake had `deploys siguo`: it deploys its own army in a
+    /// four-player game (the host sends `deploy` after `newgame`).
+    pub(crate) siguo_deploys: bool,
     traffic: Option<Traffic>,
 }
 
@@ -172,8 +175,16 @@ impl EngineProcess {
                 }
             }
         });
-        let mut process =
-            EngineProcess { child, stdin, lines, protocol: 1, plays: Vec::new(), siguo_plays: Vec::new(), traffic };
+        let mut process = EngineProcess {
+            child,
+            stdin,
+            lines,
+            protocol: 1,
+            plays: Vec::new(),
+            siguo_plays: Vec::new(),
+            siguo_deploys: false,
+            traffic,
+        };
         process.send(&Command::Junqi)?;
         // Starting may take longer than a move (a `junqi` binary loads
         // libtorch, an engine its net): the handshake gets at least 30 s.
@@ -194,6 +205,7 @@ impl EngineProcess {
             .filter(siguo)
             .map(|w| w.trim()["siguo".len()..].trim().to_string())
             .collect();
+        process.siguo_deploys = hello.iter().any(|l| l.split_whitespace().eq(["deploys", "siguo"]));
         for (name, value) in &config.options {
             process.send(&Command::SetOption { name: name.clone(), value: value.clone() })?;
         }
@@ -216,7 +228,7 @@ impl EngineProcess {
         Ok(())
     }
 
-    fn send(&mut self, command: &Command) -> Result<(), String> {
+    pub(crate) fn send(&mut self, command: &Command) -> Result<(), String> {
         self.send_line(&command.to_string())
     }
 
@@ -368,7 +380,7 @@ impl EngineBot {
     /// Check an `engine:` spec; the program starts on the bot's first move.
     pub fn new(spec: &BotSpec) -> Result<EngineBot, BotSpecError> {
         let config = engine_config(spec)?;
-        let (plays, siguo_plays) =
+        let (plays, siguo_plays, _) =
             probe(&config).map_err(|e| spec.bad("cmd", &format!("the engine does not start: {e}")))?;
         let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
         Ok(EngineBot {
@@ -560,26 +572,29 @@ const MAX_IDLE: usize = 256;
 
 /// Specs whose engine has started (and answered the handshake) in this
 /// process, with the rules each plays.
-/// A started spec: its two-player `plays` lines and its four-player ones.
-type Started = (String, Vec<Plays>, Vec<String>);
+/// A started spec: its two-player `plays` lines, its four-player ones and
+/// whether it deploys in four-player games.
+type Started = (String, Vec<Plays>, Vec<String>, bool);
 static STARTED: std::sync::Mutex<Vec<Started>> = std::sync::Mutex::new(Vec::new());
 
 /// Start the engine of a spec once, so that a command that runs but is no
 /// engine (or rejects an `option.`) is refused before any game instead of
 /// forfeiting every one, and learn the rules it plays. The process then
 /// waits in the pool for the first game.
-/// Returns its two-player `plays` lines and its four-player ones.
-pub(crate) fn probe(config: &EngineConfig) -> Result<(Vec<Plays>, Vec<String>), String> {
+/// Returns its two-player `plays` lines, its four-player ones and whether
+/// it deploys in four-player games (`deploys siguo`).
+pub(crate) fn probe(config: &EngineConfig) -> Result<(Vec<Plays>, Vec<String>, bool), String> {
     let started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, plays, siguo)) = started.iter().find(|(s, _, _)| *s == config.spec) {
-        return Ok((plays.clone(), siguo.clone()));
+    if let Some((_, plays, siguo, deploys)) = started.iter().find(|(s, ..)| *s == config.spec) {
+        return Ok((plays.clone(), siguo.clone(), *deploys));
     }
     drop(started);
     let process = EngineProcess::start(config)?;
-    let (plays, siguo) = (process.plays.clone(), process.siguo_plays.clone());
+    let (plays, siguo, deploys) = (process.plays.clone(), process.siguo_plays.clone(), process.siguo_deploys);
     IDLE.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), process));
-    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push((config.spec.clone(), plays.clone(), siguo.clone()));
-    Ok((plays, siguo))
+    let entry = (config.spec.clone(), plays.clone(), siguo.clone(), deploys);
+    STARTED.lock().unwrap_or_else(|e| e.into_inner()).push(entry);
+    Ok((plays, siguo, deploys))
 }
 
 /// Keep a healthy process of `spec` for the next game.

@@ -19,6 +19,7 @@
 //! ([`decode_siguo_position`]), exactly the one the referee keeps (tested on
 //! every ply of random games), so the engine needs no memory between moves.
 
+use junqi_core::setup::Deployment;
 use junqi_core::Kind;
 use junqi_siguo::{
     Announcement, Army, EndCause, Move, MoveList, Node, Outcome, Piece, Position, Rules, Ruling, SiguoBot,
@@ -275,6 +276,50 @@ fn decode_event(text: &str) -> Result<Event, String> {
         }
     }
     Ok((mv, ruling, flags, ended))
+}
+
+// ---------------------------------------------------------------- deployments
+
+/// `<node><kind> …`: `army`'s deployment (written on Red's half, as
+/// [`junqi_siguo::setup::validate`] reads it) on the nodes of its own zone,
+/// in node order: `sa1F sb1M …` for army 0, `na1F …` for army 2.
+pub fn encode_siguo_deployment(army: Army, deployment: &Deployment) -> String {
+    let mut pieces: Vec<(Node, Kind)> = deployment
+        .pieces
+        .iter()
+        .map(|&(sq, kind)| (Node::in_zone(army, sq).expect("a deployment lies on Red's half"), kind))
+        .collect();
+    pieces.sort_by_key(|(node, _)| node.index());
+    pieces.iter().map(|(node, kind)| format!("{node}{}", kind.letter())).collect::<Vec<_>>().join(" ")
+}
+
+/// `army`'s deployment from the `<node><kind>` words of a `deployment`
+/// answer: nodes of its own zone, kind letters of rules.md §2 in either
+/// case; checked against the deployment rules of §10.5 under `rules`.
+pub fn decode_siguo_deployment(words: &[&str], army: Army, rules: &Rules) -> Result<Deployment, String> {
+    let mut pieces = Vec::with_capacity(words.len());
+    for word in words {
+        let bad = |why: &str| format!("deployment: `{word}` {why}");
+        let letter = word.chars().last().ok_or_else(|| bad("is empty"))?;
+        let kind = Kind::from_letter(letter).ok_or_else(|| bad("does not end with a kind letter"))?;
+        let node: Node = word[..word.len() - letter.len_utf8()]
+            .parse()
+            .map_err(|_| bad(&format!("is not <node><kind> (a node of {army}'s zone, like {}a1F)", army.letter())))?;
+        let square = node.square().filter(|_| node.zone() == Some(army));
+        let square = square.ok_or_else(|| bad(&format!("is not on {army}'s zone")))?;
+        pieces.push((square, kind));
+    }
+    let deployment = Deployment { colour: junqi_core::piece::Colour::Red, pieces };
+    junqi_siguo::setup::validate(army, &deployment, rules).map_err(|e| format!("deployment: {e}"))?;
+    Ok(deployment)
+}
+
+/// Whether `bot` deploys its own armies ([`SiguoBot::deploy`]: a net with
+/// a learned deployment model, or the search guided by one): asked once,
+/// for army 0 under the 四国暗棋 preset, from a throwaway stream.
+pub fn bot_deploys(bot: &mut dyn SiguoBot) -> bool {
+    let rules = Rules::preset(junqi_siguo::Mode::Anqi);
+    bot.deploy(Army::ALL[0], &rules, &mut junqi_core::rng_from_seed(0)).is_some()
 }
 
 // ---------------------------------------------------------------- knowledge
@@ -544,16 +589,22 @@ impl Engine {
     fn answer(&mut self, command: crate::grammar::Command) -> Result<Vec<String>, String> {
         use crate::grammar::Command;
         match command {
-            Command::Junqi => Ok(vec![
-                format!("id name junqi {}", self.spec),
-                "id author the junqi project".into(),
-                format!("id protocol {}", crate::PROTOCOL_VERSION),
-                "option name spec type string".into(),
-                "plays siguo anqi".into(),
-                "plays siguo shuangming".into(),
-                "plays siguo quanming".into(),
-                "junqiok".into(),
-            ]),
+            Command::Junqi => {
+                let mut hello = vec![
+                    format!("id name junqi {}", self.spec),
+                    "id author the junqi project".into(),
+                    format!("id protocol {}", crate::PROTOCOL_VERSION),
+                    "option name spec type string".into(),
+                    "plays siguo anqi".into(),
+                    "plays siguo shuangming".into(),
+                    "plays siguo quanming".into(),
+                ];
+                if bot_deploys(self.bot.as_mut()) {
+                    hello.push("deploys siguo".into());
+                }
+                hello.push("junqiok".into());
+                Ok(hello)
+            }
             Command::IsReady => Ok(vec!["readyok".into()]),
             Command::SetOption { name, value } if name == "spec" => {
                 self.bot = build(&value)?;
@@ -564,7 +615,7 @@ impl Engine {
                 Err(format!("setoption: four-player bots have no option `{name}`; set `spec` (e.g. mcts:400)"))
             }
             Command::Go(limits) => self.go(limits),
-            Command::Deploy { .. } => Err("deploy: four-player armies are dealt from the game's seed".into()),
+            Command::Deploy { .. } => self.deploy(),
             Command::NewGame { .. } => Err(SIGUO_NEWGAME_USAGE.into()),
             Command::Position(_) | Command::Legal(_) => unreachable!("read above"),
             Command::Result { .. } | Command::Stop | Command::Quit => Ok(Vec::new()),
@@ -582,6 +633,23 @@ impl Engine {
             reader: PositionReader::default(),
         });
         Ok(())
+    }
+
+    /// `deploy`: the seat's army deployed by the bot's own model; a bot
+    /// without one (its handshake had no `deploys siguo`) keeps the deal's.
+    fn deploy(&mut self) -> Result<Vec<String>, String> {
+        let game = self.game.as_mut().ok_or("deploy before newgame")?;
+        if game.info.is_some() {
+            return Err("deploy: the game has begun (deploy comes after newgame, before the first position)".into());
+        }
+        let deployment = self.bot.deploy(game.seat, &game.rules, &mut game.rng).ok_or_else(|| {
+            format!("deploy: bot `{}` has no deployment of its own: its army keeps the deal's", self.spec)
+        })?;
+        let line = encode_siguo_deployment(game.seat, &deployment);
+        // Our own bots deploy legally; checked all the same, as the host will.
+        let words: Vec<&str> = line.split_whitespace().collect();
+        decode_siguo_deployment(&words, game.seat, &game.rules).map_err(|e| format!("deploy: the bot's {e}"))?;
+        Ok(vec![format!("deployment {line}")])
     }
 
     fn position(&mut self, text: &str) -> Result<(), String> {
@@ -751,6 +819,102 @@ mod tests {
                 assert_eq!(reader.read(line, &rules, seat), whole, "{mode}: {line}");
             }
         }
+    }
+
+    /// A deployment is written on its army's own zone and read back the
+    /// same for every army; a word off the zone, without a kind, or a
+    /// deployment that breaks §10.5 is refused with the reason.
+    #[test]
+    fn deployments_round_trip_on_the_army_s_zone() {
+        let rules = Rules::preset(Mode::Anqi);
+        let mut rng = junqi_core::rng_from_seed(3);
+        for army in Army::ALL {
+            let d = junqi_siguo::setup::random_deployment(&rules, &mut rng);
+            let line = encode_siguo_deployment(army, &d);
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(words.len(), 25);
+            assert!(words.iter().all(|w| w.starts_with(army.letter())), "{line}");
+            let back = decode_siguo_deployment(&words, army, &rules).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let sorted = |d: &Deployment| {
+                let mut p = d.pieces.clone();
+                p.sort();
+                p
+            };
+            assert_eq!(sorted(&back), sorted(&d));
+            let lower = line.to_lowercase();
+            let lower: Vec<&str> = lower.split_whitespace().collect();
+            assert!(decode_siguo_deployment(&lower, army, &rules).is_ok(), "kind letters in either case");
+            let other = Army::new((army.index() + 1) % 4).unwrap();
+            let err = decode_siguo_deployment(&words, other, &rules).unwrap_err();
+            assert!(err.contains("is not on") && err.contains(&words[0].to_string()), "{err}");
+        }
+        let army = Army::ALL[0];
+        let d = junqi_siguo::setup::random_deployment(&rules, &mut rng);
+        let line = encode_siguo_deployment(army, &d);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for (bad, why) in [
+            (words[..24].join(" "), "deployment: army 0 (s)"),
+            (line.replacen(&words[0][..3], "sz9", 1), "`sz9"),
+            (format!("{} sa1", words[1..].join(" ")), "does not end with a kind letter"),
+        ] {
+            let bad_words: Vec<&str> = bad.split_whitespace().collect();
+            let err = decode_siguo_deployment(&bad_words, army, &rules).unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+
+    /// A bot with its own deployment: `deploys siguo` in the handshake,
+    /// `deploy` after `newgame` answered with that deployment on the seat's
+    /// zone, and refused once the game has begun; a bot without one says
+    /// nothing of deploying and refuses `deploy`.
+    #[test]
+    fn a_bot_that_deploys_says_so_and_answers_deploy() {
+        fn fixed(rules: &Rules) -> Deployment {
+            junqi_siguo::setup::random_deployment(rules, &mut junqi_core::rng_from_seed(77))
+        }
+        struct FixedDeploy;
+        impl SiguoBot for FixedDeploy {
+            fn name(&self) -> String {
+                "fixed-deploy".into()
+            }
+            fn choose(&mut self, info: &SiguoInfoSet, _rng: &mut dyn rand::RngCore) -> Option<Move> {
+                let mut list = MoveList::new();
+                info.legal_moves(&mut list);
+                list.iter().next().copied()
+            }
+            fn deploy(&mut self, _: Army, rules: &Rules, _: &mut dyn rand::RngCore) -> Option<Deployment> {
+                Some(fixed(rules))
+            }
+        }
+        fn factory(spec: &str) -> Option<Result<Box<dyn SiguoBot>, String>> {
+            (spec == "fixed-deploy").then(|| Ok(Box::new(FixedDeploy) as Box<dyn SiguoBot>))
+        }
+        junqi_siguo::register_siguo_bot(factory);
+        let rules = Rules::preset(Mode::Anqi);
+        let seat = Army::new(2).unwrap();
+        let pos = Position::new_game(rules, 5);
+        let info = SiguoInfoSet::new(&pos, seat);
+        let position = SiguoRecord::new(&info).position(&info);
+        let session = |spec: &str| {
+            let newgame = newgame_line(&rules, seat, 1);
+            let input = format!("junqi\n{newgame}\ndeploy timeout 5000\nposition {position}\ndeploy\nquit\n");
+            let mut out = Vec::new();
+            serve_siguo(spec, input.as_bytes(), &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let out = session("fixed-deploy");
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines.iter().position(|l| *l == "junqiok").unwrap();
+        assert_eq!(lines[at - 1], "deploys siguo", "{out}");
+        let deployment = lines[at + 1].strip_prefix("deployment ").unwrap_or_else(|| panic!("{out}"));
+        assert_eq!(deployment, encode_siguo_deployment(seat, &fixed(&rules)));
+        assert!(deployment.split(' ').all(|w| w.starts_with('n')), "army 2's own nodes: {deployment}");
+        assert!(lines[at + 2].starts_with("error deploy: the game has begun"), "{out}");
+        let out = session("heuristic");
+        assert!(!out.contains("deploys siguo"), "{out}");
+        let refused: Vec<&str> = out.lines().filter(|l| l.starts_with("error deploy")).collect();
+        assert_eq!(refused.len(), 2, "{out}");
+        assert!(refused[0].contains("bot `heuristic` has no deployment of its own"), "{out}");
     }
 
     #[test]

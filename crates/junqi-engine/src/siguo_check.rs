@@ -7,15 +7,17 @@
 //! line of view, start view and events, `legal`, each kind of `go` with the
 //! host's `timeout`, `result` from the seat's team's side); a position late
 //! in a long game (a line of some kilobytes); then lines the engine must
-//! refuse with `error` and go on: `deploy` (four-player armies are dealt)
-//! and a `newgame` with seat 4.
+//! refuse with `error` and go on: `deploy` out of place (after a game's
+//! first position, or at all from an engine without `deploys siguo`) and a
+//! `newgame` with seat 4. An engine that said `deploys siguo` is sent
+//! `deploy` after each `newgame`, and its deployment must be legal.
 
 use crate::check::{limits, refused, Hello, Peer, Report, Suites, CHECK_DEAL_SEED, CHECK_SEED};
 use crate::grammar::{Command, GameResult};
-use crate::siguo::{newgame_line, SiguoRecord};
+use crate::siguo::{decode_siguo_deployment, newgame_line, SiguoRecord};
 use crate::siguo_client::check_siguo;
 use junqi_core::GameRng;
-use junqi_siguo::{Announcement, Army, Mode, Move, MoveList, Position, Rules, SiguoInfoSet};
+use junqi_siguo::{deploy_armies, Announcement, Army, Mode, Move, MoveList, Position, Rules, SiguoInfoSet};
 use rand::seq::IndexedRandom;
 
 /// The engine's moves in each game (then the game is cut short).
@@ -34,7 +36,10 @@ struct Table {
 
 impl Table {
     fn new(rules: Rules, deal: u64, seat: Army) -> Table {
-        let pos = Position::new_game(rules, deal);
+        Table::from_start(Position::new_game(rules, deal), seat)
+    }
+
+    fn from_start(pos: Position, seat: Army) -> Table {
         let infos: Vec<SiguoInfoSet> = Army::ALL.iter().map(|&a| SiguoInfoSet::new(&pos, a)).collect();
         let record = SiguoRecord::new(&infos[seat.index()]);
         Table { pos, infos, record, seat }
@@ -94,11 +99,14 @@ impl Table {
     }
 }
 
-/// A short game of `rules`, the engine playing `seat` against random moves.
+/// A short game of `rules`, the engine playing `seat` against random moves
+/// (its army deployed by itself when it said `deploys siguo`).
 fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Army) -> Result<(), String> {
     peer.silent_line(&newgame_line(&rules, seat, CHECK_SEED))?;
     let mut rng: GameRng = junqi_core::rng_from_seed(CHECK_SEED);
-    let mut table = Table::new(rules, CHECK_DEAL_SEED, seat);
+    let deal = Position::new_game(rules, CHECK_DEAL_SEED);
+    let start = if hello.siguo_deploys { deployed(peer, &deal, seat)? } else { deal };
+    let mut table = Table::from_start(start, seat);
     let mut moved = 0;
     while table.pos.outcome().is_none() && moved < PLIES {
         let mv = if table.pos.turn() == seat {
@@ -110,6 +118,17 @@ fn game(peer: &mut Peer, hello: &Hello, rules: Rules, seat: Army) -> Result<(), 
         table.play(mv)?;
     }
     table.result(peer)
+}
+
+/// `deploy` and the engine's `deployment` of `seat` (legal, on its zone),
+/// in place of the deal's.
+fn deployed(peer: &mut Peer, deal: &Position, seat: Army) -> Result<Position, String> {
+    peer.send(&Command::Deploy { timeout: Some(peer.timeout.as_millis() as u64) })?;
+    let line = peer.answer("deployment")?.pop().expect("ends with its keyword");
+    let words: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let own = decode_siguo_deployment(&words, seat, deal.rules()).map_err(|e| format!("`{line}`: {e}"))?;
+    let start = deploy_armies(deal, CHECK_DEAL_SEED, |army, _, _| (army == seat).then(|| own.clone()));
+    start.map_err(|e| format!("`{line}`: {e}"))
 }
 
 /// The longest of [`LONG_GAMES`] games of random moves, and the engine's
@@ -187,7 +206,12 @@ pub(crate) fn run(report: &mut Report, peer: &mut Peer, hello: &Hello, suites: S
     let still_ready = |peer: &mut Peer| peer.send(&Command::IsReady).and_then(|()| peer.answer("readyok").map(drop));
     let deploy_line = Command::Deploy { timeout: Some(peer.timeout.as_millis() as u64) }.to_string();
     let deploy = refused(peer, &deploy_line);
-    if !report.step("siguo: `deploy` is answered with `error`", deploy.and_then(|()| still_ready(peer))) {
+    let step = match hello.siguo_deploys {
+        // The late position's game has begun: a deployment is out of place.
+        true => "siguo: `deploy` after a game's first position is answered with `error`",
+        false => "siguo: `deploy` is answered with `error` (no `deploys siguo` line)",
+    };
+    if !report.step(step, deploy.and_then(|()| still_ready(peer))) {
         return false;
     }
     let seat4 = newgame_line(&rules, Army::ALL[0], CHECK_SEED).replace(" seat 0 ", " seat 4 ");

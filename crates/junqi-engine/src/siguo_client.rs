@@ -13,8 +13,9 @@
 
 use crate::client::{engine_config, probe, put_idle, take_idle, EngineConfig, EngineProcess};
 use crate::grammar::{Command, GameResult};
-use crate::siguo::{newgame_line, SiguoRecord};
+use crate::siguo::{decode_siguo_deployment, newgame_line, SiguoRecord};
 use junqi_bots::BotSpec;
+use junqi_core::setup::Deployment;
 use junqi_siguo::{Announcement, Army, Move, MoveList, Rules, SiguoAgent, SiguoInfoSet, Team, OPTION_NAMES};
 use rand::RngCore;
 use std::time::Duration;
@@ -64,8 +65,11 @@ pub struct SiguoEngine {
     config: EngineConfig,
     process: Option<EngineProcess>,
     record: Option<SiguoRecord>,
-    /// The army it plays in the game under way.
+    /// The army it plays in the game under way, and its rules.
     seat: Option<Army>,
+    rules: Option<Rules>,
+    /// Its handshake had `deploys siguo`: it is asked for its army's deployment.
+    deploys: bool,
     /// Time left on this game's clock (with `tc`).
     remaining: Duration,
 }
@@ -78,10 +82,10 @@ impl SiguoEngine {
         let mut config = engine_config(&parsed).map_err(|e| e.to_string())?;
         // The spec as given names the pool and the games' records.
         config.spec = spec.trim().to_string();
-        let (_, siguo) = probe(&config).map_err(|e| format!("the engine does not start: {e}"))?;
+        let (_, siguo, deploys) = probe(&config).map_err(|e| format!("the engine does not start: {e}"))?;
         check_siguo(&siguo, rules).map_err(|e| format!("bot `{spec}` cannot play these rules: {e}"))?;
         let remaining = config.clock.map_or(Duration::ZERO, |(base, _)| base);
-        Ok(SiguoEngine { config, process: None, record: None, seat: None, remaining })
+        Ok(SiguoEngine { config, process: None, record: None, seat: None, rules: None, deploys, remaining })
     }
 
     fn process(&mut self) -> Result<&mut EngineProcess, String> {
@@ -126,23 +130,54 @@ impl SiguoEngine {
         self.process = None;
         self.record = None;
         self.seat = None;
+        self.rules = None;
         reason
+    }
+
+    /// `deploy` (with the host's `timeout` to a version 3 engine) and the
+    /// `deployment` it answers, read on the seat's zone and checked.
+    fn try_deploy(&mut self) -> Result<Deployment, String> {
+        let (seat, rules) = match (self.seat, self.rules) {
+            (Some(seat), Some(rules)) => (seat, rules),
+            _ => return Err("asked for a deployment before the game started".into()),
+        };
+        let timeout = self.config.timeout;
+        let process = self.process()?;
+        process.drain()?;
+        let said = (process.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
+        process.send(&Command::Deploy { timeout: said })?;
+        let lines = process.answer("deployment", timeout)?;
+        let words: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
+        decode_siguo_deployment(&words, seat, &rules).map_err(|e| format!("bad {e}"))
     }
 }
 
 impl SiguoAgent for SiguoEngine {
-    fn start(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Result<(), String> {
+    fn start(&mut self, rules: &Rules, seat: Army, rng: &mut dyn RngCore) -> Result<(), String> {
         // As the two-player client: the seed from the bots' random stream,
         // nothing an engine could trace back to the deal.
         let seed = rng.next_u64();
         if let Some((base, _)) = self.config.clock {
             self.remaining = base;
         }
-        self.record = Some(SiguoRecord::new(info));
-        self.seat = Some(info.seat());
-        let line = newgame_line(info.rules(), info.seat(), seed);
+        self.record = None;
+        self.seat = Some(seat);
+        self.rules = Some(*rules);
+        let line = newgame_line(rules, seat, seed);
         let sent = self.process().and_then(|p| p.send_line(&line));
         sent.map_err(|e| self.fail(e))
+    }
+
+    /// Asked only of an engine that said `deploys siguo`.
+    fn deploy(&mut self) -> Result<Option<Deployment>, String> {
+        if !self.deploys {
+            return Ok(None);
+        }
+        self.try_deploy().map(Some).map_err(|e| self.fail(e))
+    }
+
+    fn begin(&mut self, info: &SiguoInfoSet) {
+        self.record = Some(SiguoRecord::new(info));
     }
 
     fn observe(&mut self, announcement: &Announcement) {

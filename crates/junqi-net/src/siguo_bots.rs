@@ -174,10 +174,20 @@ impl SiguoBot for SiguoNetPlayer {
 }
 
 impl SiguoAgent for SiguoNetPlayer {
-    fn start(&mut self, _info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Result<(), String> {
+    fn start(&mut self, _rules: &Rules, _seat: Army, rng: &mut dyn RngCore) -> Result<(), String> {
         self.rng = Some(junqi_core::rng_from_seed(rng.next_u64()));
         Ok(())
     }
+
+    /// By the file's learned deployment model, drawn from the agent's stream.
+    fn deploy(&mut self) -> Result<Option<Deployment>, String> {
+        let mut rng = self.rng.take().unwrap_or_else(|| junqi_core::rng_from_seed(0));
+        let deployment = self.net.deploy(&mut rng);
+        self.rng = Some(rng);
+        Ok(deployment)
+    }
+
+    fn begin(&mut self, _info: &SiguoInfoSet) {}
 
     fn observe(&mut self, _announcement: &junqi_siguo::Announcement) {}
 

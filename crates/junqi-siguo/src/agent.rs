@@ -6,10 +6,11 @@
 //! `sprt --siguo`) and the engine client both depend on this crate and not
 //! on each other.
 
-use crate::board::Team;
+use crate::board::{Army, Team};
 use crate::infoset::{Announcement, SiguoInfoSet};
 use crate::position::Move;
 use crate::rules::Rules;
+use junqi_core::setup::Deployment;
 use rand::RngCore;
 
 /// A four-player player that may fail: an external engine, one per army it
@@ -18,11 +19,20 @@ use rand::RngCore;
 /// seat's move; an error (a crash, a hang, an illegal or malformed move)
 /// forfeits the game for its army's team.
 pub trait SiguoAgent: Send {
-    /// A new game: `info` is what the seat knows at its start; the agent
+    /// A new game under `rules` with the agent's army `seat`; the agent
     /// draws the seed of its own random choices from `rng`, the game's
     /// stream of the bots' random choices (never from the deal's seed, which
     /// would give away every army's kinds).
-    fn start(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Result<(), String>;
+    fn start(&mut self, rules: &Rules, seat: Army, rng: &mut dyn RngCore) -> Result<(), String>;
+    /// The agent's own deployment of its army (on Red's half, as
+    /// [`crate::setup::validate`] reads it; the arena checks it), after
+    /// [`SiguoAgent::start`]; `Ok(None)`, the default, keeps the deal's. An
+    /// error forfeits the game for the army's team.
+    fn deploy(&mut self) -> Result<Option<Deployment>, String> {
+        Ok(None)
+    }
+    /// Every army has deployed: `info` is what the seat knows at the start.
+    fn begin(&mut self, info: &SiguoInfoSet);
     /// The referee's announcement of one move (any army's).
     fn observe(&mut self, announcement: &Announcement);
     /// The move of `info`'s seat, whose turn it is; the arena checks it is legal.

@@ -86,7 +86,7 @@ fn four_player_engines_pass_the_four_player_suite() {
         for step in [
             "fanqi as seat 1: skipped, it plays four-player (siguo) rules only",
             "siguo anqi: a position late in a long game",
-            "siguo: `deploy` is answered with `error`",
+            "siguo: `deploy` is answered with `error` (no `deploys siguo` line)",
             "siguo: `newgame … seat 4` is answered with `error`",
             "quit",
         ] {

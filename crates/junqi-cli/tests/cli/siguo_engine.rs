@@ -22,12 +22,22 @@ fn scratch(name: &str) -> PathBuf {
 /// then `on_go` for every `go`; each process appends every line it is sent
 /// to `<name>.<pid>.in` in `dir`.
 fn script(dir: &Path, name: &str, on_go: &str) -> String {
+    script_with(dir, name, on_go, None)
+}
+
+/// [`script`], with `deploys siguo` in its handshake and `on_deploy` for
+/// every `deploy` when `on_deploy` is given.
+fn script_with(dir: &Path, name: &str, on_go: &str, on_deploy: Option<&str>) -> String {
     let path = dir.join(name);
     let log = dir.join(format!("{name}.$$.in"));
+    let (deploys, deploy_case) = match on_deploy {
+        Some(answer) => ("echo 'deploys siguo'; ", format!("deploy*) {answer};;\n    ")),
+        None => ("", String::new()),
+    };
     let text = format!(
         "while read -r line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    \
-         junqi) echo 'id name fault'; echo 'id protocol 3'; echo 'plays siguo anqi'; echo junqiok;;\n    \
-         isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n",
+         junqi) echo 'id name fault'; echo 'id protocol 3'; echo 'plays siguo anqi'; {deploys}echo junqiok;;\n    \
+         isready) echo readyok;;\n    {deploy_case}go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n",
         log.display()
     );
     std::fs::write(&path, text).unwrap();
@@ -124,6 +134,63 @@ fn a_failing_siguo_engine_forfeits_and_the_match_goes_on() {
         }
         let expected = [("2", "result loss forfeit"), ("3", "result loss forfeit")];
         assert_eq!(told, expected.map(|(s, l)| (s.to_string(), l.to_string())), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An engine that said `deploys siguo` is sent `deploy` after `newgame`;
+/// a deployment that breaks §10.5, one off its zone, or an `error` loses
+/// the game before its first move, the engine's army keeping the deal's in
+/// the record; an engine that does not say it is never sent `deploy`.
+#[test]
+fn a_siguo_engine_that_deploys_badly_forfeits_before_the_first_move() {
+    let dir = scratch("deploy");
+    let random_move = "echo 'bestmove x'";
+    for (name, on_deploy) in [
+        ("short", "echo 'deployment sa1F'"),
+        ("off-zone", "echo 'deployment ea1F'"),
+        ("refuses", "echo 'error no deployment'"),
+    ] {
+        let out = dir.join(name);
+        let engine = script_with(&dir, &format!("{name}.sh"), random_move, Some(on_deploy));
+        let bots = format!("engine:cmd={engine},random");
+        let o = ok(junqi(&["arena", "--siguo", "--bots", &bots, "--games-per-pair", "2", "--out", path_str(&out)]));
+        assert!(stderr(&o).contains("forfeits"), "{name}: {}", stderr(&o));
+        let results = json(&out.join("results.json"));
+        assert_eq!(results["tally"]["losses"], 2, "{name}: {results}");
+        let games = games(&out);
+        for g in &games {
+            assert_eq!((g.plies, g.termination.as_str()), (0, "forfeit"), "{name}: game {}", g.game_id);
+            let rules = Rules::from_toml_str(&g.rules).unwrap();
+            assert_eq!(g.start, junqi_siguo::Position::new_game(rules, g.seed).to_string(), "{name}: the deal's");
+        }
+        let sent: String = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(&format!("{name}.sh.")))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert!(sent.contains("\ndeploy timeout "), "{name}: {sent}");
+    }
+    // An engine without `deploys siguo` is never sent `deploy`.
+    let out = dir.join("silent");
+    let engine = script_with(&dir, "silent.sh", "exit 3", None);
+    ok(junqi(&[
+        "arena",
+        "--siguo",
+        "--bots",
+        &format!("engine:cmd={engine},random"),
+        "--games-per-pair",
+        "2",
+        "--out",
+        path_str(&out),
+    ]));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_str().unwrap().starts_with("silent.sh.") {
+            let sent = std::fs::read_to_string(&path).unwrap();
+            assert!(sent.contains("newgame") && !sent.contains("deploy"), "{sent}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
