@@ -547,6 +547,8 @@ struct Engine {
     spec: String,
     bot: Box<dyn SiguoBot>,
     game: Option<Game>,
+    /// The handshake said `deploys siguo` (its bot then deployed by itself).
+    announced_deploys: bool,
 }
 
 struct Game {
@@ -599,7 +601,8 @@ impl Engine {
                     "plays siguo shuangming".into(),
                     "plays siguo quanming".into(),
                 ];
-                if bot_deploys(self.bot.as_mut()) {
+                self.announced_deploys = bot_deploys(self.bot.as_mut());
+                if self.announced_deploys {
                     hello.push("deploys siguo".into());
                 }
                 hello.push("junqiok".into());
@@ -635,16 +638,27 @@ impl Engine {
         Ok(())
     }
 
-    /// `deploy`: the seat's army deployed by the bot's own model; a bot
-    /// without one (its handshake had no `deploys siguo`) keeps the deal's.
+    /// `deploy`: the seat's army deployed by the bot's own model. A bot
+    /// without one refuses (its army keeps the deal's), unless the handshake
+    /// promised deployments for another bot (`setoption name spec` since):
+    /// then a uniformly random legal one, as a deal draws, so the host's
+    /// `deploy` never fails for it.
     fn deploy(&mut self) -> Result<Vec<String>, String> {
         let game = self.game.as_mut().ok_or("deploy before newgame")?;
         if game.info.is_some() {
             return Err("deploy: the game has begun (deploy comes after newgame, before the first position)".into());
         }
-        let deployment = self.bot.deploy(game.seat, &game.rules, &mut game.rng).ok_or_else(|| {
-            format!("deploy: bot `{}` has no deployment of its own: its army keeps the deal's", self.spec)
-        })?;
+        let own = self.bot.deploy(game.seat, &game.rules, &mut game.rng);
+        let deployment = match own {
+            Some(d) => d,
+            None if self.announced_deploys => junqi_siguo::setup::random_deployment(&game.rules, &mut game.rng),
+            None => {
+                return Err(format!(
+                    "deploy: bot `{}` has no deployment of its own: its army keeps the deal's",
+                    self.spec
+                ))
+            }
+        };
         let line = encode_siguo_deployment(game.seat, &deployment);
         // Our own bots deploy legally; checked all the same, as the host will.
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -700,7 +714,7 @@ impl Engine {
 /// heuristic, mcts:N) on `input`/`output` until `quit` or the end of the
 /// input; bad commands are answered with `error` lines.
 pub fn serve_siguo(spec: &str, input: impl BufRead, output: impl Write) -> Result<(), String> {
-    let mut engine = Engine { spec: spec.trim().to_string(), bot: build(spec)?, game: None };
+    let mut engine = Engine { spec: spec.trim().to_string(), bot: build(spec)?, game: None, announced_deploys: false };
     crate::server::serve_lines(SIGUO_MAX_LINE, input, output, |line, out| engine.handle(line, out))
 }
 
@@ -910,6 +924,16 @@ mod tests {
         assert_eq!(deployment, encode_siguo_deployment(seat, &fixed(&rules)));
         assert!(deployment.split(' ').all(|w| w.starts_with('n')), "army 2's own nodes: {deployment}");
         assert!(lines[at + 2].starts_with("error deploy: the game has begun"), "{out}");
+        // The handshake promised deployments; a bot set since without one deploys at random.
+        let newgame = newgame_line(&rules, seat, 1);
+        let input = format!("junqi\nsetoption name spec value heuristic\n{newgame}\ndeploy\nquit\n");
+        let mut out = Vec::new();
+        serve_siguo("fixed-deploy", input.as_bytes(), &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let line = out.lines().find_map(|l| l.strip_prefix("deployment ")).unwrap_or_else(|| panic!("{out}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(decode_siguo_deployment(&words, seat, &rules).is_ok(), "{out}");
+        assert_ne!(line, encode_siguo_deployment(seat, &fixed(&rules)), "not the fixed bot's");
         let out = session("heuristic");
         assert!(!out.contains("deploys siguo"), "{out}");
         let refused: Vec<&str> = out.lines().filter(|l| l.starts_with("error deploy")).collect();

@@ -179,7 +179,9 @@ impl SiguoAgent for SiguoNetPlayer {
         Ok(())
     }
 
-    /// By the file's learned deployment model, drawn from the agent's stream.
+    /// By the file's learned deployment model, drawn from the agent's own
+    /// stream (as a bot, [`SiguoBot::deploy`], it draws from the army's
+    /// deployment stream of the deal; the arena builds a net spec as a bot).
     fn deploy(&mut self) -> Result<Option<Deployment>, String> {
         let mut rng = self.rng.take().unwrap_or_else(|| junqi_core::rng_from_seed(0));
         let deployment = self.net.deploy(&mut rng);

@@ -146,16 +146,19 @@ fn a_failing_siguo_engine_forfeits_and_the_match_goes_on() {
 fn a_siguo_engine_that_deploys_badly_forfeits_before_the_first_move() {
     let dir = scratch("deploy");
     let random_move = "echo 'bestmove x'";
-    for (name, on_deploy) in [
-        ("short", "echo 'deployment sa1F'"),
-        ("off-zone", "echo 'deployment ea1F'"),
-        ("refuses", "echo 'error no deployment'"),
+    // Each fault is one for either seat of the engine (armies 0 and 2, then 1 and 3).
+    for (name, on_deploy, why) in [
+        ("empty", "echo 'deployment'", "bad deployment: army "),
+        ("off-zone", "echo 'deployment mF'", "`mF` is not on army "),
+        ("refuses", "echo 'error no deployment'", "error no deployment"),
     ] {
         let out = dir.join(name);
         let engine = script_with(&dir, &format!("{name}.sh"), random_move, Some(on_deploy));
         let bots = format!("engine:cmd={engine},random");
         let o = ok(junqi(&["arena", "--siguo", "--bots", &bots, "--games-per-pair", "2", "--out", path_str(&out)]));
-        assert!(stderr(&o).contains("forfeits"), "{name}: {}", stderr(&o));
+        let warnings: Vec<String> = stderr(&o).lines().filter(|l| l.contains("forfeits")).map(str::to_string).collect();
+        assert_eq!(warnings.len(), 2, "{name}: {warnings:?}");
+        assert!(warnings.iter().all(|w| w.contains(why)), "{name}: {warnings:?}");
         let results = json(&out.join("results.json"));
         assert_eq!(results["tally"]["losses"], 2, "{name}: {results}");
         let games = games(&out);
@@ -185,13 +188,16 @@ fn a_siguo_engine_that_deploys_badly_forfeits_before_the_first_move() {
         "--out",
         path_str(&out),
     ]));
+    let mut logs = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         if path.file_name().unwrap().to_str().unwrap().starts_with("silent.sh.") {
             let sent = std::fs::read_to_string(&path).unwrap();
-            assert!(sent.contains("newgame") && !sent.contains("deploy"), "{sent}");
+            logs += sent.contains("newgame") as usize;
+            assert!(!sent.contains("deploy"), "{sent}");
         }
     }
+    assert!(logs >= 2, "the engine played both games: {logs} logs with a newgame");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
