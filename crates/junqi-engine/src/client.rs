@@ -214,6 +214,16 @@ impl EngineProcess {
         Ok(process)
     }
 
+    /// `deploy` (its `timeout` told to a version 3 engine) and the
+    /// `deployment` line it answers, within `timeout`.
+    pub(crate) fn deploy(&mut self, timeout: Duration) -> Result<String, String> {
+        self.drain()?;
+        let said = (self.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
+        self.send(&Command::Deploy { timeout: said })?;
+        let lines = self.answer("deployment", timeout)?;
+        Ok(lines.last().expect("keyword line").clone())
+    }
+
     /// Drop output nobody asked for (lines an engine printed after its last
     /// answer), so that it cannot pass for the answer to the next request;
     /// an engine that is still flooding fails.
@@ -228,7 +238,7 @@ impl EngineProcess {
         Ok(())
     }
 
-    pub(crate) fn send(&mut self, command: &Command) -> Result<(), String> {
+    fn send(&mut self, command: &Command) -> Result<(), String> {
         self.send_line(&command.to_string())
     }
 
@@ -536,12 +546,8 @@ impl EngineBot {
         let seat = if colour == rules.first_player.colour() { Seat::First } else { Seat::Second };
         self.newgame(rules, seat, rng)?;
         let timeout = self.config.timeout;
-        let process = self.process()?;
-        process.drain()?;
-        let said = (process.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
-        process.send(&Command::Deploy { timeout: said })?;
-        let lines = process.answer("deployment", timeout)?;
-        let tokens: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
+        let line = self.process()?.deploy(timeout)?;
+        let tokens: Vec<&str> = line.split_whitespace().skip(1).collect();
         let d = decode_deployment(&tokens, colour).map_err(|e| format!("bad deployment: {e}"))?;
         self.deployed = Some(seat);
         self.last = None;

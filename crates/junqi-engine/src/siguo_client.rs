@@ -142,12 +142,8 @@ impl SiguoEngine {
             _ => return Err("asked for a deployment before the game started".into()),
         };
         let timeout = self.config.timeout;
-        let process = self.process()?;
-        process.drain()?;
-        let said = (process.protocol >= crate::TIMEOUT_VERSION).then_some(timeout.as_millis() as u64);
-        process.send(&Command::Deploy { timeout: said })?;
-        let lines = process.answer("deployment", timeout)?;
-        let words: Vec<&str> = lines.last().expect("keyword line").split_whitespace().skip(1).collect();
+        let line = self.process()?.deploy(timeout)?;
+        let words: Vec<&str> = line.split_whitespace().skip(1).collect();
         decode_siguo_deployment(&words, seat, &rules).map_err(|e| format!("bad {e}"))
     }
 }

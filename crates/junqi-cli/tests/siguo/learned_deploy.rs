@@ -63,6 +63,27 @@ fn deployments(run: &std::path::Path) -> Vec<(junqi_selfplay::SiguoGame, Vec<Arm
         .collect()
 }
 
+/// The run holds `games` games, none forfeited, in which every army of
+/// `bot` deployed by itself (not the deal's) and every other army kept the
+/// deal's; how many different deployments `bot`'s armies made.
+fn own_deployments(run: &std::path::Path, bot: &str, games: usize) -> usize {
+    let all = deployments(run);
+    assert_eq!(all.len(), games);
+    let mut own = std::collections::HashSet::new();
+    for (game, armies) in all {
+        assert_ne!(game.termination, "forfeit", "game {}", game.game_id);
+        for (army, key, dealt) in armies {
+            if game.bots[army.index()] == bot {
+                assert!(!dealt, "game {}: {bot} deploys {army} itself", game.game_id);
+                own.insert(key);
+            } else {
+                assert!(dealt, "game {}: {} keeps the deal's {army}", game.game_id, game.bots[army.index()]);
+            }
+        }
+    }
+    own.len()
+}
+
 #[test]
 fn a_net_with_a_deployment_model_deploys_by_it_and_train_fits_one() {
     let dir = scratch("learned-deploy");
@@ -74,20 +95,7 @@ fn a_net_with_a_deployment_model_deploys_by_it_and_train_fits_one() {
     let text = stdout(&junqi(&[&args[..], &["--set", "max_plies=30", "--out", run.to_str().unwrap()]].concat()));
     assert!(text.contains("played 6 four-player games"), "{text}");
 
-    let games = deployments(&run);
-    assert_eq!(games.len(), 6);
-    let mut learned = std::collections::HashSet::new();
-    for (game, armies) in games {
-        for (army, key, dealt) in armies {
-            if game.bots[army.index()] == net_bot {
-                assert!(!dealt, "game {}: the net deploys {army} itself", game.game_id);
-                learned.insert(key);
-            } else {
-                assert!(dealt, "game {}: random keeps the deal's {army}", game.game_id);
-            }
-        }
-    }
-    assert_eq!(learned.len(), 12, "two net armies in each of 6 games, all different");
+    assert_eq!(own_deployments(&run, &net_bot, 6), 12, "two net armies in each of 6 games, all different");
     let replayed = stdout(&junqi(&["replay", "--games", run.to_str().unwrap()]));
     assert!(replayed.contains("replayed 6 game(s): all match"), "{replayed}");
 
@@ -135,21 +143,7 @@ fn an_engine_deploys_by_its_net_behind_the_protocol() {
     let args =
         ["arena", "--siguo", "--bots", &bots, "--games-per-pair", "4", "--set", "max_plies=24", "--threads", "1"];
     stdout(&junqi(&[&args[..], &["--out", run.to_str().unwrap()]].concat()));
-    let games = deployments(&run);
-    assert_eq!(games.len(), 4);
-    let mut learned = std::collections::HashSet::new();
-    for (game, armies) in games {
-        assert_ne!(game.termination, "forfeit", "game {}", game.game_id);
-        for (army, key, dealt) in armies {
-            if game.bots[army.index()] == engine {
-                assert!(!dealt, "game {}: the engine deploys {army} itself", game.game_id);
-                learned.insert(key);
-            } else {
-                assert!(dealt, "game {}: random keeps the deal's {army}", game.game_id);
-            }
-        }
-    }
-    assert_eq!(learned.len(), 8, "two engine armies in each of 4 games, all different");
+    assert_eq!(own_deployments(&run, &engine, 4), 8, "two engine armies in each of 4 games, all different");
     let net_spec = format!("net:{}", net_path.display());
     let check = ["engine-check", "--", exe, "engine", "--siguo", "--bot", &net_spec];
     let out = std::process::Command::new(exe).args(check).output().unwrap();
