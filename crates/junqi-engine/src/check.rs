@@ -224,8 +224,7 @@ fn handshake(peer: &mut Peer) -> Result<Hello, String> {
         .partition(|w| w.split_whitespace().next() == Some("siguo"));
     let plays = two.into_iter().map(Plays::parse).collect::<Result<_, _>>()?;
     let siguo_plays = siguo.iter().map(|w| w.trim()["siguo".len()..].trim().to_string()).collect();
-    let siguo_deploys = hello.iter().any(|l| l.split_whitespace().eq(["deploys", "siguo"]));
-    Ok(Hello { protocol, plays, siguo_plays, siguo_deploys })
+    Ok(Hello { protocol, plays, siguo_plays, siguo_deploys: crate::siguo::says_deploys_siguo(&hello) })
 }
 
 /// The `go` limits of the engine's `n`-th move: bare, then each kind the host sends.

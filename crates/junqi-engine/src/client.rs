@@ -205,7 +205,7 @@ impl EngineProcess {
             .filter(siguo)
             .map(|w| w.trim()["siguo".len()..].trim().to_string())
             .collect();
-        process.siguo_deploys = hello.iter().any(|l| l.split_whitespace().eq(["deploys", "siguo"]));
+        process.siguo_deploys = crate::siguo::says_deploys_siguo(&hello);
         for (name, value) in &config.options {
             process.send(&Command::SetOption { name: name.clone(), value: value.clone() })?;
         }

@@ -314,10 +314,19 @@ pub fn decode_siguo_deployment(words: &[&str], army: Army, rules: &Rules) -> Res
     Ok(deployment)
 }
 
+/// The handshake line of an engine that deploys its own army in four-player games.
+pub(crate) const DEPLOYS_SIGUO: &str = "deploys siguo";
+
+/// Whether a handshake's lines say [`DEPLOYS_SIGUO`] (read alike by the
+/// host and by `engine-check`).
+pub(crate) fn says_deploys_siguo(hello: &[String]) -> bool {
+    hello.iter().any(|l| l.split_whitespace().eq(DEPLOYS_SIGUO.split(' ')))
+}
+
 /// Whether `bot` deploys its own armies ([`SiguoBot::deploy`]: a net with
 /// a learned deployment model, or the search guided by one): asked once,
 /// for army 0 under the 四国暗棋 preset, from a throwaway stream.
-pub fn bot_deploys(bot: &mut dyn SiguoBot) -> bool {
+fn bot_deploys(bot: &mut dyn SiguoBot) -> bool {
     let rules = Rules::preset(junqi_siguo::Mode::Anqi);
     bot.deploy(Army::ALL[0], &rules, &mut junqi_core::rng_from_seed(0)).is_some()
 }
@@ -603,7 +612,7 @@ impl Engine {
                 ];
                 self.announced_deploys = bot_deploys(self.bot.as_mut());
                 if self.announced_deploys {
-                    hello.push("deploys siguo".into());
+                    hello.push(DEPLOYS_SIGUO.into());
                 }
                 hello.push("junqiok".into());
                 Ok(hello)
@@ -659,11 +668,10 @@ impl Engine {
                 ))
             }
         };
-        let line = encode_siguo_deployment(game.seat, &deployment);
         // Our own bots deploy legally; checked all the same, as the host will.
-        let words: Vec<&str> = line.split_whitespace().collect();
-        decode_siguo_deployment(&words, game.seat, &game.rules).map_err(|e| format!("deploy: the bot's {e}"))?;
-        Ok(vec![format!("deployment {line}")])
+        junqi_siguo::setup::validate(game.seat, &deployment, &game.rules)
+            .map_err(|e| format!("deploy: the bot's deployment is illegal: {e}"))?;
+        Ok(vec![format!("deployment {}", encode_siguo_deployment(game.seat, &deployment))])
     }
 
     fn position(&mut self, text: &str) -> Result<(), String> {
