@@ -100,7 +100,9 @@ pub struct LadderConfig {
 /// at least two, none twice.
 pub fn parse_ladder(list: &str) -> Result<Vec<BotSpec>, ArenaError> {
     let mut bots: Vec<BotSpec> = Vec::new();
-    for spec in list.split(',').map(str::trim) {
+    // A rung's own parameters may hold commas (`mcts:sims=32,eval=net:default`).
+    for spec in junqi_bots::split_bot_list(list) {
+        let spec = spec.trim();
         if spec.is_empty() {
             return Err(ArenaError::Config(format!("--ladder {list}: an empty rung")));
         }
@@ -656,6 +658,15 @@ mod tests {
         assert!(err("random,greedy,random").contains("given twice"));
         assert!(err("random,,greedy").contains("empty rung"));
         assert_eq!(parse_ladder("random, greedy").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_rung_may_hold_commas_of_its_own() {
+        let bots = parse_ladder("random,mcts:sims=32,c=2,greedy").unwrap();
+        let names: Vec<String> = bots.iter().map(ToString::to_string).collect();
+        assert_eq!(names.len(), 2 + 1, "{names:?}");
+        assert!(names[1].starts_with("mcts:") && names[1].contains("sims=32") && names[1].contains("c=2"), "{names:?}");
+        assert_eq!(names[2], "greedy");
     }
 
     #[test]
