@@ -11,15 +11,20 @@
 #   2. the loop's best net in paired four-player arenas on a fresh seed
 #      (ARENA_SEED), ARENA_GAMES games each (OUT/arena-NET-*/results.md):
 #      its plain policy against `random` and `greedy`; its search
-#      (SEARCH_SIMS simulations, default 64) against `heuristic` and `mcts`;
+#      (SEARCH_SIMS simulations, default 64; SEARCH_K actions considered at
+#      the root, default 8; SEARCH_MIX, the rollout's share of a leaf's value,
+#      default 0) against `heuristic` and `mcts`;
 #      and mixed teams against two `heuristic`s on the same deals: the net's
 #      search allied with `heuristic`, once moving first of its team and once
 #      second (beside the search on both armies, above).
 # Usage: bash scripts/siguo-recipe.sh [OUT_DIR] [LOOP ARGS...]   (default runs/siguo-recipe)
 # Extra arguments go to `junqi loop`; resume with the same arguments (a loop
 # resumes only with its own config). Knobs (environment): ARENA_SEED (default
-# 4401), ARENA_GAMES (default 200), SEARCH_SIMS (64), JUNQI_BIN (default:
-# scripts/setup.sh, then build target/release/junqi). A smoke test of the
+# 4401), ARENA_GAMES (default 200), SEARCH_SIMS (64), SEARCH_K (8),
+# SEARCH_MIX (0), JUNQI_BIN (default: scripts/setup.sh, then build
+# target/release/junqi). BENCHMARKS.md's mixed-leaf search is SEARCH_SIMS=512
+# SEARCH_K=16 SEARCH_MIX=0.5 (about 0.3 s a move; its arenas take some
+# 30 minutes each on 2 cores, the defaults' a few). A smoke test of the
 # whole chain in a few minutes:
 #   ARENA_GAMES=4 SEARCH_SIMS=4 bash scripts/siguo-recipe.sh /tmp/siguo-recipe --generations 2 \
 #       --set bootstrap.games=20 --set bootstrap.steps=20 --set selfplay.games=4 --set selfplay.sims=4 \
@@ -35,7 +40,7 @@ step "1/2 the loop (configs/loop/siguo.toml)"
 net="$out/loop/$(recipe_best_net "$out/loop")"
 
 step "2/2 the arenas of $net"
-search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=8,gscale=0,eval=net:path=$net"
+search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=${SEARCH_K:-8},gscale=0,mix=${SEARCH_MIX:-0},eval=net:path=$net"
 # Each arena's folder names the net (a longer loop may have another best net).
 tag=$(basename "$net" .safetensors)
 # arena NAME TEAM_A TEAM_B: one paired four-player arena (its output in
