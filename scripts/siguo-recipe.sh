@@ -13,7 +13,7 @@
 #      its plain policy against `random` and `greedy`; its search
 #      (SEARCH_SIMS simulations, default 64; SEARCH_K actions considered at
 #      the root, default 8; SEARCH_MIX, the rollout's share of a leaf's value,
-#      default 0) against `heuristic` and `mcts`;
+#      unset by default: the net's value alone) against `heuristic` and `mcts`;
 #      and mixed teams against two `heuristic`s on the same deals: the net's
 #      search allied with `heuristic`, once moving first of its team and once
 #      second (beside the search on both armies, above).
@@ -21,7 +21,7 @@
 # Extra arguments go to `junqi loop`; resume with the same arguments (a loop
 # resumes only with its own config). Knobs (environment): ARENA_SEED (default
 # 4401), ARENA_GAMES (default 200), SEARCH_SIMS (64), SEARCH_K (8),
-# SEARCH_MIX (0), JUNQI_BIN (default: scripts/setup.sh, then build
+# SEARCH_MIX (unset), JUNQI_BIN (default: scripts/setup.sh, then build
 # target/release/junqi). BENCHMARKS.md's mixed-leaf search is SEARCH_SIMS=512
 # SEARCH_K=16 SEARCH_MIX=0.5 (about 0.3 s a move; its arenas take some
 # 30 minutes each on 2 cores, the defaults' a few). A smoke test of the
@@ -40,7 +40,8 @@ step "1/2 the loop (configs/loop/siguo.toml)"
 net="$out/loop/$(recipe_best_net "$out/loop")"
 
 step "2/2 the arenas of $net"
-search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=${SEARCH_K:-8},gscale=0,mix=${SEARCH_MIX:-0},eval=net:path=$net"
+# `mix` only when set, so the default search keeps the name of the committed reports.
+search="mcts:sims=${SEARCH_SIMS:-64},search=gumbel,k=${SEARCH_K:-8},gscale=0,${SEARCH_MIX:+mix=$SEARCH_MIX,}eval=net:path=$net"
 # Each arena's folder names the net (a longer loop may have another best net).
 tag=$(basename "$net" .safetensors)
 # arena NAME TEAM_A TEAM_B: one paired four-player arena (its output in
