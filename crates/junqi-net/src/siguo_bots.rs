@@ -121,12 +121,16 @@ pub struct SiguoNetPlayer {
     /// As an agent (which is given no stream at each move), the stream its
     /// draws come from, seeded by [`SiguoAgent::start`].
     rng: Option<GameRng>,
+    /// The net's policy at the last move ([`SiguoBot::last_policy`]), so
+    /// that self-play samples of a plain net keep its whole distribution
+    /// (a target to distil or reshape), not only the move it played.
+    last: Option<Vec<(Move, f32)>>,
 }
 
 impl SiguoNetPlayer {
     /// The player of `net` at temperature 0, called `name` (its spec).
     pub fn new(net: SiguoNet, name: impl Into<String>) -> SiguoNetPlayer {
-        SiguoNetPlayer { net, name: name.into(), temp: 0.0, rng: None }
+        SiguoNetPlayer { net, name: name.into(), temp: 0.0, rng: None, last: None }
     }
 
     /// The same player drawing its moves at temperature `temp` (0: the most probable).
@@ -138,13 +142,18 @@ impl SiguoNetPlayer {
     /// The most probable legal move of `info`'s seat (the first of equals,
     /// in move-generation order); `None` when it has none.
     pub fn best_move(&mut self, info: &SiguoInfoSet) -> Option<Move> {
+        let policy = self.policy(info)?;
+        let best = (0..policy.len()).fold(0, |b, i| if policy[b].1 >= policy[i].1 { b } else { i });
+        Some(policy[best].0)
+    }
+
+    /// The net's policy over `info`'s seat's legal moves (`None` when it
+    /// has none), kept as the player's last policy.
+    fn policy(&mut self, info: &SiguoInfoSet) -> Option<&[(Move, f32)]> {
         let answer = self.net.evaluate(info, false);
-        let priors = &answer.evaluation.priors;
-        let best = (0..priors.len()).fold(None, |best: Option<usize>, i| match best {
-            Some(b) if priors[b] >= priors[i] => Some(b),
-            _ => Some(i),
-        })?;
-        Some(answer.moves[best])
+        let policy: Vec<(Move, f32)> = answer.moves.into_iter().zip(answer.evaluation.priors).collect();
+        self.last = (!policy.is_empty()).then_some(policy);
+        self.last.as_deref()
     }
 
     /// The player's move for `info`'s seat: the most probable at
@@ -153,9 +162,8 @@ impl SiguoNetPlayer {
         if self.temp == 0.0 {
             return self.best_move(info);
         }
-        let answer = self.net.evaluate(info, false);
-        let policy: Vec<(Move, f32)> = answer.moves.into_iter().zip(answer.evaluation.priors).collect();
-        (!policy.is_empty()).then(|| sample_at_temperature(&policy, self.temp, rng))
+        let temp = self.temp;
+        self.policy(info).map(|policy| sample_at_temperature(policy, temp, rng))
     }
 }
 
@@ -166,6 +174,10 @@ impl SiguoBot for SiguoNetPlayer {
 
     fn choose(&mut self, info: &SiguoInfoSet, rng: &mut dyn RngCore) -> Option<Move> {
         self.play(info, rng)
+    }
+
+    fn last_policy(&self) -> Option<Vec<(Move, f32)>> {
+        self.last.clone()
     }
 
     fn deploy(&mut self, _army: Army, _rules: &Rules, rng: &mut dyn RngCore) -> Option<Deployment> {

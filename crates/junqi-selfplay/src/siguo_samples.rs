@@ -188,8 +188,8 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
 /// Check a stored game's samples: each is what re-playing the game gives at
 /// its ply (code, legal actions, action, outcome, termination, belief
 /// targets (none in a `/1` shard), and the
-/// one-hot policy; for a seat of the search, `mcts`, a policy over the legal
-/// actions that sums to 1). The reason for the first difference otherwise.
+/// one-hot policy; for a seat of the search, `mcts`, or of a plain net,
+/// `net:`, a policy over the legal actions that sums to 1). The reason for the first difference otherwise.
 /// `v1`: the samples come from a `junqi-siguo-samples/1` shard.
 pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample], v1: bool) -> Result<(), String> {
     let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
@@ -205,11 +205,12 @@ pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample], v1: bool)
     }
     let want = samples_at(game.game_id, &start, &moves, &[], &plies)?;
     for (got, want) in samples.iter().zip(&want) {
-        let searched = game.bots.get(got.seat as usize).is_some_and(|b| b.starts_with("mcts"));
+        // The search and a plain net store their policy, every other bot the move.
+        let weighs = game.bots.get(got.seat as usize).is_some_and(|b| b.starts_with("mcts") || b.starts_with("net:"));
         let distribution = got.policy.len() == want.policy.len()
             && got.policy.iter().all(|&p| (0.0..=1.0).contains(&p))
             && (got.policy.iter().sum::<f32>() - 1.0).abs() < 1e-3;
-        let policy_ok = got.policy == want.policy || (searched && distribution);
+        let policy_ok = got.policy == want.policy || (weighs && distribution);
         let without_policy = |s: &SiguoSample| SiguoSample { policy: Vec::new(), ..s.clone() };
         let targets_ok = got.hidden_kinds == want.hidden_kinds || (v1 && got.hidden_kinds.is_empty());
         let want = SiguoSample { hidden_kinds: got.hidden_kinds.clone(), ..want.clone() };

@@ -168,6 +168,18 @@ impl SiguoCode {
         (self.quiet as f32 / self.no_progress_plies.max(1) as f32).min(1.0)
     }
 
+    /// The pieces on the board of the seat's team and of the enemy team
+    /// (relative armies 0 and 2, and 1 and 3).
+    pub fn team_pieces(&self) -> (u32, u32) {
+        let mut count = [0u32; 2];
+        for node in 0..self.nodes.len() {
+            if let Some(r) = self.army_at(node) {
+                count[r % 2] += 1;
+            }
+        }
+        (count[0], count[1])
+    }
+
     /// The relative army of the piece on relative node `node` (`None` when
     /// it is empty or past the board). Relative armies 1 and 3 are the
     /// seat's enemies, 2 its ally.

@@ -218,6 +218,14 @@ pub struct DataConfig {
     /// quiet-move counter runs, where an argmax policy otherwise prefers
     /// the safe shuffle and the game ends drawn. 0 = off.
     pub policy_target_progress: f64,
+    /// Four players: boost progress (`policy_target_progress`) only where
+    /// the seat's team has at least this many times the enemy team's
+    /// pieces on the board (0 = everywhere, as before). An argmax policy
+    /// whose every attack is tipped up as the counter runs throws its
+    /// pieces at mines and stronger pieces even when behind, and loses
+    /// games it would have drawn; the side ahead can afford the trades.
+    /// Two-player samples refuse it (their pieces may be face-down).
+    pub policy_target_progress_lead: f64,
     /// Progress in the policy target, the other way: a share r in [0, 1]
     /// of the target on the move that undoes the seat's own last move (the
     /// same piece going straight back; the history planes show it) is
@@ -243,6 +251,7 @@ impl Default for DataConfig {
             value_target_search: 0.0,
             value_target_quiet: 0.0,
             policy_target_progress: 0.0,
+            policy_target_progress_lead: 0.0,
             policy_target_return: 0.0,
             validation_every: 50,
             validation_samples: 4096,
@@ -373,6 +382,9 @@ impl TrainConfig {
         if !(self.data.policy_target_progress.is_finite() && self.data.policy_target_progress >= 0.0) {
             return bad("data.policy_target_progress must be a number ≥ 0");
         }
+        if !(self.data.policy_target_progress_lead.is_finite() && self.data.policy_target_progress_lead >= 0.0) {
+            return bad("data.policy_target_progress_lead must be a number ≥ 0");
+        }
         if !(0.0..=1.0).contains(&self.data.policy_target_return) {
             return bad("data.policy_target_return must be a number in [0, 1]");
         }
@@ -404,6 +416,16 @@ mod tests {
         // A type error: one line (the CLI's error line) naming the table and the key.
         let err = TrainConfig::from_toml("[model]\nblocks = \"two\"\n").unwrap_err().to_string();
         assert!(!err.contains('\n') && err.contains("in [model] at `blocks = \"two\"`: invalid type"), "{err}");
+    }
+
+    #[test]
+    fn a_progress_lead_must_be_a_number_at_least_zero() {
+        for bad in ["-1", "nan"] {
+            let err = TrainConfig::from_toml(&format!("[data]\npolicy_target_progress_lead = {bad}\n")).unwrap_err();
+            assert!(err.to_string().contains("data.policy_target_progress_lead must be a number ≥ 0"), "{err}");
+        }
+        let c = TrainConfig::from_toml("[data]\npolicy_target_progress_lead = 2\n").unwrap();
+        assert_eq!(c.data.policy_target_progress_lead, 2.0);
     }
 
     #[test]

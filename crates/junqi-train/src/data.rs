@@ -290,6 +290,15 @@ impl PositionCode {
         }
     }
 
+    /// The pieces of the seat's team and of the enemy team (four players
+    /// only; two-player codes give `None`).
+    fn team_pieces(&self) -> Option<(u32, u32)> {
+        match self {
+            PositionCode::TwoPlayer(_) => None,
+            PositionCode::Siguo(code) => Some(code.team_pieces()),
+        }
+    }
+
     /// Write the observation planes into `out` (the game's planes × cells).
     fn write_planes(&self, out: &mut [f32]) {
         match self {
@@ -459,10 +468,19 @@ impl Example {
     /// `quiet_fraction`, and renormalise (see
     /// [`crate::DataConfig::policy_target_progress`]). Actions the search
     /// gave nothing keep nothing.
-    pub fn boost_progress(&mut self, boost: f64) {
+    /// With `lead` > 0, only where the seat's team has at least `lead`
+    /// times the enemy team's pieces (four players;
+    /// [`crate::DataConfig::policy_target_progress_lead`]).
+    pub fn boost_progress(&mut self, boost: f64, lead: f64) {
         let factor = 1.0 + boost as f32 * self.quiet_fraction();
         if factor <= 1.0 {
             return;
+        }
+        if lead > 0.0 {
+            match self.position.team_pieces() {
+                Some((ours, theirs)) if ours as f64 >= lead * theirs as f64 => {}
+                _ => return,
+            }
         }
         let mut sum = 0.0f32;
         for (p, &a) in self.policy.iter_mut().zip(&self.legal) {
@@ -688,6 +706,8 @@ pub struct Loader {
     value_target_quiet: f64,
     /// See [`crate::DataConfig::policy_target_progress`].
     policy_target_progress: f64,
+    /// See [`crate::DataConfig::policy_target_progress_lead`].
+    policy_target_progress_lead: f64,
     /// See [`crate::DataConfig::policy_target_return`].
     policy_target_return: f64,
     /// See [`crate::DataConfig::validation_every`]: these games are skipped.
@@ -715,6 +735,7 @@ impl Loader {
             value_target_search: 0.0,
             value_target_quiet: 0.0,
             policy_target_progress: 0.0,
+            policy_target_progress_lead: 0.0,
             policy_target_return: 0.0,
             held_out: 0,
         }
@@ -780,6 +801,12 @@ impl Loader {
 
     /// Damp the policy target of the move going straight back
     /// ([`Example::damp_return`]).
+    /// See [`crate::DataConfig::policy_target_progress_lead`].
+    pub fn with_policy_target_progress_lead(mut self, lead: f64) -> Loader {
+        self.policy_target_progress_lead = lead;
+        self
+    }
+
     pub fn with_policy_target_return(mut self, damp: f64) -> Loader {
         self.policy_target_return = damp;
         self
@@ -816,7 +843,7 @@ impl Loader {
         let keep = |id: u64| id >= window.first_game && id <= window.last_game && !held_out(id, every);
         for mut e in window.shard_examples(&path, keep)? {
             e.sharpen_policy(self.policy_target_temp);
-            e.boost_progress(self.policy_target_progress);
+            e.boost_progress(self.policy_target_progress, self.policy_target_progress_lead);
             e.damp_return(self.policy_target_return);
             e.mix_search_value(self.value_target_search);
             e.discount_quiet(self.value_target_quiet);
@@ -1016,7 +1043,7 @@ mod tests {
         let zero = legal.iter().position(|l| !l.1).unwrap();
         e.policy[zero] = 0.0;
         let before = e.policy.clone();
-        e.boost_progress(2.0);
+        e.boost_progress(2.0, 0.0);
         assert!((e.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert_eq!(e.policy[zero], 0.0, "what the search gave nothing keeps nothing");
         for (i, &(_, attack)) in legal.iter().enumerate().filter(|&(i, _)| i != zero) {
@@ -1034,10 +1061,10 @@ mod tests {
             ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>())
         };
         let kept = off.policy.clone();
-        off.boost_progress(0.0);
+        off.boost_progress(0.0, 0.0);
         assert_eq!(off.policy, kept);
         let mut fresh = Example { position: PositionCode::TwoPlayer(position_with_quiet(0)), ..off.clone() };
-        fresh.boost_progress(2.0);
+        fresh.boost_progress(2.0, 0.0);
         assert_eq!(fresh.policy, kept);
     }
 
@@ -1050,6 +1077,7 @@ mod tests {
         use junqi_siguo::{observation::action_index, MoveList, Position, Rules, SiguoInfoSet};
         let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
         let (mut attacks, mut quiet_moves, mut tried) = (0, 0, 0);
+        let (mut led, mut not_led) = (0, 0);
         let mut moves = MoveList::new();
         for deal in 0..3 {
             let mut pos = Position::new_game(Rules::preset(junqi_siguo::Mode::Anqi), deal);
@@ -1076,7 +1104,7 @@ mod tests {
                         outcome: 1,
                         ..example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>())
                     };
-                    e.boost_progress(1.0);
+                    e.boost_progress(1.0, 0.0);
                     let attack = legal.iter().position(|l| l.1).unwrap();
                     let other = legal.iter().position(|l| !l.1).unwrap();
                     assert!((e.policy[attack] / e.policy[other] - (1.0 + q)).abs() < 1e-4, "{q}");
@@ -1084,12 +1112,26 @@ mod tests {
                     e.discount_quiet(1.0);
                     assert_eq!(e.value_target, Some([1.0 - q, q, 0.0]));
                     tried += 1;
+                    // With a lead of 1.1 asked, only where the seat's team
+                    // has 1.1 times the enemy's pieces (counted on the board).
+                    let team = |a: junqi_siguo::Army| a.team() == seat.team();
+                    let on_board = junqi_siguo::Node::all().filter_map(|n| pos.piece_at(n));
+                    let (ours, theirs) =
+                        on_board.fold((0, 0), |(o, t), p| if team(p.army) { (o + 1, t) } else { (o, t + 1) });
+                    assert_eq!(position.team_pieces(), Some((ours, theirs)));
+                    let uniform = example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>());
+                    let mut e = Example { position: position.clone(), ..uniform.clone() };
+                    e.boost_progress(1.0, 1.1);
+                    let ahead = ours as f64 >= 1.1 * theirs as f64;
+                    assert_eq!(e.policy != uniform.policy, ahead, "{ours} against {theirs}");
+                    (led, not_led) = (led + ahead as u32, not_led + !ahead as u32);
                 }
                 let mv = moves.iter().copied().nth(rng.random_range(0..moves.len())).unwrap();
                 pos.play_unchecked(mv);
             }
         }
         assert!(attacks > 100 && quiet_moves > 1000 && tried > 50, "{attacks} {quiet_moves} {tried}");
+        assert!(led > 0 && not_led > 0, "{led} {not_led}");
     }
 
     /// The move back along the seat's own last move loses its share of the

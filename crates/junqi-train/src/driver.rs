@@ -158,6 +158,7 @@ pub fn train_window(
     .with_value_target_search(config.data.value_target_search)
     .with_value_target_quiet(config.data.value_target_quiet)
     .with_policy_target_progress(config.data.policy_target_progress)
+    .with_policy_target_progress_lead(config.data.policy_target_progress_lead)
     .with_policy_target_return(config.data.policy_target_return)
     .holding_out(config.data.validation_every);
     if start_step < config.optim.steps {
@@ -263,6 +264,13 @@ pub fn train_window(
 /// hold none: the belief loss is 0 on them).
 pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
     if kind != SampleKind::Siguo {
+        let lead = config.data.policy_target_progress_lead;
+        if lead != 0.0 {
+            let what = kind.describe();
+            return Err(TrainError::Config(format!(
+                "data.policy_target_progress_lead = {lead}: {what} have face-down pieces, so no team counts its lead; set it to 0"
+            )));
+        }
         return Ok(());
     }
     let what = kind.describe();
@@ -367,4 +375,23 @@ fn validate(trainer: &Trainer, set: &[Example], batch: usize, channels: usize) -
         grad_norm: 0.0,
         samples_per_s: 0.0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A progress lead counts the teams' pieces: four-player samples take
+    /// it, two-player ones (face-down pieces) refuse it by name.
+    #[test]
+    fn a_progress_lead_is_for_four_player_samples_only() {
+        let mut config = TrainConfig::default();
+        config.data.policy_target_progress_lead = 2.0;
+        let err = check_for_samples(&config, SampleKind::TwoPlayer).unwrap_err().to_string();
+        assert!(err.contains("data.policy_target_progress_lead = 2") && err.contains("set it to 0"), "{err}");
+        config.model = junqi_net::ModelConfig::siguo();
+        check_for_samples(&config, SampleKind::Siguo).unwrap();
+        config.data.policy_target_progress_lead = 0.0;
+        check_for_samples(&config, SampleKind::TwoPlayer).unwrap();
+    }
 }

@@ -138,6 +138,18 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
         )?),
         false => None,
     };
+    // A net trained on from another keeps that net's learned deployments
+    // unless they are refitted: fine-tuning the moves should not lose how
+    // the armies deploy. (A checkpoint as `init` holds none to keep.)
+    let kept_deployments = match (&deployments, &config.init) {
+        (None, Some(init)) => junqi_net::NetFile::read_either(init)
+            .ok()
+            .map(|file| file.deployment_model())
+            .transpose()
+            .with_context(|| format!("reading the deployment model of {}", init.display()))?
+            .flatten(),
+        _ => None,
+    };
     let stop = crate::live::ctrl_c_flag()?;
     // The run directory's lock, held to the end: the results below are
     // written under the same lock as the games.
@@ -199,6 +211,11 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
                 "deployment model fitted to {} army deployments (loss {loss:.3}), stored in the net",
                 games.len()
             )?;
+        }
+        if let (Some(model), Some(init)) = (&kept_deployments, &config.init) {
+            junqi_train::deployments::store_in_net(&net, model)
+                .with_context(|| format!("storing the deployment model in {}", net.display()))?;
+            writeln!(out, "deployment model kept from {}", init.display())?;
         }
     }
     if summary.interrupted {

@@ -2,7 +2,8 @@
 //! --siguo` with a net carrying a deployment model deploys the net's armies
 //! by it (legal, different in every game) while the other bot's armies keep
 //! the deal's, and `play --siguo` deals so too; `junqi replay` re-plays those games; `junqi train
-//! --fit-deployments` stores a model fitted to them in the trained net.
+//! --fit-deployments` stores a model fitted to them in the trained net, and
+//! a net trained on from it (`init`) without refitting keeps that model.
 
 use super::{junqi, stdout};
 use junqi_bots::DeploymentModel;
@@ -125,6 +126,19 @@ fn a_net_with_a_deployment_model_deploys_by_it_and_train_fits_one() {
     assert!(text.contains("deployment model fitted to 24 army deployments"), "{text}");
     let trained = NetFile::read_game(&train.join("net.safetensors"), NetGame::Siguo).unwrap();
     assert!(trained.deployment_model().unwrap().is_some(), "the trained net carries the model");
+
+    // Trained on from that net without refitting, a net keeps its model.
+    let tuned = dir.join("tuned");
+    let init = format!("init={}", train.join("net.safetensors").display());
+    let mut again: Vec<&str> =
+        [&args[..], &["--out", tuned.to_str().unwrap(), "--steps", "2", "--batch-size", "8", "--set", &init]].concat();
+    for s in &sets {
+        again.extend(["--set", s]);
+    }
+    let text = stdout(&junqi(&again));
+    assert!(text.contains("deployment model kept from"), "{text}");
+    let tuned_net = NetFile::read_game(&tuned.join("net.safetensors"), NetGame::Siguo).unwrap();
+    assert_eq!(tuned_net.deployment_model().unwrap(), trained.deployment_model().unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,7 +1,8 @@
 //! Four-player (四国) nets: each game's loaders refuse the other game's
 //! net files by name; a random-weight four-player net plays whole 四国暗棋
 //! games against `random` with legal moves only, registered as the agent
-//! `net:FILE`; and it decides from its seat's information set alone. The
+//! `net:FILE`; and it decides from its seat's information set alone, its
+//! last policy the net's whole policy. The
 //! search guided by the net (`mcts:sims=N,eval=net:FILE`) plays whole
 //! games with legal moves only and decides from its seat's information set.
 
@@ -141,6 +142,18 @@ fn the_net_sees_only_its_seats_information_set() {
         let mut player = SiguoNetPlayer::new(shared_siguo_net(&four).unwrap(), "net");
         assert_eq!(player.best_move(&info), player.best_move(&other));
         assert!(a.evaluation.belief.as_ref().is_some_and(|b| b.len() == 129 * 12));
+        // What it played by is its policy, whole (self-play samples keep it).
+        let mut fresh = SiguoNetPlayer::new(shared_siguo_net(&four).unwrap(), "net");
+        assert_eq!(fresh.last_policy(), None, "no move yet");
+        let mv = fresh.choose(&info, &mut rand::rngs::StdRng::seed_from_u64(1)).unwrap();
+        let policy = fresh.last_policy().expect("the net's policy");
+        assert_eq!(policy.iter().map(|p| p.0).collect::<Vec<_>>(), a.moves);
+        for (p, q) in policy.iter().zip(&a.evaluation.priors) {
+            assert!((p.1 - q).abs() < 1e-5, "{p:?} against {q}");
+        }
+        assert!((policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-4);
+        let top = policy.iter().fold(policy[0], |b, &p| if p.1 > b.1 { p } else { b });
+        assert_eq!(top.0, mv, "at temperature 0 it plays the most probable move");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
