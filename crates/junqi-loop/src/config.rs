@@ -406,6 +406,8 @@ impl LoopConfig {
         match self.game.as_str() {
             "" => {
                 self.rules()?;
+                // Before any game is played: what two-player samples cannot train.
+                junqi_train::check_for_samples(&self.train, junqi_train::SampleKind::TwoPlayer)?;
             }
             "siguo" => self.check_siguo()?,
             other => return bad(format!("game: expected \"siguo\" or nothing (the two-player game), not {other:?}")),
@@ -717,5 +719,16 @@ mod tests {
         config.check().unwrap();
         config.selfplay.ray.command.clear();
         assert!(config.check().unwrap_err().to_string().contains("selfplay.ray"));
+    }
+
+    /// A two-player loop refuses before its first game what two-player
+    /// samples cannot train: a four-player progress lead.
+    #[test]
+    fn a_two_player_loop_refuses_a_progress_lead_at_once() {
+        let mut config = LoopConfig::default();
+        config.check().unwrap();
+        config.train.data.policy_target_progress_lead = 2.0;
+        let err = config.check().unwrap_err().to_string();
+        assert!(err.contains("data.policy_target_progress_lead = 2"), "{err}");
     }
 }

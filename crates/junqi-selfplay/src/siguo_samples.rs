@@ -65,8 +65,8 @@ pub struct SiguoSample {
     /// (`junqi_siguo::observation::action_index`), ascending.
     pub legal_actions: Vec<u16>,
     /// The policy target over `legal_actions` (same order, sums to 1): the
-    /// search's root visit shares for `mcts`, one-hot on the move played
-    /// for the other bots.
+    /// search's root visit shares for `mcts`, the net's policy for a plain
+    /// net (`net:`), one-hot on the move played for the other bots.
     pub policy: Vec<f32>,
     /// The move played, as an action index.
     pub action: u16,

@@ -224,7 +224,7 @@ pub struct DataConfig {
     /// whose every attack is tipped up as the counter runs throws its
     /// pieces at mines and stronger pieces even when behind, and loses
     /// games it would have drawn; the side ahead can afford the trades.
-    /// Two-player samples refuse it (their pieces may be face-down).
+    /// Two-player samples refuse it (their codes count no team's pieces).
     pub policy_target_progress_lead: f64,
     /// Progress in the policy target, the other way: a share r in [0, 1]
     /// of the target on the move that undoes the seat's own last move (the

@@ -799,14 +799,15 @@ impl Loader {
         self
     }
 
-    /// Damp the policy target of the move going straight back
-    /// ([`Example::damp_return`]).
-    /// See [`crate::DataConfig::policy_target_progress_lead`].
+    /// Tip only where the seat's team leads in pieces
+    /// ([`crate::DataConfig::policy_target_progress_lead`]).
     pub fn with_policy_target_progress_lead(mut self, lead: f64) -> Loader {
         self.policy_target_progress_lead = lead;
         self
     }
 
+    /// Damp the policy target of the move going straight back
+    /// ([`Example::damp_return`]).
     pub fn with_policy_target_return(mut self, damp: f64) -> Loader {
         self.policy_target_return = damp;
         self
@@ -1077,7 +1078,7 @@ mod tests {
         use junqi_siguo::{observation::action_index, MoveList, Position, Rules, SiguoInfoSet};
         let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
         let (mut attacks, mut quiet_moves, mut tried) = (0, 0, 0);
-        let (mut led, mut not_led) = (0, 0);
+        let (mut led, mut not_led, mut level) = (0, 0, 0);
         let mut moves = MoveList::new();
         for deal in 0..3 {
             let mut pos = Position::new_game(Rules::preset(junqi_siguo::Mode::Anqi), deal);
@@ -1125,13 +1126,18 @@ mod tests {
                     let ahead = ours as f64 >= 1.1 * theirs as f64;
                     assert_eq!(e.policy != uniform.policy, ahead, "{ours} against {theirs}");
                     (led, not_led) = (led + ahead as u32, not_led + !ahead as u32);
+                    // At the boundary: a lead of 1 with equal teams boosts.
+                    let mut even = Example { position: position.clone(), ..uniform.clone() };
+                    even.boost_progress(1.0, 1.0);
+                    assert_eq!(even.policy != uniform.policy, ours >= theirs, "{ours} against {theirs}");
+                    level += (ours == theirs) as u32;
                 }
                 let mv = moves.iter().copied().nth(rng.random_range(0..moves.len())).unwrap();
                 pos.play_unchecked(mv);
             }
         }
         assert!(attacks > 100 && quiet_moves > 1000 && tried > 50, "{attacks} {quiet_moves} {tried}");
-        assert!(led > 0 && not_led > 0, "{led} {not_led}");
+        assert!(led > 0 && not_led > 0 && level > 0, "{led} {not_led} {level}");
     }
 
     /// The move back along the seat's own last move loses its share of the

@@ -268,7 +268,7 @@ pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
         if lead != 0.0 {
             let what = kind.describe();
             return Err(TrainError::Config(format!(
-                "data.policy_target_progress_lead = {lead}: {what} have face-down pieces, so no team counts its lead; set it to 0"
+                "data.policy_target_progress_lead = {lead}: only four-player codes count the teams' pieces, not {what}; set it to 0"
             )));
         }
         return Ok(());
@@ -382,7 +382,7 @@ mod tests {
     use super::*;
 
     /// A progress lead counts the teams' pieces: four-player samples take
-    /// it, two-player ones (face-down pieces) refuse it by name.
+    /// it, two-player ones refuse it by name.
     #[test]
     fn a_progress_lead_is_for_four_player_samples_only() {
         let mut config = TrainConfig::default();

@@ -1,8 +1,8 @@
 //! `junqi selfplay --siguo` with four-player nets: a tiny random-weight
 //! net as `net:FILE` against its own search `mcts:sims=N,eval=net:FILE`,
 //! two games on two threads writing samples, read back and checked: every
-//! sample of the net's team is the net's most probable move, every sample
-//! of the search's team its visit shares; `junqi replay` re-plays the games.
+//! sample of the net's team plays the net's most probable move and keeps
+//! the net's policy, every sample of the search's team its visit shares; `junqi replay` re-plays the games.
 //! The same two bots play `arena --siguo`.
 
 use super::{junqi, stdout};
@@ -50,7 +50,11 @@ fn selfplay_siguo_plays_a_net_against_its_search_and_writes_samples() {
             let priors = net.evaluate_input(&input, &mut scratch).priors;
             let best = priors.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
             assert_eq!(s.legal_actions[best], s.action, "game {} ply {}", s.game_id, s.ply);
-            assert_eq!(s.policy[played], 1.0, "one-hot on the move played");
+            // Its sample keeps the net's whole policy, not only the move played.
+            for (stored, prior) in s.policy.iter().zip(&priors) {
+                assert!((stored - prior).abs() < 1e-5, "game {} ply {}: {stored} against {prior}", s.game_id, s.ply);
+            }
+            assert!(s.policy[played] < 1.0, "a random net's policy is spread, not one-hot");
             by_net += 1;
         } else {
             assert_eq!(game.bots[s.seat as usize], search_bot);
