@@ -172,10 +172,8 @@ impl SiguoCode {
     /// (relative armies 0 and 2, and 1 and 3).
     pub fn team_pieces(&self) -> (u32, u32) {
         let mut count = [0u32; 2];
-        for node in 0..self.nodes.len() {
-            if let Some(r) = self.army_at(node) {
-                count[r % 2] += 1;
-            }
+        for (_, r, _) in self.pieces() {
+            count[r % 2] += 1;
         }
         (count[0], count[1])
     }

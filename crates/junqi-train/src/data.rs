@@ -1116,9 +1116,8 @@ mod tests {
                     // With a lead of 1.1 asked, only where the seat's team
                     // has 1.1 times the enemy's pieces (counted on the board).
                     let team = |a: junqi_siguo::Army| a.team() == seat.team();
-                    let on_board = junqi_siguo::Node::all().filter_map(|n| pos.piece_at(n));
                     let (ours, theirs) =
-                        on_board.fold((0, 0), |(o, t), p| if team(p.army) { (o + 1, t) } else { (o, t + 1) });
+                        pos.pieces().fold((0, 0), |(o, t), (_, p)| if team(p.army) { (o + 1, t) } else { (o, t + 1) });
                     assert_eq!(position.team_pieces(), Some((ours, theirs)));
                     let uniform = example(&legal.iter().map(|&(a, _)| (a, 1.0 / n)).collect::<Vec<_>>());
                     let mut e = Example { position: position.clone(), ..uniform.clone() };

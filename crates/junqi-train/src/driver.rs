@@ -263,17 +263,16 @@ pub fn train_window(
 /// trains on the true kinds `junqi-siguo-samples/2` stores (`/1` shards
 /// hold none: the belief loss is 0 on them).
 pub fn check_for_samples(config: &TrainConfig, kind: SampleKind) -> Result<()> {
+    let what = kind.describe();
     if kind != SampleKind::Siguo {
         let lead = config.data.policy_target_progress_lead;
         if lead != 0.0 {
-            let what = kind.describe();
             return Err(TrainError::Config(format!(
                 "data.policy_target_progress_lead = {lead}: only four-player codes count the teams' pieces, not {what}; set it to 0"
             )));
         }
         return Ok(());
     }
-    let what = kind.describe();
     config.model.check_planes(kind.game()).map_err(|e| TrainError::Config(format!("{what}: [model]: {e}")))?;
     let d = &config.data;
     let two_player_only = [
