@@ -57,6 +57,8 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Re-play stored games through the rules engine and report any that disagree.
     Replay(commands::replay::Args),
+    /// Relabel a four-player run's positions with another bot's policy (the search's), as training samples.
+    Reanalyse(commands::reanalyse::Args),
     /// Write stored games as text game records (JGN, PGN-like; docs/records.md).
     Export(commands::export::Args),
     /// Read text game records (JGN) into a games/ Parquet dataset.
@@ -193,6 +195,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => commands::bench::run(a, device),
         Command::Selfplay(a) => commands::selfplay::run(a),
         Command::Replay(a) => commands::replay::run(a),
+        Command::Reanalyse(a) => commands::reanalyse::run(a),
         Command::Export(a) => commands::export::run(a),
         Command::Import(a) => commands::import::run(a),
         Command::Arena(a) => commands::arena::run(a),

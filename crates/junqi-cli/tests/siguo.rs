@@ -12,6 +12,9 @@ mod selfplay;
 // `junqi selfplay --siguo` with four-player nets (`net:FILE`, `mcts:…,eval=net:FILE`).
 #[path = "siguo/net_selfplay.rs"]
 mod net_selfplay;
+// `junqi reanalyse`: a run's positions relabelled by another bot.
+#[path = "siguo/reanalyse.rs"]
+mod reanalyse;
 // Learned deployments: a net's model in `selfplay --siguo`, `play --siguo`, `train --fit-deployments`.
 #[path = "siguo/learned_deploy.rs"]
 mod learned_deploy;

@@ -51,6 +51,7 @@ mod run_dir;
 mod run_lock;
 mod siguo;
 pub mod siguo_jgn;
+mod siguo_reanalyse;
 mod siguo_samples;
 mod stored_rules;
 mod writer;
@@ -80,6 +81,9 @@ pub use siguo::rules_text as siguo_rules_text;
 pub use siguo::{
     play_siguo, play_siguo_game, read_siguo_games_file, replay_siguo_game, run_siguo, siguo_games_schema, team_members,
     write_siguo_games_shard, SiguoConfig, SiguoGame, SiguoSummary, FORMAT_KEY, SIGUO_GAMES_FORMAT, SIGUO_RUN_FORMAT,
+};
+pub use siguo_reanalyse::{
+    reanalyse_siguo_game, run_reanalyse, ReanalyseConfig, ReanalyseSummary, Seats, REANALYSIS_FORMAT,
 };
 pub use siguo_samples::{
     check_siguo_samples, read_siguo_samples_file, read_siguo_samples_versioned, rewrite_as_siguo_samples_v1,

@@ -13,6 +13,7 @@ pub mod moves;
 pub mod perft;
 pub mod play;
 pub mod random_game;
+pub mod reanalyse;
 pub mod regress;
 pub mod replay;
 pub mod selfplay;

@@ -1,0 +1,97 @@
+//! `junqi reanalyse`: a four-player run's positions relabelled by another
+//! bot. Relabelled by the very net that played them, team A's samples come
+//! back exactly as stored; relabelled by the search on team B's quiet
+//! positions, each sample keeps its stored position, move and outcome and
+//! takes the search's visit shares (with `--one-hot`, its choice).
+//! Re-running resumes; another
+//! reanalysis into the same folder and bad flags are refused.
+
+use super::{junqi, stdout};
+use junqi_net::{ModelConfig, NetFile, NetGame};
+use junqi_selfplay::{read_siguo_samples_file, shard_files, SiguoSample, SAMPLES_DIR};
+use junqi_siguo::SiguoCode;
+use std::path::Path;
+
+fn samples(run: &Path) -> Vec<SiguoSample> {
+    let files = shard_files(&run.join(SAMPLES_DIR)).unwrap();
+    files.iter().flat_map(|f| read_siguo_samples_file(f).unwrap()).collect()
+}
+
+fn team_a(s: &SiguoSample) -> bool {
+    s.seat as u64 % 2 == s.game_id % 2
+}
+
+#[test]
+fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
+    let dir = std::env::temp_dir().join(format!("junqi-cli-siguo-reanalyse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let net_path = dir.join("siguo.safetensors");
+    let model = ModelConfig { blocks: 1, channels: 16, value_planes: 2, value_hidden: 8, ..ModelConfig::siguo() };
+    NetFile::random_for(&model, NetGame::Siguo, 7).write(&net_path).unwrap();
+    let net_bot = format!("net:{}", net_path.display());
+    let run = dir.join("run");
+    let bots = format!("{net_bot},random");
+    let args = ["selfplay", "--siguo", "--bots", &bots, "--games", "2", "--threads", "2", "--set", "max_plies=80"];
+    stdout(&junqi(&[&args[..], &["--out", run.to_str().unwrap()]].concat()));
+    let stored = samples(&run);
+    let reanalyse_with = |bot: &str, seats: &str, quiet: &str, out: &Path, more: &[&str]| {
+        let args = ["reanalyse", "--data", run.to_str().unwrap(), "--bot", bot, "--seats", seats, "--min-quiet", quiet];
+        junqi(&[&args[..], more, &["--threads", "2", "--out", out.to_str().unwrap()]].concat())
+    };
+    let reanalyse = |bot: &str, seats: &str, quiet: &str, out: &Path| reanalyse_with(bot, seats, quiet, out, &[]);
+
+    // The net that played team A relabels its positions as it played them.
+    let same = dir.join("same");
+    let text = stdout(&reanalyse(&net_bot, "a", "0", &same));
+    assert!(text.contains("reanalysed 2 games"), "{text}");
+    let want: Vec<&SiguoSample> = stored.iter().filter(|s| team_a(s)).collect();
+    let got = samples(&same);
+    assert!(!want.is_empty());
+    assert_eq!(got.iter().collect::<Vec<_>>(), want);
+
+    // The search on team B's quiet positions: stored positions, its visit shares.
+    let quiet = 4;
+    let searched = dir.join("searched");
+    stdout(&reanalyse("mcts:sims=8", "b", &quiet.to_string(), &searched));
+    let got = samples(&searched);
+    let quiet_of = |s: &SiguoSample| SiguoCode::from_bytes(&s.code).unwrap().quiet;
+    let want: Vec<&SiguoSample> = stored.iter().filter(|s| !team_a(s) && quiet_of(s) >= quiet).collect();
+    assert!(!want.is_empty() && want.len() < stored.iter().filter(|s| !team_a(s)).count());
+    assert_eq!(got.len(), want.len());
+    let mut relabelled = 0;
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!((g.game_id, g.ply, g.seat, &g.code), (w.game_id, w.ply, w.seat, &w.code));
+        assert_eq!((&g.legal_actions, g.action, g.outcome), (&w.legal_actions, w.action, w.outcome));
+        assert_eq!((&g.termination, &g.hidden_kinds), (&w.termination, &w.hidden_kinds));
+        assert!((g.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(g.policy.iter().all(|p| (p * 8.0 - (p * 8.0).round()).abs() < 1e-4), "{:?}", g.policy);
+        relabelled += (g.policy != w.policy) as usize;
+    }
+    assert!(relabelled > 0, "random's one-hot targets became the search's");
+
+    // --one-hot: the same positions, each target one-hot on the search's choice.
+    let chosen = dir.join("chosen");
+    stdout(&reanalyse_with("mcts:sims=8", "b", &quiet.to_string(), &chosen, &["--one-hot"]));
+    let one_hot = samples(&chosen);
+    assert_eq!(one_hot.len(), got.len());
+    for (o, g) in one_hot.iter().zip(&got) {
+        assert_eq!((o.game_id, o.ply, &o.code, o.action), (g.game_id, g.ply, &g.code, g.action));
+        assert_eq!(o.policy.iter().filter(|&&p| p == 1.0).count(), 1, "{:?}", o.policy);
+        assert_eq!(o.policy.iter().sum::<f32>(), 1.0);
+    }
+
+    // Again: the finished shard is kept; another reanalysis there is refused.
+    let again = reanalyse("mcts:sims=8", "b", &quiet.to_string(), &searched);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resumed: 1 shard"));
+    assert_eq!(samples(&searched), got);
+    let other = reanalyse("mcts:sims=9", "b", &quiet.to_string(), &searched);
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(!other.status.success() && err.contains("holds another run"), "{err}");
+    for (bot, seats, why) in [("mcts", "c", "--seats `c`"), ("nobot", "a", "unknown four-player bot `nobot`")] {
+        let bad = reanalyse(bot, seats, "0", &dir.join("bad"));
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(!bad.status.success() && err.contains(why) && !err.contains("panicked"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
