@@ -12,7 +12,7 @@
 
 use crate::siguo::{read_siguo_games_file, SiguoGame};
 use crate::siguo_samples::{samples_at, write_siguo_samples_shard, SiguoSample};
-use crate::{game_seed, shard_files, SelfplayError, GAMES_DIR, SAMPLES_DIR};
+use crate::{game_seed, shard_files, RunLock, SelfplayError, GAMES_DIR, LOCK_FILE, SAMPLES_DIR};
 use junqi_core::rng_from_seed;
 use junqi_siguo::{bot_from_spec, Announcement, Army, Move, Rules, SiguoInfoSet};
 use rayon::prelude::*;
@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// `run.json`'s format of a reanalysis output.
 pub const REANALYSIS_FORMAT: &str = "junqi-siguo-reanalysis/1";
+
+/// The termination of an arena game an agent forfeited (its moves stop
+/// before the rules end the game).
+const FORFEIT: &str = "forfeit";
 
 /// Whose positions a reanalysis relabels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,7 +88,8 @@ impl ReanalyseConfig {
 /// The samples of `game` at the positions `config` chooses, each with the
 /// policy of `config.bot` deciding from the mover's information set (or
 /// one-hot on its choice); the
-/// reason when the stored game does not re-play.
+/// reason when the stored game does not re-play. A forfeited game (an
+/// arena's agent failed) gives none.
 pub fn reanalyse_siguo_game(game: &SiguoGame, config: &ReanalyseConfig) -> Result<Vec<SiguoSample>, String> {
     let rules = Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
     let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
@@ -94,6 +99,10 @@ pub fn reanalyse_siguo_game(game: &SiguoGame, config: &ReanalyseConfig) -> Resul
         .enumerate()
         .map(|(i, m)| m.parse::<Move>().map_err(|e| format!("move {} `{m}`: {e}", i + 1)))
         .collect::<Result<_, _>>()?;
+    if game.termination == FORFEIT {
+        // A forfeit's moves stop before the rules end the game: nothing to relabel.
+        return Ok(Vec::new());
+    }
     let mut bot = bot_from_spec(&config.bot)?;
     let mut rng = rng_from_seed(game_seed(config.seed, game.game_id));
     let mut pos = start.clone();
@@ -147,22 +156,32 @@ pub fn run_reanalyse(
     stop: &AtomicBool,
 ) -> Result<ReanalyseSummary, SelfplayError> {
     let games_dir = if data.join(GAMES_DIR).is_dir() { data.join(GAMES_DIR) } else { data.to_path_buf() };
-    let shards = shard_files(&games_dir)?;
+    let not_four_player = |why: String| {
+        SelfplayError::Config(format!(
+            "--data {}: {why}; give a `junqi selfplay --siguo` (or `arena --siguo`) output",
+            data.display()
+        ))
+    };
+    let shards = shard_files(&games_dir).map_err(|e| not_four_player(e.to_string()))?;
+    // Every shard must be four-player games before `out` is claimed.
+    for path in &shards {
+        if !crate::siguo_jgn::is_siguo_games_file(path).map_err(|e| not_four_player(e.to_string()))? {
+            return Err(not_four_player(format!("{} is not a four-player games shard", path.display())));
+        }
+    }
     if shards.is_empty() {
-        return Err(SelfplayError::Config(format!(
-            "{}: no four-player games shards (is it a `junqi selfplay --siguo` output?)",
-            games_dir.display()
-        )));
+        return Err(not_four_player(format!("no games shards in {}", games_dir.display())));
     }
     let run = serde_json::json!({
         "format": REANALYSIS_FORMAT,
         "config": config,
         // Canonical, so resuming with another spelling of the same folder is the same run.
-        "source": std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf()).display().to_string(),
+        "source": std::fs::canonicalize(&games_dir).unwrap_or(games_dir).display().to_string(),
         "seed": config.seed,
         "code_version": crate::code_version(),
+        "checksums": "crc32c",
     });
-    open_out(out, &run)?;
+    let _lock = open_out(out, &run)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -173,7 +192,9 @@ pub fn run_reanalyse(
         let name = path.file_name().expect("a shard file").to_owned();
         let number = shard_number(&path)
             .ok_or_else(|| SelfplayError::Corrupt { path: path.clone(), message: "not a numbered shard".into() })?;
-        if out.join(SAMPLES_DIR).join(&name).is_file() {
+        let done_shard = out.join(SAMPLES_DIR).join(&name);
+        // A finished shard is kept; a damaged one is relabelled again.
+        if done_shard.is_file() && crate::verify_shard(&done_shard).is_ok() {
             summary.shards_resumed += 1;
             continue;
         }
@@ -217,10 +238,13 @@ pub fn run_reanalyse(
     Ok(summary)
 }
 
-/// Make `out` hold the reanalysis `run` (its `run.json`): a new folder is
-/// created, one holding the same run is resumed, any other is refused.
-fn open_out(out: &Path, run: &serde_json::Value) -> Result<(), SelfplayError> {
-    let run_json = out.join("run.json");
+/// Make `out` hold the reanalysis `run` (its `run.json`), locked for this
+/// process: a new or empty folder is set up, one holding the same run is
+/// resumed, any other is refused.
+fn open_out(out: &Path, run: &serde_json::Value) -> Result<RunLock, SelfplayError> {
+    std::fs::create_dir_all(out).map_err(SelfplayError::io(out))?;
+    let lock = RunLock::acquire(out)?;
+    let run_json = out.join(crate::RUN_FILE);
     match std::fs::read_to_string(&run_json) {
         Ok(text) => {
             let stored: serde_json::Value = serde_json::from_str(&text)
@@ -233,18 +257,20 @@ fn open_out(out: &Path, run: &serde_json::Value) -> Result<(), SelfplayError> {
                     run_json.display()
                 )));
             }
-            Ok(())
+            Ok(lock)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if out.is_dir() && std::fs::read_dir(out).map_err(SelfplayError::io(out))?.next().is_some() {
+            let entries = std::fs::read_dir(out).map_err(SelfplayError::io(out))?;
+            if entries.flatten().any(|e| e.file_name() != LOCK_FILE) {
                 return Err(SelfplayError::Config(format!(
                     "{} is not empty and holds no reanalysis; choose another --out",
                     out.display()
                 )));
             }
             std::fs::create_dir_all(out.join(SAMPLES_DIR)).map_err(SelfplayError::io(out))?;
-            let text = serde_json::to_string_pretty(run).expect("JSON serializes");
-            std::fs::write(&run_json, text + "\n").map_err(SelfplayError::io(&run_json))
+            let text = serde_json::to_string_pretty(run).expect("JSON serializes") + "\n";
+            junqi_core::write_atomic(&run_json, text.as_bytes()).map_err(SelfplayError::io(&run_json))?;
+            Ok(lock)
         }
         Err(e) => Err(SelfplayError::io(&run_json)(e)),
     }

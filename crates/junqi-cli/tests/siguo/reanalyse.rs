@@ -69,6 +69,7 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
         relabelled += (g.policy != w.policy) as usize;
     }
     assert!(relabelled > 0, "random's one-hot targets became the search's");
+    assert!(got.iter().any(|g| g.policy.iter().filter(|&&p| p > 0.0).count() > 1), "visit shares, not one-hot");
 
     // --one-hot: the same positions, each target one-hot on the search's choice.
     let chosen = dir.join("chosen");
@@ -79,7 +80,12 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
         assert_eq!((o.game_id, o.ply, &o.code, o.action), (g.game_id, g.ply, &g.code, g.action));
         assert_eq!(o.policy.iter().filter(|&&p| p == 1.0).count(), 1, "{:?}", o.policy);
         assert_eq!(o.policy.iter().sum::<f32>(), 1.0);
+        // The same search from the same stream: its choice is one of its most visited moves.
+        let hot = o.policy.iter().position(|&p| p == 1.0).unwrap();
+        let most = g.policy.iter().copied().fold(0.0, f32::max);
+        assert_eq!(g.policy[hot], most, "game {} ply {}", g.game_id, g.ply);
     }
+    assert!(one_hot.iter().zip(&want).any(|(o, w)| o.policy != w.policy), "the search's choices, not the moves played");
 
     // Again: the finished shard is kept; another reanalysis there is refused.
     let again = reanalyse("mcts:sims=8", "b", &quiet.to_string(), &searched);
@@ -93,5 +99,23 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
         let err = String::from_utf8_lossy(&bad.stderr);
         assert!(!bad.status.success() && err.contains(why) && !err.contains("panicked"), "{err}");
     }
+    // A --data that holds no four-player games is refused before --out is claimed.
+    let two = dir.join("two-player");
+    stdout(&junqi(&["selfplay", "--bots", "random", "--games", "2", "--out", two.to_str().unwrap()]));
+    let claimed = dir.join("claimed");
+    for data in [two.clone(), run.join(SAMPLES_DIR), dir.join("missing")] {
+        let args = ["reanalyse", "--data", data.to_str().unwrap(), "--bot", "random", "--out"];
+        let bad = junqi(&[&args[..], &[claimed.to_str().unwrap()]].concat());
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(!bad.status.success() && err.contains("selfplay --siguo") && !err.contains("panicked"), "{err}");
+    }
+    stdout(&reanalyse("random", "all", "0", &claimed));
+    assert_eq!(samples(&claimed).len(), stored.len(), "--seats all --min-quiet 0: every position");
+    // An --out that holds something else is refused.
+    let busy = dir.join("busy");
+    std::fs::create_dir_all(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), "mine").unwrap();
+    let err = String::from_utf8_lossy(&reanalyse("random", "all", "0", &busy).stderr).to_string();
+    assert!(err.contains("not empty and holds no reanalysis"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
