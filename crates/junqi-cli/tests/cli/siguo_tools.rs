@@ -414,3 +414,28 @@ fn play_siguo_reads_a_whole_script_from_a_pipe() {
     assert_clean_error(&junqi(&["play", "--siguo", "--bot", "random,greedy"]), "three separated by commas");
     assert_clean_error(&junqi(&["play", "--seat", "0"]), "two-player seats are 1");
 }
+
+/// `reanalyse` from the terminal: a small four-player run relabelled on one
+/// team's positions (as many samples as that team has), and bad input as
+/// one line each (the full checks are in tests/siguo/reanalyse.rs).
+#[test]
+fn reanalyse_relabels_one_teams_positions_and_refuses_bad_input() {
+    let dir = crate::common::temp_dir("siguo-tools", "reanalyse", true);
+    let (run, out) = (dir.join("run"), dir.join("out"));
+    let (run_s, out_s) = (run.to_str().unwrap(), out.to_str().unwrap());
+    let args = ["selfplay", "--siguo", "--bots", "heuristic,random", "--games", "2", "--set", "max_plies=40"];
+    ok(junqi(&[&args[..], &["--out", run_s]].concat()));
+    let text = stdout(&ok(junqi(&["reanalyse", "--data", run_s, "--bot", "greedy", "--seats", "b", "--out", out_s])));
+    // Team B is random's: armies 1 and 3 in game 0, 0 and 2 in game 1; 40 plies, 20 each.
+    assert!(text.contains("reanalysed 2 games (1 shards) with greedy: 40 samples"), "{text}");
+    let missing = dir.join("missing");
+    let bad: [&[&str]; 3] = [
+        &["reanalyse", "--data", missing.to_str().unwrap(), "--bot", "greedy", "--out", out_s],
+        &["reanalyse", "--data", run_s, "--bot", "greedy", "--seats", "c", "--out", out_s],
+        &["reanalyse", "--data", run_s, "--bot", "greedy", "--min-quiet=lots", "--out", out_s],
+    ];
+    for (args, mention) in bad.iter().zip(["selfplay --siguo", "--seats", "--min-quiet"]) {
+        assert_clean_error(&junqi(args), mention);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
