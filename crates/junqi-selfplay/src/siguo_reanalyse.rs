@@ -11,10 +11,10 @@
 //! the moves of a stronger one where it goes itself).
 
 use crate::siguo::{read_siguo_games_file, SiguoGame};
-use crate::siguo_samples::{samples_at, write_siguo_samples_shard, SiguoSample};
+use crate::siguo_samples::{samples_at, stored_start_and_moves, write_siguo_samples_shard, SiguoSample};
 use crate::{game_seed, shard_files, RunLock, SelfplayError, GAMES_DIR, LOCK_FILE, SAMPLES_DIR};
 use junqi_core::rng_from_seed;
-use junqi_siguo::{bot_from_spec, Announcement, Army, Move, Rules, SiguoInfoSet};
+use junqi_siguo::{bot_from_spec, Announcement, Army, SiguoInfoSet};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -91,14 +91,7 @@ impl ReanalyseConfig {
 /// reason when the stored game does not re-play. A forfeited game (an
 /// arena's agent failed) gives none.
 pub fn reanalyse_siguo_game(game: &SiguoGame, config: &ReanalyseConfig) -> Result<Vec<SiguoSample>, String> {
-    let rules = Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
-    let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
-    let moves: Vec<Move> = game
-        .moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| m.parse::<Move>().map_err(|e| format!("move {} `{m}`: {e}", i + 1)))
-        .collect::<Result<_, _>>()?;
+    let (start, moves) = stored_start_and_moves(game)?;
     if game.termination == FORFEIT {
         // A forfeit's moves stop before the rules end the game: nothing to relabel.
         return Ok(Vec::new());

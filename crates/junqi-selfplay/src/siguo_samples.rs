@@ -185,6 +185,19 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
     Ok(pos)
 }
 
+/// A stored game's start position and moves, parsed (not played); the
+/// reason when its rules, start or a move does not parse.
+pub(crate) fn stored_start_and_moves(game: &SiguoGame) -> Result<(Position, Vec<Move>), String> {
+    let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
+    let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
+    let moves = game
+        .moves
+        .iter()
+        .map(|m| m.parse::<Move>().map_err(|e| format!("move `{m}`: {e}")))
+        .collect::<Result<_, _>>()?;
+    Ok((start, moves))
+}
+
 /// Check a stored game's samples: each is what re-playing the game gives at
 /// its ply (code, legal actions, action, outcome, termination, belief
 /// targets (none in a `/1` shard), and the
@@ -192,13 +205,7 @@ fn play_out(mut pos: Position, moves: &[Move]) -> Result<Position, String> {
 /// `net:`, a policy over the legal actions that sums to 1). The reason for the first difference otherwise.
 /// `v1`: the samples come from a `junqi-siguo-samples/1` shard.
 pub fn check_siguo_samples(game: &SiguoGame, samples: &[&SiguoSample], v1: bool) -> Result<(), String> {
-    let rules = junqi_siguo::Rules::from_toml_str(&game.rules).map_err(|e| format!("rules are not valid: {e}"))?;
-    let start = junqi_siguo::parse(&game.start, rules).map_err(|e| format!("start position: {e}"))?;
-    let moves: Vec<Move> = game
-        .moves
-        .iter()
-        .map(|m| m.parse::<Move>().map_err(|e| format!("move `{m}`: {e}")))
-        .collect::<Result<_, _>>()?;
+    let (start, moves) = stored_start_and_moves(game)?;
     let plies: Vec<u32> = samples.iter().map(|s| s.ply).collect();
     if plies.windows(2).any(|w| w[0] >= w[1]) {
         return Err("samples out of ply order or repeated".into());
