@@ -18,6 +18,9 @@ mod reanalyse;
 // Learned deployments: a net's model in `selfplay --siguo`, `play --siguo`, `train --fit-deployments`.
 #[path = "siguo/learned_deploy.rs"]
 mod learned_deploy;
+// scripts/siguo-recipe.sh from nothing with tiny settings, then resumed.
+#[path = "siguo/recipe.rs"]
+mod recipe;
 
 fn junqi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_junqi")).args(args).output().expect("run junqi")

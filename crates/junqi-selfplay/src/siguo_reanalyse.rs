@@ -11,10 +11,12 @@
 //! the moves of a stronger one where it goes itself).
 
 use crate::siguo::{read_siguo_games_file, SiguoGame};
-use crate::siguo_samples::{samples_at, stored_start_and_moves, write_siguo_samples_shard, SiguoSample};
+use crate::siguo_samples::{
+    read_siguo_samples_file, samples_at, stored_start_and_moves, write_siguo_samples_shard, SiguoSample,
+};
 use crate::{game_seed, shard_files, RunLock, SelfplayError, GAMES_DIR, LOCK_FILE, SAMPLES_DIR};
 use junqi_core::rng_from_seed;
-use junqi_siguo::{bot_from_spec, Announcement, Army, SiguoInfoSet};
+use junqi_siguo::{bot_from_spec, Announcement, Army, SiguoCode, SiguoInfoSet};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -67,6 +69,13 @@ pub struct ReanalyseConfig {
     /// simulations spread almost evenly over some 60 moves, its choice
     /// made among the most visited by their values).
     pub one_hot: bool,
+    /// The chosen seats' positions below `min_quiet` keep the run's own
+    /// samples (its `samples/` shard of the same number) beside the
+    /// relabelled ones, so the output is the whole DAgger dataset of those
+    /// seats: the players' targets where they do well, the bot's where the
+    /// game stalls. Left out of `run.json` when off, so older runs resume.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_stored: bool,
     /// The bot's random stream of game `g` is seeded by `game_seed(seed, g)`.
     pub seed: u64,
 }
@@ -75,13 +84,31 @@ impl ReanalyseConfig {
     /// The config, its bot checked.
     pub fn new(bot: &str, seats: Seats, min_quiet: u32, seed: u64) -> Result<ReanalyseConfig, SelfplayError> {
         bot_from_spec(bot).map_err(SelfplayError::Config)?;
-        Ok(ReanalyseConfig { bot: bot.trim().to_string(), seats, min_quiet, one_hot: false, seed })
+        Ok(ReanalyseConfig { bot: bot.trim().to_string(), seats, min_quiet, one_hot: false, keep_stored: false, seed })
     }
 
     /// The same with one-hot targets on the bot's choice ([`ReanalyseConfig::one_hot`]).
     pub fn with_one_hot(mut self, one_hot: bool) -> ReanalyseConfig {
         self.one_hot = one_hot;
         self
+    }
+
+    /// The same keeping the run's own samples below `min_quiet` ([`ReanalyseConfig::keep_stored`]).
+    pub fn with_keep_stored(mut self, keep_stored: bool) -> ReanalyseConfig {
+        self.keep_stored = keep_stored;
+        self
+    }
+
+    /// Is the stored `sample` one that [`ReanalyseConfig::keep_stored`] keeps?
+    fn keeps(&self, sample: &SiguoSample) -> Result<bool, String> {
+        let Some(seat) = Army::ALL.get(sample.seat as usize) else {
+            return Err(format!("game {}: seat {} is not an army", sample.game_id, sample.seat));
+        };
+        if !self.seats.holds(sample.game_id, *seat) {
+            return Ok(false);
+        }
+        let code = SiguoCode::from_bytes(&sample.code).map_err(|e| format!("game {}: {e}", sample.game_id))?;
+        Ok(code.quiet < self.min_quiet)
     }
 }
 
@@ -165,6 +192,17 @@ pub fn run_reanalyse(
     if shards.is_empty() {
         return Err(not_four_player(format!("no games shards in {}", games_dir.display())));
     }
+    // The run's own samples, one shard per games shard, also before `out` is claimed.
+    let stored_dir = games_dir.parent().unwrap_or(Path::new(".")).join(SAMPLES_DIR);
+    let stored_of = |path: &Path| stored_dir.join(path.file_name().expect("a shard file"));
+    if config.keep_stored {
+        if let Some(missing) = shards.iter().map(|p| stored_of(p)).find(|s| !s.is_file()) {
+            return Err(SelfplayError::Config(format!(
+                "--keep-stored: {} is missing; the run's own samples are kept from its samples/ folder",
+                missing.display()
+            )));
+        }
+    }
     let run = serde_json::json!({
         "format": REANALYSIS_FORMAT,
         "config": config,
@@ -212,7 +250,17 @@ pub fn run_reanalyse(
             summary.interrupted = true;
             break;
         };
-        let samples: Vec<SiguoSample> = relabelled.into_iter().flatten().collect();
+        let mut samples: Vec<SiguoSample> = relabelled.into_iter().flatten().collect();
+        if config.keep_stored {
+            let stored = stored_of(&path);
+            let corrupt = |message: String| SelfplayError::Corrupt { path: stored.clone(), message };
+            for sample in read_siguo_samples_file(&stored)? {
+                if config.keeps(&sample).map_err(corrupt)? {
+                    samples.push(sample);
+                }
+            }
+            samples.sort_by_key(|s| (s.game_id, s.ply));
+        }
         let first = games.iter().map(|g| g.game_id).min().unwrap_or(0);
         let count = games.iter().map(|g| g.game_id + 1).max().unwrap_or(first) - first;
         let metadata = vec![

@@ -222,6 +222,34 @@ impl DataWindow {
         Ok(DataWindow { dir: root.to_path_buf(), first_game: 0, last_game, shards, rows, channels, kind })
     }
 
+    /// Every game of the self-play (or reanalysis) outputs `dirs`, each a
+    /// run folder holding `samples/` or that `samples/` folder itself, as
+    /// one window (`junqi train --data A --data B`): [`DataWindow::of_runs`]
+    /// under the folders' deepest common parent. No game window applies.
+    pub fn of_dirs(dirs: &[PathBuf]) -> Result<DataWindow> {
+        let mut runs = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let full =
+                std::fs::canonicalize(dir).map_err(|e| TrainError::Config(format!("--data {}: {e}", dir.display())))?;
+            let run = match full.join(SAMPLES_DIR).is_dir() {
+                true => full,
+                false if full.ends_with(SAMPLES_DIR) => full.parent().expect("samples/ has a parent").to_path_buf(),
+                false => {
+                    return Err(TrainError::Config(format!(
+                        "--data {}: no samples/ folder (is it a `junqi selfplay` output?)",
+                        dir.display()
+                    )))
+                }
+            };
+            runs.push(run);
+        }
+        let mut root = runs.first().cloned().unwrap_or_default();
+        while !runs.iter().all(|r| r.starts_with(&root)) {
+            root.pop();
+        }
+        DataWindow::of_runs(&root, &runs)
+    }
+
     pub fn games(&self) -> u64 {
         self.last_game + 1 - self.first_game
     }

@@ -29,6 +29,11 @@ pub struct Args {
     /// simulations almost evenly over the moves and chooses by their values).
     #[arg(long)]
     one_hot: bool,
+    /// Also keep the run's own samples (its samples/ folder) of the chosen
+    /// seats below --min-quiet, so the output is a whole dataset for those
+    /// seats: the players' targets until the game stalls, the bot's after.
+    #[arg(long)]
+    keep_stored: bool,
     /// Seeds the bot's random streams (one per game).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -47,7 +52,9 @@ pub fn run(args: Args) -> Result<()> {
         "all" => Seats::All,
         other => bail!("--seats `{other}`: expected a, b or all"),
     };
-    let config = ReanalyseConfig::new(&args.bot, seats, args.min_quiet, args.seed)?.with_one_hot(args.one_hot);
+    let config = ReanalyseConfig::new(&args.bot, seats, args.min_quiet, args.seed)?
+        .with_one_hot(args.one_hot)
+        .with_keep_stored(args.keep_stored);
     let threads = crate::commands::arena::threads(args.threads)?;
     let start = std::time::Instant::now();
     let live = Live::start(threads, source_games(&args.data), 0)?;

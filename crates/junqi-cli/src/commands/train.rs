@@ -11,9 +11,11 @@ pub struct Args {
     /// Training config (TOML, e.g. configs/train/small.toml); every key has a default.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// A `junqi selfplay` output (its samples/ shards).
-    #[arg(long, value_name = "DIR")]
-    data: PathBuf,
+    /// A `junqi selfplay` output (its samples/ shards), or a `junqi
+    /// reanalyse` output. Repeat it to train on several runs as one dataset:
+    /// then every game of each is used (data.window_games applies to one run).
+    #[arg(long, value_name = "DIR", required = true)]
+    data: Vec<PathBuf>,
     /// Run directory: config.toml, checkpoints/, tb/, net.safetensors. Running
     /// the same command again resumes from the newest checkpoint.
     #[arg(long, value_name = "DIR")]
@@ -133,7 +135,7 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let config = config(&args, device)?;
     // Read before training, so data that is not four-player fails at once.
     let deployments = match args.fit_deployments {
-        true => Some(junqi_train::siguo_deployments::siguo_deployment_games(std::slice::from_ref(&args.data)).context(
+        true => Some(junqi_train::siguo_deployments::siguo_deployment_games(&args.data).context(
             "--fit-deployments fits four-player nets from `selfplay --siguo` games (two-player nets learn theirs in `junqi loop`)",
         )?),
         false => None,
@@ -156,7 +158,12 @@ pub fn run(args: Args, device: Option<&str>) -> Result<()> {
     let _run_dir = junqi_selfplay::RunDir::open(&args.out)?;
     let mut metrics = TensorBoardMetrics::for_run(&args.out)?;
     let mut progress = Progress::new(&config);
-    let result = junqi_train::train_until(&config, &args.data, &args.out, &mut metrics, &mut progress, &stop);
+    let result = match args.data.as_slice() {
+        [one] => junqi_train::train_until(&config, one, &args.out, &mut metrics, &mut progress, &stop),
+        several => junqi_train::DataWindow::of_dirs(several).and_then(|window| {
+            junqi_train::train_window(&config, window, 0, &args.out, &mut metrics, &mut progress, &stop)
+        }),
+    };
     progress.bar.finish_and_clear();
     let summary = result?;
     let net = args.out.join("net.safetensors");

@@ -2,7 +2,9 @@
 //! bot. Relabelled by the very net that played them, team A's samples come
 //! back exactly as stored; relabelled by the search on team B's quiet
 //! positions, each sample keeps its stored position, move and outcome and
-//! takes the search's visit shares (with `--one-hot`, its choice).
+//! takes the search's visit shares (with `--one-hot`, its choice; with
+//! `--keep-stored`, beside the team's own samples below the quiet limit,
+//! which train with another run as one dataset).
 //! Re-running resumes; another
 //! reanalysis into the same folder and bad flags are refused.
 
@@ -86,6 +88,41 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
         assert_eq!(g.policy[hot], most, "game {} ply {}", g.game_id, g.ply);
     }
     assert!(one_hot.iter().zip(&want).any(|(o, w)| o.policy != w.policy), "the search's choices, not the moves played");
+
+    // --keep-stored: the same choices, and team B's own samples below the
+    // quiet limit as stored: every team B position, in order, trained as one
+    // dataset with another run (`train --data A --data B`).
+    let whole = dir.join("whole");
+    stdout(&reanalyse_with("mcts:sims=8", "b", &quiet.to_string(), &whole, &["--one-hot", "--keep-stored"]));
+    let kept = samples(&whole);
+    let team_b: Vec<&SiguoSample> = stored.iter().filter(|s| !team_a(s)).collect();
+    assert_eq!(kept.len(), team_b.len());
+    for (k, s) in kept.iter().zip(&team_b) {
+        assert_eq!((k.game_id, k.ply, &k.code), (s.game_id, s.ply, &s.code));
+        if quiet_of(s) < quiet {
+            assert_eq!(k, *s, "kept as stored");
+        }
+    }
+    let above: Vec<SiguoSample> = kept.iter().filter(|k| quiet_of(k) >= quiet).cloned().collect();
+    assert_eq!(above, one_hot, "the relabelled ones as without --keep-stored");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/train/siguo-small.toml");
+    let train = dir.join("train");
+    let args = ["--device", "cpu", "train", "--config", config, "--data", whole.to_str().unwrap(), "--data"];
+    let tiny = ["--steps", "2", "--batch-size", "8", "--set", "model.blocks=1", "--set", "model.channels=8"];
+    let out = [same.to_str().unwrap(), "--out", train.to_str().unwrap(), "--set", "validate_every=0"];
+    let text = stdout(&junqi(&[&args[..], &out, &tiny].concat()));
+    assert!(text.contains("trained steps 0..2"), "{text}");
+    // Without the run's samples/ (an arena's output has none) it is refused before --out is claimed.
+    let games_only = dir.join("games-only");
+    std::fs::create_dir_all(games_only.join("games")).unwrap();
+    for f in shard_files(&run.join("games")).unwrap() {
+        std::fs::copy(&f, games_only.join("games").join(f.file_name().unwrap())).unwrap();
+    }
+    let args = ["reanalyse", "--data", games_only.to_str().unwrap(), "--bot", "random", "--keep-stored", "--out"];
+    let bad = junqi(&[&args[..], &[dir.join("unclaimed").to_str().unwrap()]].concat());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && err.contains("--keep-stored") && !err.contains("panicked"), "{err}");
+    assert!(!dir.join("unclaimed").exists());
 
     // Again: the finished shard is kept; another reanalysis there is refused.
     let again = reanalyse("mcts:sims=8", "b", &quiet.to_string(), &searched);

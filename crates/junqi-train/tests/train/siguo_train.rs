@@ -174,3 +174,39 @@ fn four_player_runs_refuse_what_they_cannot_use() {
     assert!(err.contains("two-player samples") && err.contains(junqi_selfplay::SIGUO_SAMPLES_FORMAT), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several runs as one dataset (`junqi train --data A --data B`): every
+/// row of each, under their common parent, given as run folders or as
+/// their `samples/`; a folder with no samples and a two-player run among
+/// four-player ones are refused by name.
+#[test]
+fn several_runs_train_as_one_window() {
+    let dir = temp_dir("siguo-several-runs");
+    let (a, b) = (dir.join("a"), dir.join("deeper").join("b"));
+    selfplay(&a, Mode::Anqi, "random", 2, 21);
+    selfplay(&b, Mode::Anqi, "random", 4, 22);
+    let rows = |run: &Path| DataWindow::open(run, 0).unwrap().rows;
+    let window = DataWindow::of_dirs(&[a.clone(), b.join(junqi_selfplay::SAMPLES_DIR)]).unwrap();
+    assert_eq!(window.rows, rows(&a) + rows(&b));
+    assert_eq!(window.dir, std::fs::canonicalize(&dir).unwrap(), "their deepest common parent");
+    assert_eq!((window.kind, window.last_game), (SampleKind::Siguo, 3), "ids repeat from run to run");
+    let _threads = crate::common::libtorch_threads();
+    let summary = junqi_train::train_window(
+        &siguo_config(2),
+        window,
+        0,
+        &dir.join("out"),
+        &mut NoMetrics,
+        &mut (),
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(summary.end_step, 2);
+    let err = DataWindow::of_dirs(&[a.clone(), dir.join("out")]).unwrap_err().to_string();
+    assert!(err.contains("no samples/ folder"), "{err}");
+    let err = DataWindow::of_dirs(&[a.clone(), dir.join("missing")]).unwrap_err().to_string();
+    assert!(err.contains("missing"), "{err}");
+    let err = DataWindow::of_dirs(&[a, crate::common::dataset().to_path_buf()]).unwrap_err().to_string();
+    assert!(err.contains("two-player samples"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
