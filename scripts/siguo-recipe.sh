@@ -27,8 +27,9 @@
 #      `heuristic`, once moving first of its team and once second (beside
 #      the search on both armies, above).
 # Usage: bash scripts/siguo-recipe.sh [OUT_DIR] [LOOP ARGS...]   (default runs/siguo-recipe)
-# Extra arguments go to `junqi loop`; resume with the same arguments (a loop
-# resumes only with its own config). Knobs (environment): ARENA_SEED (default
+# Extra arguments go to `junqi loop`; resume with the same arguments and
+# knobs (a loop resumes only with its own config, and the round's self-play
+# and reanalysis only with their own; DAGGER_STEPS may grow). Knobs (environment): ARENA_SEED (default
 # 4401), ARENA_GAMES (default 200), SEARCH_SIMS (64), SEARCH_K (8),
 # SEARCH_MIX (unset), DAGGER_GAMES (1000), DAGGER_BOT (mcts), DAGGER_STEPS
 # (the config's), JUNQI_BIN (default: scripts/setup.sh, then build
@@ -68,7 +69,8 @@ if [ "${DAGGER_GAMES:-1000}" != 0 ]; then
     "$J" train --config configs/train/siguo-dagger.toml --data "$dagger/random-relabelled" \
         --data "$dagger/heuristic-relabelled" --out "$dagger/train" --set "init=$net" ${DAGGER_STEPS:+--steps "$DAGGER_STEPS"}
     net=$dagger/train/net.safetensors
-    tag=$tag-dagger
+    # The arenas name the trained net's bytes: more DAGGER_STEPS later, new arenas.
+    tag=$tag-dagger-$(sha256sum "$net" | cut -c1-8)
 fi
 
 step "3/3 the arenas of $net"

@@ -254,7 +254,13 @@ pub fn run_reanalyse(
         if config.keep_stored {
             let stored = stored_of(&path);
             let corrupt = |message: String| SelfplayError::Corrupt { path: stored.clone(), message };
+            let ids: std::collections::HashSet<u64> = games.iter().map(|g| g.game_id).collect();
             for sample in read_siguo_samples_file(&stored)? {
+                // Another run's samples/ beside these games would give rows of other games.
+                if !ids.contains(&sample.game_id) {
+                    let name = path.display();
+                    return Err(corrupt(format!("holds game {}, which {name} does not", sample.game_id)));
+                }
                 if config.keeps(&sample).map_err(corrupt)? {
                     samples.push(sample);
                 }

@@ -241,11 +241,19 @@ impl DataWindow {
                     )))
                 }
             };
-            runs.push(run);
+            if shard_files(&run.join(SAMPLES_DIR))?.is_empty() {
+                return Err(TrainError::Config(format!("--data {}: no samples shards", dir.display())));
+            }
+            // The same run named twice (`A` and `A/samples`) counts once.
+            if !runs.contains(&run) {
+                runs.push(run);
+            }
         }
         let mut root = runs.first().cloned().unwrap_or_default();
         while !runs.iter().all(|r| r.starts_with(&root)) {
-            root.pop();
+            if !root.pop() {
+                return Err(TrainError::Config("the --data folders share no common parent".into()));
+            }
         }
         DataWindow::of_runs(&root, &runs)
     }

@@ -13,7 +13,7 @@ pub struct Args {
     config: Option<PathBuf>,
     /// A `junqi selfplay` output (its samples/ shards), or a `junqi
     /// reanalyse` output. Repeat it to train on several runs as one dataset:
-    /// then every game of each is used (data.window_games applies to one run).
+    /// then every game of each is used (data.window_games applies only with a single --data).
     #[arg(long, value_name = "DIR", required = true)]
     data: Vec<PathBuf>,
     /// Run directory: config.toml, checkpoints/, tb/, net.safetensors. Running

@@ -34,7 +34,8 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
     let net_bot = format!("net:{}", net_path.display());
     let run = dir.join("run");
     let bots = format!("{net_bot},random");
-    let args = ["selfplay", "--siguo", "--bots", &bots, "--games", "2", "--threads", "2", "--set", "max_plies=80"];
+    // Two shards, so each is matched with its own samples shard.
+    let args = ["selfplay", "--siguo", "--bots", &bots, "--games", "4", "--shard-games", "2", "--set", "max_plies=80"];
     stdout(&junqi(&[&args[..], &["--out", run.to_str().unwrap()]].concat()));
     let stored = samples(&run);
     let reanalyse_with = |bot: &str, seats: &str, quiet: &str, out: &Path, more: &[&str]| {
@@ -46,7 +47,7 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
     // The net that played team A relabels its positions as it played them.
     let same = dir.join("same");
     let text = stdout(&reanalyse(&net_bot, "a", "0", &same));
-    assert!(text.contains("reanalysed 2 games"), "{text}");
+    assert!(text.contains("reanalysed 4 games (2 shards)"), "{text}");
     let want: Vec<&SiguoSample> = stored.iter().filter(|s| team_a(s)).collect();
     let got = samples(&same);
     assert!(!want.is_empty());
@@ -123,10 +124,20 @@ fn reanalyse_relabels_chosen_positions_with_the_bots_policy() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success() && err.contains("--keep-stored") && !err.contains("panicked"), "{err}");
     assert!(!dir.join("unclaimed").exists());
+    // With samples that are not these games' (shard 1's beside games shard 0), it is refused.
+    let stored_shards = shard_files(&run.join(SAMPLES_DIR)).unwrap();
+    std::fs::create_dir_all(games_only.join(SAMPLES_DIR)).unwrap();
+    for (from, to) in [(1, 0), (1, 1)] {
+        std::fs::copy(&stored_shards[from], games_only.join(SAMPLES_DIR).join(stored_shards[to].file_name().unwrap()))
+            .unwrap();
+    }
+    let bad = junqi(&[&args[..], &[dir.join("mismatched").to_str().unwrap()]].concat());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && err.contains("holds game 2") && !err.contains("panicked"), "{err}");
 
     // Again: the finished shard is kept; another reanalysis there is refused.
     let again = reanalyse("mcts:sims=8", "b", &quiet.to_string(), &searched);
-    assert!(String::from_utf8_lossy(&again.stderr).contains("resumed: 1 shard"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resumed: 2 shard"));
     assert_eq!(samples(&searched), got);
     let other = reanalyse("mcts:sims=9", "b", &quiet.to_string(), &searched);
     let err = String::from_utf8_lossy(&other.stderr);

@@ -5,7 +5,7 @@
 //! round's net. Run again, every step finds its work done.
 
 use junqi_net::{NetFile, NetGame};
-use junqi_selfplay::{read_siguo_samples_file, shard_files, SAMPLES_DIR};
+use junqi_selfplay::{read_siguo_samples_file, shard_files, SiguoSample, SAMPLES_DIR};
 use std::path::Path;
 use std::process::Command;
 
@@ -34,9 +34,13 @@ const LOOP_ARGS: [&str; 22] = [
     "evaluate.sprt.max_games=8",
 ];
 
-fn rows(run: &Path) -> usize {
+fn rows(run: &Path) -> Vec<SiguoSample> {
     let files = shard_files(&run.join(SAMPLES_DIR)).unwrap();
-    files.iter().map(|f| read_siguo_samples_file(f).unwrap().len()).sum()
+    files.iter().flat_map(|f| read_siguo_samples_file(f).unwrap()).collect()
+}
+
+fn key(s: &SiguoSample) -> (u64, u32) {
+    (s.game_id, s.ply)
 }
 
 #[test]
@@ -66,20 +70,27 @@ fn the_siguo_recipe_runs_from_nothing_and_resumes() {
     let dagger = dir.join(format!("dagger-{tag}"));
     assert!(text.contains(&format!("3/3 the arenas of {}", dagger.join("train/net.safetensors").display())), "{text}");
 
-    // The round: the relabelled runs keep the net's team only (every one of its
-    // positions, relabelled or kept), and the trained net moved from the loop's.
+    // The round: the relabelled runs hold the net's team's positions, every
+    // one (relabelled or kept), and the trained net moved from the loop's.
     for opponent in ["random", "heuristic"] {
-        let (played, relabelled) = (rows(&dagger.join(opponent)), rows(&dagger.join(format!("{opponent}-relabelled"))));
-        assert!(relabelled > 0 && relabelled < played, "{opponent}: {relabelled} of {played}");
+        let played = rows(&dagger.join(opponent));
+        let team_a: Vec<(u64, u32)> = played.iter().filter(|s| s.seat as u64 % 2 == s.game_id % 2).map(key).collect();
+        let relabelled: Vec<(u64, u32)> =
+            rows(&dagger.join(format!("{opponent}-relabelled"))).iter().map(key).collect();
+        assert!(!team_a.is_empty() && team_a.len() < played.len());
+        assert_eq!(relabelled, team_a, "{opponent}");
     }
     let trained_path = dagger.join("train/net.safetensors");
     assert_ne!(std::fs::read(&trained_path).unwrap(), std::fs::read(&best).unwrap(), "4 steps change the weights");
     let trained = NetFile::read_game(&trained_path, NetGame::Siguo).unwrap();
     let loop_net = NetFile::read_game(&best, NetGame::Siguo).unwrap();
     assert_eq!(trained.deployment_model().unwrap(), loop_net.deployment_model().unwrap(), "deploys as the loop's net");
+    // The arenas' folders name the trained net by its bytes.
+    let hash = Command::new("sha256sum").arg(&trained_path).output().expect("run sha256sum");
+    let hash = String::from_utf8_lossy(&hash.stdout)[..8].to_string();
     let arenas = ["policy-vs-random", "policy-vs-greedy", "search-vs-heuristic", "search-vs-mcts"];
     for arena in arenas.iter().chain(&["search-allied-with-heuristic", "heuristic-allied-with-search"]) {
-        let report = dir.join(format!("arena-{tag}-dagger-{arena}/results.md"));
+        let report = dir.join(format!("arena-{tag}-dagger-{hash}-{arena}/results.md"));
         let report = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{}: {e}", report.display()));
         assert!(report.contains("dagger-") && report.contains("| 4 |"), "{report}");
     }

@@ -205,7 +205,10 @@ fn several_runs_train_as_one_window() {
     let err = DataWindow::of_dirs(&[a.clone(), dir.join("out")]).unwrap_err().to_string();
     assert!(err.contains("no samples/ folder"), "{err}");
     let err = DataWindow::of_dirs(&[a.clone(), dir.join("missing")]).unwrap_err().to_string();
-    assert!(err.contains("missing"), "{err}");
+    assert!(err.starts_with("--data ") && err.contains("No such file"), "{err}");
+    // The same run named twice counts once.
+    let twice = DataWindow::of_dirs(&[a.clone(), a.join(junqi_selfplay::SAMPLES_DIR)]).unwrap();
+    assert_eq!(twice.rows, rows(&a));
     let err = DataWindow::of_dirs(&[a, crate::common::dataset().to_path_buf()]).unwrap_err().to_string();
     assert!(err.contains("two-player samples"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
