@@ -86,8 +86,8 @@ pub const SHIPPED_NETS: [(&str, &str); 10] = [
     ("siguo", SIGUO_NET),
 ];
 /// The 四国暗棋 net (issue 44): the best net of `configs/loop/siguo.toml`
-/// from nothing (`scripts/siguo-recipe.sh`), a 2×32 net with a belief head
-/// and learned deployments; `net:siguo` in `selfplay --siguo`, `arena
+/// from nothing after one DAgger round (`scripts/siguo-recipe.sh`), a 2×32
+/// net with a belief head and learned deployments; `net:siguo` in `selfplay --siguo`, `arena
 /// --siguo`, `play --siguo` and the search's `eval=net:siguo`.
 pub const SIGUO_NET: &str = "data/nets/siguo/net.safetensors";
 /// The 翻棋 net that plays to win (issue 40): `net:fanqi` widened to the
