@@ -85,7 +85,7 @@ pub const SHIPPED_NETS: [(&str, &str); 10] = [
     ("anqi-q", ANQI_Q_NET),
     ("siguo", SIGUO_NET),
 ];
-/// The 四国暗棋 net (issue 44): the best net of `configs/loop/siguo.toml`
+/// The 四国暗棋 net (issue 44): generation 2 of `configs/loop/siguo.toml`
 /// from nothing after one DAgger round (`scripts/siguo-recipe.sh`), a 2×32
 /// net with a belief head and learned deployments; `net:siguo` in `selfplay --siguo`, `arena
 /// --siguo`, `play --siguo` and the search's `eval=net:siguo`.

@@ -3,9 +3,10 @@
 //! registry by [`crate::register_net_bots`]. It plays the most probable
 //! legal move of a four-player net's policy ([`SiguoCpuNet`]) at `temp=0`
 //! (the default), else one drawn ∝ p^(1/temp) (`net:path=FILE,temp=T`, as
-//! the two-player net bot), for varied games. (It does not remove
-//! `net:siguo`'s draws against `random`: those are endgames the policy
-//! does not convert, not a loop of the argmax; BENCHMARKS.md.) Its move is
+//! the two-player net bot), for varied games. (A temperature did not
+//! remove generation 2's draws against `random`: those were endgames the
+//! policy did not convert, not a loop of the argmax; BENCHMARKS.md. The
+//! DAgger round that made today's `net:siguo` did.) Its move is
 //! computed from its seat's [`SiguoInfoSet`]
 //! alone: that is all [`SiguoAgent::choose`] and [`SiguoBot::choose`] are
 //! given, so it cannot read a hidden kind.
