@@ -14,7 +14,7 @@ use crate::siguo::{read_siguo_games_file, SiguoGame};
 use crate::siguo_samples::{
     read_siguo_samples_file, samples_at, stored_start_and_moves, write_siguo_samples_shard, SiguoSample,
 };
-use crate::{game_seed, shard_files, RunLock, SelfplayError, GAMES_DIR, LOCK_FILE, SAMPLES_DIR};
+use crate::{game_seed, shard_files, RunDir, SelfplayError, GAMES_DIR, LOCK_FILE, SAMPLES_DIR};
 use junqi_core::rng_from_seed;
 use junqi_siguo::{bot_from_spec, Announcement, Army, SiguoCode, SiguoInfoSet};
 use rayon::prelude::*;
@@ -212,7 +212,7 @@ pub fn run_reanalyse(
         "code_version": crate::code_version(),
         "checksums": "crc32c",
     });
-    let _lock = open_out(out, &run)?;
+    let _out_dir = open_out(out, &run)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -286,27 +286,23 @@ pub fn run_reanalyse(
 }
 
 /// Make `out` hold the reanalysis `run` (its `run.json`), locked for this
-/// process: a new or empty folder is set up, one holding the same run is
-/// resumed, any other is refused.
-fn open_out(out: &Path, run: &serde_json::Value) -> Result<RunLock, SelfplayError> {
-    std::fs::create_dir_all(out).map_err(SelfplayError::io(out))?;
-    let lock = RunLock::acquire(out)?;
-    let run_json = out.join(crate::RUN_FILE);
-    match std::fs::read_to_string(&run_json) {
-        Ok(text) => {
-            let stored: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| SelfplayError::Corrupt { path: run_json.clone(), message: format!("not JSON: {e}") })?;
+/// process ([`RunDir`], as every run opens its folder): a new or empty
+/// folder is set up, one holding the same run is resumed, any other is
+/// refused.
+fn open_out(out: &Path, run: &serde_json::Value) -> Result<RunDir, SelfplayError> {
+    let dir = RunDir::open(out)?;
+    match dir.read_json::<serde_json::Value>(crate::RUN_FILE)? {
+        Some(stored) => {
             let same = |key: &str| stored.get(key) == run.get(key);
             if !(same("format") && same("config") && same("source")) {
                 return Err(SelfplayError::Config(format!(
                     "{} holds another run ({}); choose another --out",
                     out.display(),
-                    run_json.display()
+                    out.join(crate::RUN_FILE).display()
                 )));
             }
-            Ok(lock)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        None => {
             let entries = std::fs::read_dir(out).map_err(SelfplayError::io(out))?;
             if entries.flatten().any(|e| e.file_name() != LOCK_FILE) {
                 return Err(SelfplayError::Config(format!(
@@ -315,12 +311,10 @@ fn open_out(out: &Path, run: &serde_json::Value) -> Result<RunLock, SelfplayErro
                 )));
             }
             std::fs::create_dir_all(out.join(SAMPLES_DIR)).map_err(SelfplayError::io(out))?;
-            let text = serde_json::to_string_pretty(run).expect("JSON serializes") + "\n";
-            junqi_core::write_atomic(&run_json, text.as_bytes()).map_err(SelfplayError::io(&run_json))?;
-            Ok(lock)
+            dir.write_json(crate::RUN_FILE, run)?;
         }
-        Err(e) => Err(SelfplayError::io(&run_json)(e)),
     }
+    Ok(dir)
 }
 
 /// The number of the shard file at `path` (`shard-000012.parquet`: 12).
